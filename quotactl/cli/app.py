@@ -1,0 +1,173 @@
+"""The root command, its global options and the one error boundary (pip's ``_run_wrapper``).
+
+Every command module exposes ``register(app)``; this module adds them in help order. Command
+modules import heavy libraries (boto3, botocore, rich) inside their functions only, so that
+``quotactl --help`` stays fast.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import traceback
+from pathlib import Path
+from typing import Annotated, NoReturn
+
+import typer
+
+from quotactl import __version__
+from quotactl.cli.exitcodes import ExitCode
+from quotactl.cli.runtime import BACKENDS, DEFAULT_STATE, Runtime, RuntimeHolder
+from quotactl.errors import QuotactlError, UsageError
+
+app = typer.Typer(
+    name="quotactl",
+    help="Declarative administration of AWS Batch quota shares for SageMaker Training.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+
+
+def _version(value: bool) -> None:
+    if value:
+        print(f"quotactl {__version__}")
+        raise typer.Exit(0)
+
+
+@app.callback()
+def root(
+    ctx: typer.Context,
+    backend: Annotated[
+        str | None,
+        typer.Option(
+            help="Where resources live: 'local' (embedded emulator, default) or 'aws'.",
+            envvar="QUOTACTL_BACKEND",
+            show_envvar=True,
+        ),
+    ] = None,
+    state: Annotated[
+        Path | None,
+        typer.Option(
+            help=f"Emulator state file for --backend local [default: {DEFAULT_STATE}].",
+            envvar="QUOTACTL_STATE",
+            show_envvar=True,
+        ),
+    ] = None,
+    profile: Annotated[str | None, typer.Option(help="AWS profile (aws backend).")] = None,
+    region: Annotated[
+        str | None, typer.Option(help="AWS region (else platform.region, else AWS defaults).")
+    ] = None,
+    endpoint_url: Annotated[
+        str | None,
+        typer.Option(
+            help="Any Batch-compatible endpoint, e.g. a `quotactl local serve`.",
+            envvar="AWS_ENDPOINT_URL_BATCH",
+            show_envvar=True,
+        ),
+    ] = None,
+    no_color: Annotated[
+        bool, typer.Option("--no-color", help="Plain output (NO_COLOR is honoured too).")
+    ] = False,
+    quiet: Annotated[bool, typer.Option("-q", "--quiet", help="Only results and errors.")] = False,
+    debug: Annotated[bool, typer.Option(help="Show tracebacks for errors.")] = False,
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version", callback=_version, is_eager=True, help="Print the version and exit."
+        ),
+    ] = False,
+) -> None:
+    """Validate, plan and apply quota-share configuration; run what-if simulations."""
+    environ = dict(os.environ)
+    chosen = backend or "local"
+    if chosen not in BACKENDS:
+        raise UsageError(
+            f"unknown backend {chosen!r}", hint=f"choose one of: {', '.join(BACKENDS)}"
+        )
+    runtime = Runtime(
+        backend=chosen,
+        state_path=state or DEFAULT_STATE,
+        profile=profile,
+        region=region,
+        endpoint_url=endpoint_url,
+        color=not no_color and "NO_COLOR" not in environ,
+        quiet=quiet,
+        debug=debug,
+        environ=environ,
+    )
+    holder = ctx.ensure_object(RuntimeHolder)
+    holder.runtime = runtime
+    ctx.obj = holder
+
+
+def runtime_of(ctx: typer.Context) -> Runtime:
+    """The Runtime built by the root callback (commands call this first)."""
+    holder = ctx.find_object(RuntimeHolder)
+    if holder is None or holder.runtime is None:  # pragma: no cover - root always runs first
+        raise RuntimeError("the root callback did not run")
+    return holder.runtime
+
+
+def _register_commands() -> None:
+    from quotactl.cli import config_commands
+
+    for module in (config_commands,):
+        module.register(app)
+
+
+_register_commands()
+
+
+def run(argv: list[str] | None = None, holder: RuntimeHolder | None = None) -> int:
+    """Run the CLI and return its exit code; the error boundary of the whole program."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    holder = holder or RuntimeHolder()
+    command = typer.main.get_command(app)
+    try:
+        result = command.main(args=args, prog_name="quotactl", standalone_mode=False, obj=holder)
+    except typer.Exit as exc:
+        return int(exc.exit_code)
+    except (typer.Abort, KeyboardInterrupt):
+        print("interrupted", file=sys.stderr)
+        return ExitCode.INTERRUPTED
+    except UsageError as exc:
+        _report(exc, holder, args)
+        return ExitCode.USAGE
+    except QuotactlError as exc:
+        _report(exc, holder, args)
+        return ExitCode.ERROR
+    except typer.TyperException as exc:  # click's usage errors (unknown option, bad value)
+        show = getattr(exc, "show", None)
+        if callable(show):
+            show(file=sys.stderr)
+        else:  # pragma: no cover - every click exception has show()
+            print(f"error[usage]: {exc}", file=sys.stderr)
+        code = getattr(exc, "exit_code", 2)
+        return ExitCode.USAGE if code == 2 else int(code)
+    except Exception:
+        if "--debug" in args:
+            traceback.print_exc()
+        else:
+            print(
+                "error[internal]: quotactl hit an unexpected error\n"
+                "  hint: re-run with --debug for the traceback and report it",
+                file=sys.stderr,
+            )
+        return ExitCode.ERROR
+    return int(result) if isinstance(result, int) else ExitCode.OK
+
+
+def _report(exc: QuotactlError, holder: RuntimeHolder, args: list[str]) -> None:
+    from quotactl.render.errors import print_error
+
+    stream = holder.runtime.stderr if holder.runtime else sys.stderr
+    if "--debug" in args:
+        traceback.print_exc(file=stream)
+    print_error(exc, stream)
+
+
+def main() -> NoReturn:
+    """Console-script entry point."""
+    sys.exit(run())

@@ -1,0 +1,20 @@
+"""Exit codes of every quotactl command (SPEC §4 "Exit codes")."""
+
+from __future__ import annotations
+
+from enum import IntEnum
+
+
+class ExitCode(IntEnum):
+    """What a process exit status means.
+
+    ``CHANGES_PRESENT`` follows Terraform's ``-detailed-exitcode`` (2), so usage errors get
+    ``EX_USAGE`` (64) from sysexits.h instead of click's default 2: a CI script can tell
+    "the plan has changes" from "the command line was wrong".
+    """
+
+    OK = 0
+    ERROR = 1
+    CHANGES_PRESENT = 2
+    USAGE = 64
+    INTERRUPTED = 130

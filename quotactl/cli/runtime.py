@@ -1,0 +1,58 @@
+"""The injected environment every command runs in (httpie's ``Environment`` pattern).
+
+A ``Runtime`` is built once per invocation by the root callback from the global options and
+the process environment; tests build their own. Nothing below ``cli`` reads ``os.environ``.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, TextIO
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+DEFAULT_STATE = Path(".quotactl") / "emulator.db"
+BACKENDS = ("local", "aws")
+
+
+@dataclass
+class Runtime:
+    """Global options plus the streams and environment a command may use."""
+
+    backend: str = "local"
+    state_path: Path = DEFAULT_STATE
+    profile: str | None = None
+    region: str | None = None
+    endpoint_url: str | None = None
+    color: bool = True
+    quiet: bool = False
+    debug: bool = False
+    environ: Mapping[str, str] = field(default_factory=lambda: dict(os.environ))
+    stdout: TextIO = field(default_factory=lambda: sys.stdout)
+    stderr: TextIO = field(default_factory=lambda: sys.stderr)
+    width: int | None = None
+
+    def console(self, *, stderr: bool = False) -> Console:
+        """A rich console on stdout or stderr honouring --no-color/NO_COLOR."""
+        from quotactl.render.console import make_console
+
+        return make_console(
+            self.stderr if stderr else self.stdout, color=self.color, width=self.width
+        )
+
+    def notice(self, message: str) -> None:
+        """One informational line on stderr, silenced by -q."""
+        if not self.quiet:
+            print(message, file=self.stderr)
+
+
+@dataclass
+class RuntimeHolder:
+    """Carries the Runtime from the root callback back to the error boundary in ``main``."""
+
+    runtime: Runtime | None = None

@@ -1,0 +1,1 @@
+"""YAML configuration -> typed model -> DesiredState, with FILE:LINE:COL diagnostics."""

@@ -1,0 +1,112 @@
+"""Desired-state values: what the configuration says each AWS resource should look like.
+
+These are produced by ``quotactl.config`` from YAML and consumed by ``diff`` (plan) and the
+simulator. Field names follow the configuration language; AWS spellings live in ``aws/``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from enum import Enum
+
+STACK_TAG = "quotactl:stack"
+UNLIMITED = -1
+
+
+class Strategy(str, Enum):
+    """A quota share's resource-sharing strategy (AWS ``resourceSharingConfiguration``)."""
+
+    RESERVE = "RESERVE"
+    LEND = "LEND"
+    LEND_AND_BORROW = "LEND_AND_BORROW"
+
+    @property
+    def lends(self) -> bool:
+        return self is not Strategy.RESERVE
+
+    @property
+    def borrows(self) -> bool:
+        return self is Strategy.LEND_AND_BORROW
+
+
+@dataclass(frozen=True)
+class RunnableTimeout:
+    """A queue's ``jobStateTimeLimitActions``: terminate jobs stuck RUNNABLE for a reason."""
+
+    seconds: int
+    reasons: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class EnvironmentSpec:
+    name: str
+    capacity: Mapping[str, int]
+    enabled: bool = True
+    tags: Mapping[str, str] = field(default_factory=dict)
+
+    @property
+    def address(self) -> str:
+        return f"environment.{self.name}"
+
+
+@dataclass(frozen=True)
+class PolicySpec:
+    """The FIFO quota-share scheduling policy implied by a queue (named ``<queue>-quota``)."""
+
+    name: str
+    tags: Mapping[str, str] = field(default_factory=dict)
+
+    @property
+    def address(self) -> str:
+        return f"policy.{self.name}"
+
+
+@dataclass(frozen=True)
+class QueueSpec:
+    name: str
+    environment: str
+    policy: str
+    priority: int = 1
+    enabled: bool = True
+    runnable_timeout: RunnableTimeout | None = None
+    tags: Mapping[str, str] = field(default_factory=dict)
+
+    @property
+    def address(self) -> str:
+        return f"queue.{self.name}"
+
+
+@dataclass(frozen=True)
+class ShareSpec:
+    queue: str
+    name: str
+    capacity: Mapping[str, int]
+    strategy: Strategy = Strategy.RESERVE
+    borrow_limit: int = UNLIMITED  # percent of own capacity; -1 = unlimited; LEND_AND_BORROW only
+    in_share_preemption: bool = False
+    enabled: bool = True
+    team: str | None = None
+    tags: Mapping[str, str] = field(default_factory=dict)
+
+    @property
+    def address(self) -> str:
+        return f"share.{self.queue}/{self.name}"
+
+
+@dataclass(frozen=True)
+class DesiredState:
+    """Everything one stack's configuration declares; tags already include the stack tag."""
+
+    stack: str
+    region: str
+    account_id: str | None
+    environments: tuple[EnvironmentSpec, ...] = ()
+    policies: tuple[PolicySpec, ...] = ()
+    queues: tuple[QueueSpec, ...] = ()
+    shares: tuple[ShareSpec, ...] = ()
+
+
+def policy_name_for(queue: str) -> str:
+    """The implied scheduling-policy name of a queue (SPEC §2)."""
+    return f"{queue}-quota"

@@ -1,0 +1,1 @@
+"""The embedded AWS Batch quota-management account (wire -> handlers -> state -> errors)."""

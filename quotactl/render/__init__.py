@@ -1,0 +1,1 @@
+"""Everything that draws on a terminal: the only package that imports rich."""
