@@ -1,0 +1,264 @@
+"""``apply(plan, backend, hooks)``: execute a plan exactly, in AWS's order, as fast as it allows.
+
+Apply decides nothing new: it runs the plan's steps (``quotactl.core.steps``) and reports
+through hooks. Independent steps run concurrently on a bounded thread pool; every step that
+waits for a status is parked, and one batched status poll serves all of them (so a thousand
+shares waiting for VALID cost one ListQuotaShares per queue per poll, not a thread each).
+A failed step is reported with AWS's message and everything that depends on it is skipped;
+independent steps still run. Throttling and server errors that outlive the client's own
+retries are retried here with backoff.
+"""
+
+from __future__ import annotations
+
+import time
+from concurrent import futures
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from quotactl.core.backend import BackendError
+from quotactl.core.hooks import ApplyResult, NullHooks, Outcome, Status
+from quotactl.core.steps import Call, Step, Wait, build_steps, program
+from quotactl.errors import QuotactlError
+
+if TYPE_CHECKING:
+    from quotactl.core.backend import Backend
+    from quotactl.core.hooks import ApplyHooks
+    from quotactl.core.observed import ResourceStatus
+    from quotactl.core.plan import Plan
+    from quotactl.core.steps import Program
+
+
+@dataclass(frozen=True)
+class ApplyOptions:
+    concurrency: int = 16
+    """Calls in flight at once (AWS Batch throttles per account; 16 stays polite)."""
+    poll_initial: float = 0.25
+    """First status poll after a wait starts; grows by half while nothing changes."""
+    poll_max: float = 5.0
+    wait_timeout: float = 1800.0
+    """Give up on one resource reaching its status after this many seconds."""
+    call_attempts: int = 6
+    """Attempts of one call that keeps failing with throttling or a server error."""
+    retry_backoff: float = 0.5
+
+
+def apply(
+    plan: Plan,
+    backend: Backend,
+    hooks: ApplyHooks | None = None,
+    options: ApplyOptions | None = None,
+) -> ApplyResult:
+    """Run every change of ``plan``; the result lists what was done, failed and skipped."""
+    return _Runner(plan, backend, hooks or NullHooks(), options or ApplyOptions()).run()
+
+
+class _Runner:
+    def __init__(self, plan: Plan, backend: Backend, hooks: ApplyHooks, options: ApplyOptions):
+        self.plan, self.backend, self.hooks, self.options = plan, backend, hooks, options
+        self.steps = build_steps(plan)
+        self.dependants: dict[str, list[str]] = {k: [] for k in self.steps}
+        for step in self.steps.values():
+            for dep in step.deps:
+                self.dependants[dep].append(step.key)
+        self.blocking = {k: len(s.deps) for k, s in self.steps.items()}
+        self.state: dict[str, Status | None] = dict.fromkeys(self.steps)
+        self.programs: dict[str, Program] = {}
+        self.calls: dict[futures.Future[object], tuple[str, Call]] = {}
+        self.waits: dict[str, tuple[Wait, float, str | None]] = {}
+        self.retries: list[tuple[float, str, Call]] = []
+        self.attempts: dict[str, int] = {}
+        self.started: dict[str, float] = {}
+        self.outcomes: dict[str, Outcome] = {}
+        self.groups: dict[str, list[str]] = {}
+        for step in self.steps.values():
+            self.groups.setdefault(step.address, []).append(step.key)
+        self.announced: set[str] = set()
+        self.interval = options.poll_initial
+        self.next_poll = float("inf")
+
+    def run(self) -> ApplyResult:
+        begin = time.monotonic()
+        self.hooks.apply_started(self.plan)
+        pool = futures.ThreadPoolExecutor(self.options.concurrency, "quotactl-apply")
+        self.pool = pool
+        try:
+            for key in sorted(k for k, n in self.blocking.items() if n == 0):
+                self._start(key)
+            while self.calls or self.waits or self.retries:
+                self._pump()
+        finally:
+            pool.shutdown(wait=True, cancel_futures=True)
+        order = [c.address for c in self.plan.changes] + list(self.plan.settling)
+        outcomes = tuple(self.outcomes[a] for a in order if a in self.outcomes)
+        result = ApplyResult(outcomes, time.monotonic() - begin)
+        self.hooks.apply_finished(result)
+        return result
+
+    # -- the event loop -------------------------------------------------------------------
+
+    def _pump(self) -> None:
+        now = time.monotonic()
+        due = min(
+            [self.next_poll if self.waits else float("inf")] + [t for t, _, _ in self.retries]
+        )
+        timeout = max(0.0, due - now) if due != float("inf") else None
+        if self.calls:
+            done, _ = futures.wait(self.calls, timeout=timeout, return_when=futures.FIRST_COMPLETED)
+            for future in sorted(done, key=lambda f: self.calls[f][0]):
+                key, call = self.calls.pop(future)
+                error = future.exception()
+                if error is None:
+                    self.attempts.pop(key, None)
+                    self._advance(key, future.result())
+                else:
+                    self._call_failed(key, call, error)
+        elif timeout:
+            time.sleep(timeout)
+        now = time.monotonic()
+        for entry in [r for r in self.retries if r[0] <= now]:
+            self.retries.remove(entry)
+            self._submit(entry[1], entry[2])
+        if self.waits and time.monotonic() >= self.next_poll:
+            self._poll()
+
+    def _start(self, key: str) -> None:
+        step = self.steps[key]
+        self.started[key] = time.monotonic()
+        if step.change is not None and step.address not in self.announced:
+            self.announced.add(step.address)
+            self.hooks.before_change(step.change)
+        self.programs[key] = program(step, self.backend, self.plan.stack)
+        self._advance(key, None)
+
+    def _advance(self, key: str, value: object, error: BaseException | None = None) -> None:
+        gen = self.programs[key]
+        try:
+            instruction = gen.throw(error) if error is not None else gen.send(value)
+        except StopIteration:
+            self._finished(key)
+            return
+        except QuotactlError as exc:
+            self._failed(key, exc.message)
+            return
+        except Exception as exc:  # an unexpected bug in a step must not hang the others
+            self._failed(key, f"{type(exc).__name__}: {exc}")
+            return
+        self.hooks.progress(self.steps[key].address, instruction.label)
+        if isinstance(instruction, Call):
+            self._submit(key, instruction)
+        else:
+            deadline = time.monotonic() + self.options.wait_timeout
+            self.waits[key] = (instruction, deadline, None)
+            self.interval = self.options.poll_initial
+            self.next_poll = min(self.next_poll, time.monotonic() + self.interval)
+
+    def _submit(self, key: str, call: Call) -> None:
+        self.calls[self.pool.submit(call.fn)] = (key, call)
+
+    def _call_failed(self, key: str, call: Call, error: BaseException) -> None:
+        attempt = self.attempts.get(key, 1)
+        if (
+            isinstance(error, BackendError)
+            and error.retryable
+            and attempt < self.options.call_attempts
+        ):
+            self.attempts[key] = attempt + 1
+            delay = min(30.0, self.options.retry_backoff * 2 ** (attempt - 1))
+            self.retries.append((time.monotonic() + delay, key, call))
+            self.hooks.progress(self.steps[key].address, f"retrying in {delay:.1f}s: {error}")
+            return
+        self.attempts.pop(key, None)
+        self._advance(key, None, error)
+
+    def _poll(self) -> None:
+        refs = {wait.ref for wait, _, _ in self.waits.values()}
+        try:
+            statuses = self.backend.statuses(refs)
+        except BackendError as exc:
+            if exc.retryable:  # throttled even after the client's retries: poll again later
+                self.interval = min(self.options.poll_max, self.interval * 1.5)
+                self.next_poll = time.monotonic() + self.interval
+                return
+            for key in list(self.waits):
+                del self.waits[key]
+                self._advance(key, None, exc)
+            return
+        resolved = False
+        now = time.monotonic()
+        for key, (wait, deadline, last) in list(self.waits.items()):
+            status = statuses.get(wait.ref)
+            verdict = _judge(wait, status)
+            if verdict is True:
+                del self.waits[key]
+                resolved = True
+                self._advance(key, status)
+            elif isinstance(verdict, BackendError):
+                del self.waits[key]
+                resolved = True
+                self._advance(key, None, verdict)
+            elif now > deadline:
+                del self.waits[key]
+                seen = status.status if status else "gone"
+                message = f"timed out {wait.label} (still {seen})"
+                self._advance(key, None, BackendError(message, code="apply-timeout"))
+            else:
+                seen = status.status if status else "gone"
+                if seen != last:
+                    self.waits[key] = (wait, deadline, seen)
+                    self.hooks.progress(self.steps[key].address, f"{wait.label} ({seen})")
+        if resolved:
+            self.interval = self.options.poll_initial
+        else:
+            self.interval = min(self.options.poll_max, self.interval * 1.5)
+        self.next_poll = time.monotonic() + self.interval
+
+    # -- bookkeeping ----------------------------------------------------------------------
+
+    def _finished(self, key: str) -> None:
+        self.state[key] = Status.DONE
+        step = self.steps[key]
+        if all(self.state[k] is Status.DONE for k in self.groups[step.address]):
+            self._report(step, Status.DONE, None)
+        for dependant in sorted(self.dependants[key]):
+            self.blocking[dependant] -= 1
+            if self.blocking[dependant] == 0 and self.state[dependant] is None:
+                self._start(dependant)
+
+    def _failed(self, key: str, message: str) -> None:
+        self.state[key] = Status.FAILED
+        step = self.steps[key]
+        self._report(step, Status.FAILED, message)
+        pending = list(self.dependants[key])
+        while pending:
+            dependant = pending.pop()
+            if self.state[dependant] is not None or dependant in self.programs:
+                continue
+            self.state[dependant] = Status.SKIPPED
+            self._report(self.steps[dependant], Status.SKIPPED, f"{step.address} failed")
+            pending.extend(self.dependants[dependant])
+
+    def _report(self, step: Step, status: Status, message: str | None) -> None:
+        address = step.address
+        if address in self.outcomes:
+            return
+        group = self.groups[address]
+        now = time.monotonic()
+        begin = min((self.started[k] for k in group if k in self.started), default=now)
+        change = next((self.steps[k].change for k in group if self.steps[k].change), None)
+        action = change.action if change is not None else None
+        outcome = Outcome(address, action, status, message, now - begin)
+        self.outcomes[address] = outcome
+        if change is not None or status is not Status.DONE:
+            self.hooks.after_change(outcome)
+
+
+def _judge(wait: Wait, status: ResourceStatus | None) -> bool | BackendError:
+    if wait.until == "gone":
+        return status is None or status.status == "DELETED"
+    if status is None or status.status == "DELETED":
+        return BackendError(f"{wait.ref.address} disappeared while {wait.label}")
+    if status.status == "INVALID":
+        reason = f": {status.reason}" if status.reason else ""
+        return BackendError(f"{wait.ref.address} became INVALID{reason}")
+    return status.status == "VALID" and (wait.enabled is None or wait.enabled == status.enabled)

@@ -1,0 +1,88 @@
+"""The seam between planning/applying and the place resources live (Terraform's provider interface).
+
+``quotactl.aws.backend.AwsBackend`` implements it over boto3 for real AWS, an endpoint and the
+embedded emulator alike; tests implement it in memory. Every method is safe to call from
+several threads at once.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Protocol
+
+from quotactl.errors import QuotactlError
+
+if TYPE_CHECKING:
+    from collections.abc import Collection, Mapping
+
+    from quotactl.core.observed import (
+        LiveJob,
+        ObservedResource,
+        ObservedState,
+        Ref,
+        ResourceStatus,
+        Spec,
+    )
+
+
+class BackendError(QuotactlError):
+    """A call to the backend failed; ``message`` is the service's own text."""
+
+    code = "aws-error"
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        retryable: bool = False,
+        hint: str | None = None,
+        code: str | None = None,
+    ) -> None:
+        super().__init__(message, hint=hint, code=code)
+        self.retryable = retryable
+        """Throttling or a server error that outlived the client's own retries: try again."""
+
+
+class AlreadyExistsError(BackendError):
+    """A create found the name taken (an interrupted earlier apply, or someone else)."""
+
+
+class StateReader(Protocol):
+    """What planning needs: the live resources, and the live jobs of some queues."""
+
+    def observe(self, stack: str, queues: Collection[str]) -> ObservedState:
+        """All environments, policies and queues; shares of ``queues`` and of the stack's queues."""
+        ...
+
+    def live_jobs(self, queues: Collection[str]) -> tuple[LiveJob, ...]:
+        """Jobs not yet finished on ``queues`` (for the runtime impact of a plan)."""
+        ...
+
+
+class Backend(StateReader, Protocol):
+    """What apply and import need besides reading."""
+
+    def create(self, spec: Spec) -> str:
+        """Create the resource (with its tags) and return its ARN; AlreadyExistsError if taken."""
+        ...
+
+    def update(self, before: Spec, after: Spec, arn: str, fields: frozenset[str]) -> None:
+        """Change the top-level ``fields`` (``tags`` included) of a live resource to ``after``."""
+        ...
+
+    def set_enabled(self, ref: Ref, arn: str, enabled: bool) -> None:
+        """ENABLE or DISABLE (AWS requires DISABLED before a delete)."""
+        ...
+
+    def delete(self, ref: Ref, arn: str) -> None: ...
+
+    def tag(self, arn: str, tags: Mapping[str, str]) -> None:
+        """Add tags to a resource (``import`` adopts one by adding the stack tag)."""
+        ...
+
+    def describe(self, ref: Ref) -> ObservedResource | None:
+        """One resource as it is now, or None if it does not exist."""
+        ...
+
+    def statuses(self, refs: Collection[Ref]) -> Mapping[Ref, ResourceStatus | None]:
+        """Lifecycle of many resources in as few calls as possible; None for those gone."""
+        ...

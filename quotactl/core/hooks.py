@@ -1,0 +1,94 @@
+"""How apply reports progress without knowing who listens (Terraform's ``Hook``/``NilHook``).
+
+``quotactl.render.progress`` implements ``ApplyHooks`` with a rich display; tests record the
+calls. The executor calls every hook from one thread, in the order things happen.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import TYPE_CHECKING, Protocol
+
+if TYPE_CHECKING:
+    from quotactl.core.plan import Action, Change, Plan
+
+
+class Status(StrEnum):
+    DONE = "done"
+    FAILED = "failed"
+    SKIPPED = "skipped"
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """How one change (or a wait for a settling resource) ended."""
+
+    address: str
+    action: Action | None
+    status: Status
+    message: str | None = None
+    """AWS's message for a failure; which address blocked a skipped change."""
+    seconds: float = 0.0
+
+
+@dataclass(frozen=True)
+class ApplyResult:
+    outcomes: tuple[Outcome, ...]
+    seconds: float
+
+    def _with(self, status: Status) -> tuple[Outcome, ...]:
+        return tuple(o for o in self.outcomes if o.status is status)
+
+    @property
+    def done(self) -> tuple[Outcome, ...]:
+        return self._with(Status.DONE)
+
+    @property
+    def failed(self) -> tuple[Outcome, ...]:
+        return self._with(Status.FAILED)
+
+    @property
+    def skipped(self) -> tuple[Outcome, ...]:
+        return self._with(Status.SKIPPED)
+
+    @property
+    def ok(self) -> bool:
+        return not self.failed and not self.skipped
+
+
+class ApplyHooks(Protocol):
+    def apply_started(self, plan: Plan) -> None: ...
+
+    def before_change(self, change: Change) -> None:
+        """The first call for this change is about to be made."""
+        ...
+
+    def progress(self, address: str, message: str) -> None:
+        """A step inside a change: ``disabling``, ``waiting for VALID (CREATING)``, ..."""
+        ...
+
+    def after_change(self, outcome: Outcome) -> None:
+        """Once per change (and per failed wait on a settling resource)."""
+        ...
+
+    def apply_finished(self, result: ApplyResult) -> None: ...
+
+
+class NullHooks:
+    """Hooks that ignore everything; subclass and override what you need."""
+
+    def apply_started(self, plan: Plan) -> None:
+        return None
+
+    def before_change(self, change: Change) -> None:
+        return None
+
+    def progress(self, address: str, message: str) -> None:
+        return None
+
+    def after_change(self, outcome: Outcome) -> None:
+        return None
+
+    def apply_finished(self, result: ApplyResult) -> None:
+        return None

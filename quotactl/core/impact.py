@@ -1,0 +1,103 @@
+"""Runtime impact: which live jobs a change would stop or expose to preemption.
+
+Computed from the jobs ListServiceJobs reported at plan time; for display only. The rules
+follow AWS's documentation (SPEC §4 "Runtime impact", §6 "Lowered limits"):
+- deleting or replacing a share or queue terminates all its jobs;
+- disabling one refuses new jobs (AWS lets submitted jobs finish), so its jobs are listed;
+- a share's usage above its new limit counts as borrowed: the most recently started jobs
+  covering the excess are the first candidates for preemption.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from quotactl.core.model import QueueSpec, ShareSpec
+from quotactl.core.plan import Action, AffectedJob, Effect, Impact
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from quotactl.core.observed import LiveJob, Spec
+
+
+def assess(
+    action: Action, before: Spec | None, after: Spec | None, jobs: Sequence[LiveJob]
+) -> tuple[Impact, ...]:
+    """The impacts of one change, given the live jobs of the resource it touches."""
+    if before is None or not isinstance(before, QueueSpec | ShareSpec):
+        return ()
+    what = "share" if isinstance(before, ShareSpec) else "queue"
+    mine = [j for j in jobs if _belongs(j, before)]
+    if action in (Action.DELETE, Action.REPLACE):
+        if not mine:
+            return ()
+        verb = "deleting" if action is Action.DELETE else "replacing"
+        return (
+            Impact(
+                Effect.TERMINATED,
+                f"{verb} the {what} terminates {_count(mine)}",
+                _affected(mine),
+            ),
+        )
+    impacts: list[Impact] = []
+    disabling = isinstance(after, QueueSpec | ShareSpec) and before.enabled and not after.enabled
+    if disabling and mine:
+        impacts.append(
+            Impact(
+                Effect.DISABLED,
+                f"disabling the {what} refuses new jobs; {_count(mine)} may still finish",
+                _affected(mine),
+            )
+        )
+    if isinstance(before, ShareSpec) and isinstance(after, ShareSpec):
+        impacts.extend(_lowered_limits(after, mine))
+    return tuple(impacts)
+
+
+def _lowered_limits(after: ShareSpec, jobs: Sequence[LiveJob]) -> list[Impact]:
+    impacts: list[Impact] = []
+    holding = [j for j in jobs if j.holds_instances]
+    types = sorted({t for j in holding for t in j.instances})
+    for itype in types:
+        users = [j for j in holding if j.instances.get(itype, 0) > 0]
+        usage = sum(j.instances[itype] for j in users)
+        limit = after.capacity.get(itype, 0)
+        if usage <= limit:
+            continue
+        excess = usage - limit
+        # Victims: most recently started first (SPEC §6), until they cover the excess.
+        ordered = sorted(users, key=lambda j: (j.started_at or 0, j.job_id), reverse=True)
+        victims: list[LiveJob] = []
+        covered = 0
+        for job in ordered:
+            if covered >= excess:
+                break
+            victims.append(job)
+            covered += job.instances[itype]
+        impacts.append(
+            Impact(
+                Effect.PREEMPTIBLE,
+                f"usage of {itype} is {usage}, above the new limit {limit}: "
+                f"{_count(victims)} become preemptible",
+                _affected(victims),
+            )
+        )
+    return impacts
+
+
+def _belongs(job: LiveJob, spec: QueueSpec | ShareSpec) -> bool:
+    if isinstance(spec, ShareSpec):
+        return job.queue == spec.queue and job.share == spec.name
+    return job.queue == spec.name
+
+
+def _count(jobs: Sequence[LiveJob]) -> str:
+    return f"{len(jobs)} job{'s' if len(jobs) != 1 else ''}"
+
+
+def _affected(jobs: Sequence[LiveJob]) -> tuple[AffectedJob, ...]:
+    ordered = sorted(jobs, key=lambda j: (j.share or "", j.name, j.job_id))
+    return tuple(
+        AffectedJob(j.job_id, j.name, j.share, j.status, dict(j.instances)) for j in ordered
+    )

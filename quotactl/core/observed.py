@@ -1,0 +1,160 @@
+"""Observed state: what the live account holds, in the configuration's own terms.
+
+A backend (``quotactl.aws.backend``) reads AWS into these values; ``diff`` compares them with
+the ``DesiredState``. Each live resource is held as the same spec type the configuration
+produces, plus what only the live side knows (ARN, lifecycle status), so one comparison
+function serves both sides.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from enum import StrEnum
+from typing import TYPE_CHECKING
+
+from quotactl.core.model import STACK_TAG, EnvironmentSpec, PolicySpec, QueueSpec, ShareSpec
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Mapping
+
+Spec = EnvironmentSpec | PolicySpec | QueueSpec | ShareSpec
+
+ACTIVE_JOB_STATUSES = ("SUBMITTED", "RUNNABLE", "SCHEDULED", "STARTING", "RUNNING")
+"""Statuses of jobs that a delete would terminate (ListServiceJobs is called once for each)."""
+HOLDING_JOB_STATUSES = frozenset({"SCHEDULED", "STARTING", "RUNNING"})
+"""Statuses in which a job holds instances (counts towards a share's usage)."""
+SETTLING_STATUSES = frozenset({"CREATING", "UPDATING"})
+"""Lifecycle statuses a resource passes through on its way to VALID."""
+GOING_STATUSES = frozenset({"DELETING", "DELETED"})
+"""A resource in one of these is on its way out: for planning it no longer exists."""
+
+
+class Kind(StrEnum):
+    """The four kinds of AWS resource quotactl manages, in creation order."""
+
+    ENVIRONMENT = "environment"
+    POLICY = "policy"
+    QUEUE = "queue"
+    SHARE = "share"
+
+    @property
+    def rank(self) -> int:
+        """Creation order: policies and environments first, shares last."""
+        return _RANK[self]
+
+
+_RANK = {Kind.ENVIRONMENT: 0, Kind.POLICY: 0, Kind.QUEUE: 1, Kind.SHARE: 2}
+
+
+def kind_of(spec: Spec) -> Kind:
+    if isinstance(spec, EnvironmentSpec):
+        return Kind.ENVIRONMENT
+    if isinstance(spec, PolicySpec):
+        return Kind.POLICY
+    if isinstance(spec, QueueSpec):
+        return Kind.QUEUE
+    return Kind.SHARE
+
+
+@dataclass(frozen=True, order=True)
+class Ref:
+    """Names one resource the way AWS looks it up (a share needs its queue)."""
+
+    kind: Kind
+    name: str
+    queue: str | None = None
+
+    @property
+    def address(self) -> str:
+        if self.kind is Kind.SHARE:
+            return f"share.{self.queue}/{self.name}"
+        return f"{self.kind.value}.{self.name}"
+
+    @classmethod
+    def of(cls, spec: Spec) -> Ref:
+        if isinstance(spec, ShareSpec):
+            return cls(Kind.SHARE, spec.name, spec.queue)
+        return cls(kind_of(spec), spec.name)
+
+    @classmethod
+    def parse(cls, address: str) -> Ref:
+        """``queue.training`` -> Ref(QUEUE, "training"); ``share.q/s`` -> Ref(SHARE, "s", "q")."""
+        prefix, _, rest = address.partition(".")
+        kind = Kind(prefix)
+        if kind is Kind.SHARE:
+            queue, _, name = rest.partition("/")
+            return cls(kind, name, queue)
+        return cls(kind, rest)
+
+
+@dataclass(frozen=True)
+class ObservedResource:
+    """One live resource: its settings as a spec, plus what only the live side knows."""
+
+    spec: Spec
+    arn: str
+    status: str = "VALID"
+    policy_type: str | None = None
+    """Scheduling policies only: ``quota_share``, ``fairshare`` or ``none`` (immutable in AWS)."""
+
+    @property
+    def kind(self) -> Kind:
+        return kind_of(self.spec)
+
+    @property
+    def ref(self) -> Ref:
+        return Ref.of(self.spec)
+
+    @property
+    def address(self) -> str:
+        return self.spec.address
+
+    @property
+    def stack(self) -> str | None:
+        """The ``quotactl:stack`` tag: which stack owns this resource, if any."""
+        return self.spec.tags.get(STACK_TAG)
+
+
+@dataclass(frozen=True)
+class LiveJob:
+    """A job that has not finished yet, as ListServiceJobs reports it."""
+
+    job_id: str
+    name: str
+    queue: str
+    share: str | None
+    status: str
+    instances: Mapping[str, int] = field(default_factory=dict)
+    started_at: int | None = None
+    created_at: int | None = None
+
+    @property
+    def holds_instances(self) -> bool:
+        return self.status in HOLDING_JOB_STATUSES
+
+
+@dataclass(frozen=True)
+class ResourceStatus:
+    """Lifecycle of one resource while apply waits on it (``None`` in its place means gone)."""
+
+    status: str
+    enabled: bool
+    reason: str | None = None
+
+
+@dataclass(frozen=True)
+class ObservedState:
+    """Everything a backend read; ``jobs`` only for the queues a plan may disturb."""
+
+    resources: tuple[ObservedResource, ...] = ()
+    jobs: tuple[LiveJob, ...] = ()
+
+    def present(self) -> dict[str, ObservedResource]:
+        """Resources by address, leaving out those already on their way out."""
+        return {r.address: r for r in self.resources if r.status not in GOING_STATUSES}
+
+    def with_jobs(self, jobs: Iterable[LiveJob]) -> ObservedState:
+        return replace(self, jobs=tuple(jobs))
+
+    def jobs_of(self, queue: str, share: str | None = None) -> list[LiveJob]:
+        return [j for j in self.jobs if j.queue == queue and (share is None or j.share == share)]
