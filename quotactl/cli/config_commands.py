@@ -1,4 +1,157 @@
-"""placeholder replaced by the config work"""
+"""``validate`` and ``schema``: check configuration offline; print its JSON Schema for editors."""
+
+from __future__ import annotations
+
+import enum
+import json
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
+
 import typer
+
+from quotactl.errors import ConfigError, QuotactlError
+
+if TYPE_CHECKING:
+    from quotactl.cli.runtime import Runtime
+    from quotactl.config import LoadedConfig
+    from quotactl.errors import Diagnostic
+
+FORMAT_VERSION = "1"
+
+
+class OutputFormat(enum.StrEnum):
+    TEXT = "text"
+    JSON = "json"
+
+
+def validate(
+    ctx: typer.Context,
+    paths: Annotated[
+        list[Path] | None,
+        typer.Argument(
+            metavar="PATH",
+            help="Config files or directories (recursive *.yaml, *.yml) [default: configs/].",
+            show_default=False,
+        ),
+    ] = None,
+    strict: Annotated[
+        bool, typer.Option("--strict", help="Fail (exit 1) on warnings too.")
+    ] = False,
+    output: Annotated[
+        OutputFormat, typer.Option("-o", "--output", help="Report as text or JSON.")
+    ] = OutputFormat.TEXT,
+) -> None:
+    """Check config files without calling AWS.
+
+    Every problem is printed as FILE:LINE:COL; warnings pass unless --strict. Exit code 0
+    when the config is valid, 1 otherwise.
+    """
+    from quotactl.cli.app import runtime_of
+    from quotactl.config import load_config
+
+    runtime = runtime_of(ctx)
+    chosen = paths or [Path("configs")]
+    loaded: LoadedConfig | None = None
+    try:
+        loaded = load_config(chosen)
+        if strict and loaded.diagnostics:
+            count = len(loaded.diagnostics)
+            raise ConfigError(
+                loaded.diagnostics,
+                message=f"{_plural(count, 'warning')} with --strict",
+                hint="fix the warnings, or validate without --strict",
+            )
+    except QuotactlError as error:
+        if output is OutputFormat.JSON:
+            _print_json(runtime, _report(chosen, loaded, error))
+        raise
+    if output is OutputFormat.JSON:
+        _print_json(runtime, _report(chosen, loaded, None))
+        return
+    for warning in loaded.diagnostics:
+        print(warning, file=runtime.stderr)
+    print(_summary(chosen, loaded), file=runtime.stdout)
+
+
+def schema(ctx: typer.Context) -> None:
+    """Print the JSON Schema of a config file, for editor completion.
+
+    Editors using yaml-language-server read it from a `$schema=` comment on a config
+    file's first line (see configs/demo).
+    """
+    from quotactl.cli.app import runtime_of
+    from quotactl.config import json_schema
+
+    print(json.dumps(json_schema(), indent=2), file=runtime_of(ctx).stdout)
+
+
 def register(app: typer.Typer) -> None:
-    return None
+    app.command("validate")(validate)
+    app.command("schema")(schema)
+
+
+def _summary(paths: list[Path], loaded: LoadedConfig) -> str:
+    """``configs/demo: 5 files, 1 environment, 1 queue, 4 teams, 4 shares: valid``."""
+    model = loaded.model
+    counts = ", ".join(
+        _plural(n, noun)
+        for n, noun in (
+            (len(loaded.files), "file"),
+            (len(model.environments), "environment"),
+            (len(model.queues), "queue"),
+            (len(model.teams), "team"),
+            (len(loaded.desired.shares), "share"),
+        )
+    )
+    warnings = len(loaded.diagnostics)
+    verdict = f"valid, {_plural(warnings, 'warning')}" if warnings else "valid"
+    return f"{' '.join(str(p) for p in paths)}: {counts}: {verdict}"
+
+
+def _report(
+    paths: list[Path], loaded: LoadedConfig | None, error: QuotactlError | None
+) -> dict[str, Any]:
+    """The versioned JSON shape of ``validate -o json``; ``valid`` is true iff exit code 0."""
+    diagnostics: list[Diagnostic] = []
+    if isinstance(error, ConfigError):
+        diagnostics = error.diagnostics
+    elif loaded is not None:
+        diagnostics = loaded.diagnostics
+    summary = None
+    if loaded is not None:
+        summary = {
+            "files": [str(f) for f in loaded.files],
+            "environments": len(loaded.desired.environments),
+            "queues": len(loaded.desired.queues),
+            "teams": len(loaded.model.teams),
+            "shares": len(loaded.desired.shares),
+        }
+    return {
+        "format_version": FORMAT_VERSION,
+        "valid": error is None,
+        "paths": [str(p) for p in paths],
+        "error": (
+            None
+            if error is None
+            else {"code": error.code, "message": error.message, "hint": error.hint}
+        ),
+        "diagnostics": [
+            {
+                "file": d.file,
+                "line": d.line,
+                "column": d.column,
+                "severity": d.severity,
+                "message": d.message,
+            }
+            for d in diagnostics
+        ],
+        "summary": summary,
+    }
+
+
+def _print_json(runtime: Runtime, document: dict[str, Any]) -> None:
+    print(json.dumps(document, indent=2), file=runtime.stdout)
+
+
+def _plural(count: int, noun: str) -> str:
+    return f"{count} {noun}{'' if count == 1 else 's'}"

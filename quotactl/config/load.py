@@ -1,0 +1,145 @@
+"""Files -> checked config -> ``DesiredState``: the one entry point, ``load_config``.
+
+Stages, each reporting every problem it finds before the next runs: read and parse every file
+(YAML problems), validate each file against the schema (types, keys, ranges), then check the
+merged config (duplicates, references, AWS limits, sharing-graph warnings). A later stage runs
+only when the earlier ones found no error, so one typo does not cascade into ten findings.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from pydantic import ValidationError
+
+from quotactl.config.checks import Inventory, check
+from quotactl.config.desired import to_desired
+from quotactl.config.messages import diagnostics_from
+from quotactl.config.schema import Config, ConfigFile
+from quotactl.config.source import SourceMap, parse_yaml, yaml_type
+from quotactl.errors import ConfigError, Diagnostic, NotFoundError
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from quotactl.core.model import DesiredState
+
+DEFAULT_PATHS = (Path("configs"),)
+SUFFIXES = (".yaml", ".yml")
+
+
+@dataclass(frozen=True)
+class LoadedConfig:
+    """A valid configuration: its AWS resources, its typed model, its warnings, its files."""
+
+    desired: DesiredState
+    model: Config
+    diagnostics: list[Diagnostic]
+    files: list[Path]
+
+    @property
+    def warnings(self) -> list[Diagnostic]:
+        return [d for d in self.diagnostics if d.severity == "warning"]
+
+
+def load_config(paths: Sequence[Path]) -> LoadedConfig:
+    """Load, validate and convert the config at ``paths`` (files or directories).
+
+    Raises ``NotFoundError`` for a missing path or a directory without YAML files, and
+    ``ConfigError`` (every error, plus any warnings) when the config is invalid.
+    """
+    files = discover_files(paths)
+    order = {str(path): index for index, path in enumerate(files)}
+    parsed: list[tuple[ConfigFile, SourceMap]] = []
+    errors: list[Diagnostic] = []
+    for path in files:
+        config, source, found = _load_file(path)
+        errors += found
+        if config is not None:
+            parsed.append((config, source))
+    if errors:
+        raise ConfigError(_ordered(errors, order))
+    findings = check(Inventory.of(parsed), parsed[0][1])
+    findings = _ordered(findings, order)
+    if any(d.severity == "error" for d in findings):
+        raise ConfigError(findings)
+    platform = next(c.platform for c, _ in parsed if c.platform is not None)
+    model = Config(
+        platform=platform,
+        environments=[env for c, _ in parsed for env in c.environments],
+        queues=[queue for c, _ in parsed for queue in c.queues],
+        teams=[team for c, _ in parsed for team in c.teams],
+    )
+    return LoadedConfig(to_desired(model), model, findings, files)
+
+
+def discover_files(paths: Sequence[Path]) -> list[Path]:
+    """Each path's YAML files: a file as given, a directory recursively in sorted order."""
+    files: list[Path] = []
+    seen: set[Path] = set()
+    for path in paths or DEFAULT_PATHS:
+        if path.is_dir():
+            found = sorted(p for p in path.rglob("*") if p.suffix in SUFFIXES and p.is_file())
+            if not found:
+                raise NotFoundError(
+                    f"no configuration files in {path}",
+                    hint="a config directory holds *.yaml or *.yml files (searched recursively)",
+                )
+        elif path.exists():
+            found = [path]
+        else:
+            raise NotFoundError(
+                f"{path}: no such file or directory",
+                hint="pass config files or directories; the default is configs/",
+            )
+        for file in found:
+            identity = file.resolve()
+            if identity not in seen:
+                seen.add(identity)
+                files.append(file)
+    return files
+
+
+def _load_file(path: Path) -> tuple[ConfigFile | None, SourceMap, list[Diagnostic]]:
+    name = str(path)
+    source = SourceMap(name)
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        return None, source, [source.diagnostic((), f"cannot read file: {exc.strerror or exc}")]
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = raw.count(b"\n", 0, exc.start) + 1
+        column = exc.start - (raw.rfind(b"\n", 0, exc.start) + 1) + 1
+        message = f"not UTF-8 text: cannot decode byte {raw[exc.start]:#04x}"
+        return None, source, [Diagnostic(name, line, column, message)]
+    parsed = parse_yaml(text, name)
+    if parsed.data is None and parsed.diagnostics:
+        return None, parsed.source, parsed.diagnostics
+    if not isinstance(parsed.data, dict):
+        message = (
+            "a config file must be a mapping (keys platform, environments, queues, teams), "
+            f"but this one is {yaml_type(parsed.data)}"
+        )
+        return None, parsed.source, [parsed.source.diagnostic((), message)]
+    try:
+        config = ConfigFile.model_validate(parsed.data)
+    except ValidationError as exc:
+        # A value YAML could not read is already reported; do not report it again as null.
+        taken = {(d.line, d.column) for d in parsed.diagnostics}
+        schema = [
+            d for d in diagnostics_from(exc, parsed.source) if (d.line, d.column) not in taken
+        ]
+        return None, parsed.source, [*parsed.diagnostics, *schema]
+    if parsed.diagnostics:
+        return None, parsed.source, parsed.diagnostics
+    return config, parsed.source, []
+
+
+def _ordered(diagnostics: list[Diagnostic], order: dict[str, int]) -> list[Diagnostic]:
+    """File order (as loaded), then position; a value reached twice via an alias shows once."""
+    unique = dict.fromkeys(diagnostics)
+    return sorted(unique, key=lambda d: (order.get(d.file, len(order)), d.line, d.column))

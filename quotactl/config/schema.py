@@ -1,0 +1,199 @@
+"""The configuration language as pydantic models: one file's shape, and the merged whole.
+
+Every model forbids unknown keys and is strict (no coercion: ``name: on`` is a boolean, not the
+string ``"on"``, and ``priority: "5"`` is a string, not 5), because a config that YAML reads
+differently from how its author meant it must fail loudly. Rules that need more than one value
+(references, duplicates, AWS limits across shares) live in ``quotactl.config.checks``.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    PlainValidator,
+    StringConstraints,
+    WithJsonSchema,
+)
+from pydantic_core import PydanticCustomError
+
+INT32_MAX = 2**31 - 1
+"""AWS's integer fields are 32-bit; larger numbers are typos, never capacity."""
+
+NAME_PATTERN = r"^[A-Za-z0-9_-]{1,128}$"
+REGION_PATTERN = r"^[a-z]{2}(-[a-z]+)+-[0-9]+$"
+ACCOUNT_PATTERN = r"^[0-9]{12}$"
+RUNNABLE_REASONS = (
+    "CAPACITY:INSUFFICIENT_INSTANCE_CAPACITY",
+    "MISCONFIGURATION:SERVICE_ENVIRONMENT_MAX_RESOURCE",
+    "MISCONFIGURATION:QUOTA_MANAGEMENT_LIMIT_EXCEEDED",
+)
+MAX_CAPACITY_ENTRIES = 5
+
+Name = Annotated[
+    str,
+    StringConstraints(pattern=NAME_PATTERN),
+    Field(description="1-128 letters, digits, '-' or '_' (AWS's naming rule)."),
+]
+Count = Annotated[int, Field(ge=1, le=INT32_MAX)]
+Capacity = Annotated[
+    dict[str, Count],
+    Field(
+        min_length=1,
+        max_length=MAX_CAPACITY_ENTRIES,
+        description="Instance counts by SageMaker training instance type, 1 to 5 types, "
+        "e.g. {ml.p5.48xlarge: 8}.",
+    ),
+]
+TagKey = Annotated[str, StringConstraints(min_length=1, max_length=128)]
+TagValue = Annotated[str, StringConstraints(max_length=256)]
+Tags = Annotated[
+    dict[TagKey, TagValue],
+    Field(max_length=49, description="AWS tags; keys up to 128 characters, values up to 256."),
+]
+Sharing = Literal["reserve", "lend", "lend_and_borrow"]
+RunnableReason = Literal[
+    "CAPACITY:INSUFFICIENT_INSTANCE_CAPACITY",
+    "MISCONFIGURATION:SERVICE_ENVIRONMENT_MAX_RESOURCE",
+    "MISCONFIGURATION:QUOTA_MANAGEMENT_LIMIT_EXCEEDED",
+]
+
+
+def _borrow_limit(value: object) -> int | Literal["unlimited"]:
+    if value == "unlimited":
+        return "unlimited"
+    if isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= INT32_MAX:
+        return value
+    raise PydanticCustomError(
+        "borrow_limit",
+        'expected a percentage (a whole number, 0 or more) or "unlimited"',
+    )
+
+
+BorrowLimit = Annotated[
+    int | Literal["unlimited"],
+    PlainValidator(_borrow_limit),
+    WithJsonSchema(
+        {
+            "anyOf": [
+                {"type": "integer", "minimum": 0, "maximum": INT32_MAX},
+                {"const": "unlimited"},
+            ],
+            "description": "How much the share may borrow, in percent of its own capacity "
+            '(per instance type), or "unlimited" (the default). lend_and_borrow only.',
+        }
+    ),
+]
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+
+
+class Platform(_Strict):
+    """The stack: declared exactly once across all files."""
+
+    name: Name = Field(
+        description="The stack name; every managed resource is tagged quotactl:stack=<name>."
+    )
+    region: str = Field(pattern=REGION_PATTERN, description="AWS region, e.g. us-east-1.")
+    account_id: str | None = Field(
+        default=None,
+        pattern=ACCOUNT_PATTERN,
+        description="The 12-digit AWS account id (quoted); the aws backend refuses any other.",
+    )
+    tags: Tags = Field(default_factory=dict, description="Tags added to every managed resource.")
+
+
+class Environment(_Strict):
+    """A SAGEMAKER_TRAINING service environment: the capacity one queue schedules onto."""
+
+    name: Name
+    capacity: Capacity
+    enabled: bool = True
+
+
+class RunnableTimeout(_Strict):
+    """Terminate jobs stuck RUNNABLE for one of AWS's reasons (jobStateTimeLimitActions)."""
+
+    seconds: int = Field(ge=600, le=86400, description="600 to 86400 seconds.")
+    reasons: list[RunnableReason] = Field(min_length=1, max_length=len(RUNNABLE_REASONS))
+
+
+class Queue(_Strict):
+    """A SAGEMAKER_TRAINING job queue; its FIFO scheduling policy <name>-quota is implied."""
+
+    name: Name
+    environment: Name = Field(description="The environment this queue uses (one queue each).")
+    priority: int = Field(default=1, ge=0, le=1000, description="0 to 1000, default 1.")
+    enabled: bool = True
+    runnable_timeout: RunnableTimeout | None = None
+
+
+class Share(_Strict):
+    """A team's quota share on one queue."""
+
+    queue: Name
+    name: Name | None = Field(default=None, description="Default: the team's name.")
+    capacity: Capacity
+    sharing: Sharing = Field(
+        description="reserve: keep idle capacity; lend: lend it out; "
+        "lend_and_borrow: lend it and borrow others' idle capacity."
+    )
+    borrow_limit: BorrowLimit | None = None
+    in_share_preemption: bool = Field(
+        default=False,
+        description="Let higher-priority jobs preempt lower-priority ones in this share.",
+    )
+    enabled: bool = True
+
+
+class Team(_Strict):
+    """A team: tags for its shares, and the shares themselves."""
+
+    name: Name
+    tags: Tags = Field(default_factory=dict, description="Added to this team's shares.")
+    shares: list[Share] = Field(default_factory=list)
+
+
+class ConfigFile(_Strict):
+    """One configuration file; lists from every file are merged, platform appears once."""
+
+    model_config = ConfigDict(title="quotactl configuration file")
+
+    platform: Platform | None = Field(default=None, description="Exactly once across all files.")
+    environments: list[Environment] = Field(default_factory=list)
+    queues: list[Queue] = Field(default_factory=list)
+    teams: list[Team] = Field(default_factory=list)
+
+
+class Config(_Strict):
+    """Every file merged and checked: what ``LoadedConfig.model`` holds."""
+
+    platform: Platform
+    environments: list[Environment]
+    queues: list[Queue]
+    teams: list[Team]
+
+
+MODELS_BY_PATH: dict[tuple[str, ...], type[BaseModel]] = {
+    (): ConfigFile,
+    ("platform",): Platform,
+    ("environments",): Environment,
+    ("queues",): Queue,
+    ("queues", "runnable_timeout"): RunnableTimeout,
+    ("teams",): Team,
+    ("teams", "shares"): Share,
+}
+"""Which model a mapping is, by its key path with list indices removed (for messages)."""
+
+SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
+
+
+def json_schema() -> dict[str, Any]:
+    """The JSON Schema of one configuration file, for editors (yaml-language-server)."""
+    schema = ConfigFile.model_json_schema()
+    return {"$schema": SCHEMA_DIALECT, **schema}

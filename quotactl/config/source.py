@@ -1,0 +1,289 @@
+"""YAML text -> plain Python data, remembering where every key and value was written.
+
+PyYAML's ``safe_load`` forgets positions and silently keeps the last of two equal keys, so
+this module composes the node graph with ``yaml.SafeLoader`` and builds the data itself: each
+key and value gets a ``FILE:LINE:COL`` position, duplicate keys and non-string keys become
+diagnostics, and aliases are expanded with a guard against cycles and "billion laughs".
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Literal
+
+import yaml
+
+from quotactl.errors import Diagnostic, Severity
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+YamlPath = tuple[str | int, ...]
+"""Where a value sits in a document: mapping keys and list indices from the top."""
+
+MAX_NODES = 100_000
+"""Upper bound on values after alias expansion; real configs have a few hundred."""
+
+_MAP_TAG = "tag:yaml.org,2002:map"
+_SEQ_TAG = "tag:yaml.org,2002:seq"
+_MERGE_TAG = "tag:yaml.org,2002:merge"
+
+
+@dataclass(frozen=True)
+class Position:
+    """A 1-based line and column."""
+
+    line: int
+    column: int
+
+    @classmethod
+    def of(cls, mark: yaml.Mark) -> Position:
+        return cls(mark.line + 1, mark.column + 1)
+
+
+START = Position(1, 1)
+
+
+@dataclass
+class SourceMap:
+    """The positions of one file's keys and values, addressed by ``YamlPath``."""
+
+    file: str
+    keys: dict[YamlPath, Position] = field(default_factory=dict)
+    values: dict[YamlPath, Position] = field(default_factory=dict)
+    plain_text: dict[YamlPath, str] = field(default_factory=dict)
+    """The source text of unquoted scalars that YAML did not read as strings (``on``, ``1e3``)."""
+
+    def value_position(self, path: Sequence[str | int]) -> Position:
+        """Where the value at ``path`` starts, else where its nearest known parent starts."""
+        for end in range(len(path), 0, -1):
+            found = self.values.get(tuple(path[:end]))
+            if found is not None:
+                return found
+        return START
+
+    def key_position(self, path: Sequence[str | int]) -> Position:
+        """Where the key naming ``path`` is written (the value's position for list items)."""
+        return self.keys.get(tuple(path)) or self.value_position(path)
+
+    def diagnostic(
+        self,
+        path: Sequence[str | int],
+        message: str,
+        *,
+        at: Literal["key", "value"] = "value",
+        severity: Severity = "error",
+    ) -> Diagnostic:
+        where = self.key_position(path) if at == "key" else self.value_position(path)
+        return Diagnostic(self.file, where.line, where.column, message, severity)
+
+    def cite(self, path: Sequence[str | int], *, at: Literal["key", "value"] = "value") -> str:
+        """``FILE:LINE:COL`` of ``path``, for messages that point at a second place."""
+        where = self.key_position(path) if at == "key" else self.value_position(path)
+        return f"{self.file}:{where.line}:{where.column}"
+
+
+@dataclass
+class ParsedFile:
+    data: object
+    source: SourceMap
+    diagnostics: list[Diagnostic]
+
+
+def parse_yaml(text: str, file: str) -> ParsedFile:
+    """Parse one file; YAML problems come back as diagnostics, never as exceptions."""
+    source = SourceMap(file)
+    try:
+        loader = yaml.SafeLoader(text)
+    except yaml.reader.ReaderError as exc:
+        return ParsedFile(None, source, [_reader_error(exc, text, file)])
+    try:
+        node = loader.get_single_node()
+        if node is None:
+            error = source.diagnostic((), "file is empty: expected a mapping of config keys")
+            return ParsedFile(None, source, [error])
+        builder = _Builder(loader, source)
+        data = builder.build(node, ())
+        return ParsedFile(data, source, builder.diagnostics)
+    except yaml.MarkedYAMLError as exc:
+        return ParsedFile(None, source, [_syntax_error(exc, text, file)])
+    except yaml.reader.ReaderError as exc:
+        return ParsedFile(None, source, [_reader_error(exc, text, file)])
+    except _TooLarge as exc:
+        return ParsedFile(None, source, [source.diagnostic(exc.path, str(exc))])
+    finally:
+        loader.dispose()
+
+
+def _reader_error(exc: yaml.reader.ReaderError, text: str, file: str) -> Diagnostic:
+    line, column = _line_column(text, exc.position)
+    message = f"character {chr(exc.character)!r} is not allowed in YAML ({exc.reason})"
+    return Diagnostic(file, line, column, message)
+
+
+def _syntax_error(exc: yaml.MarkedYAMLError, text: str, file: str) -> Diagnostic:
+    mark = exc.problem_mark or exc.context_mark
+    where = Position.of(mark) if mark is not None else START
+    problem = exc.problem or "invalid YAML"
+    if mark is not None and 0 <= mark.index < len(text) and text[mark.index] == "\t":
+        problem = "tab character: YAML indentation must use spaces"
+    elif "expected a single document" in (exc.context or ""):
+        return Diagnostic(
+            file,
+            where.line,
+            where.column,
+            "a second YAML document (---): a config file holds exactly one",
+        )
+    message = f"YAML syntax error: {problem}"
+    if exc.context and exc.context_mark is not None and exc.context_mark is not mark:
+        context = Position.of(exc.context_mark)
+        message += f" ({exc.context} at line {context.line}, column {context.column})"
+    return Diagnostic(file, where.line, where.column, message)
+
+
+def _line_column(text: str, index: int) -> tuple[int, int]:
+    before = text[:index]
+    return before.count("\n") + 1, index - (before.rfind("\n") + 1) + 1
+
+
+class _TooLarge(Exception):
+    def __init__(self, path: YamlPath, message: str) -> None:
+        super().__init__(message)
+        self.path = path
+
+
+class _Builder:
+    """Walks composed nodes into dicts, lists and scalars, recording positions."""
+
+    def __init__(self, loader: yaml.SafeLoader, source: SourceMap) -> None:
+        self.loader = loader
+        self.source = source
+        self.diagnostics: list[Diagnostic] = []
+        self.count = 0
+        self.active: set[int] = set()
+        self.flattened: set[int] = set()
+
+    def build(self, node: yaml.Node, path: YamlPath) -> object:
+        self.count += 1
+        if self.count > MAX_NODES:
+            raise _TooLarge(path, f"document expands to more than {MAX_NODES} values (aliases?)")
+        self.source.values[path] = Position.of(node.start_mark)
+        if id(node) in self.active:
+            self._error(path, "recursive YAML alias: a value cannot contain itself")
+            return None
+        self.active.add(id(node))
+        try:
+            if isinstance(node, yaml.MappingNode):
+                return self._mapping(node, path)
+            if isinstance(node, yaml.SequenceNode):
+                return self._sequence(node, path)
+            return self._scalar(node, path)
+        finally:
+            self.active.discard(id(node))
+
+    def _mapping(self, node: yaml.MappingNode, path: YamlPath) -> object:
+        if node.tag != _MAP_TAG:
+            self._error(path, f"unsupported YAML tag {node.tag!r}: expected a plain mapping")
+            return None
+        if id(node) not in self.flattened:
+            self.flattened.add(id(node))
+            self._report_duplicate_keys(node)
+            # Merge keys (``<<: *defaults``) are expanded by PyYAML; explicit keys win.
+            self.loader.flatten_mapping(node)
+        pairs: dict[str, tuple[yaml.Node, yaml.Node]] = {}
+        for key_node, value_node in node.value:
+            key = self._key(key_node)
+            if key is not None:
+                pairs.pop(key, None)  # the last one wins, as in PyYAML: keep its order too
+                pairs[key] = (key_node, value_node)
+        result: dict[str, object] = {}
+        for key, (key_node, value_node) in pairs.items():
+            self.source.keys[(*path, key)] = Position.of(key_node.start_mark)
+            result[key] = self.build(value_node, (*path, key))
+        return result
+
+    def _sequence(self, node: yaml.SequenceNode, path: YamlPath) -> object:
+        if node.tag != _SEQ_TAG:
+            self._error(path, f"unsupported YAML tag {node.tag!r}: expected a plain list")
+            return None
+        return [self.build(item, (*path, index)) for index, item in enumerate(node.value)]
+
+    def _scalar(self, node: yaml.Node, path: YamlPath) -> object:
+        try:
+            value = self.loader.construct_object(node)
+        except yaml.constructor.ConstructorError as exc:
+            self._error(path, f"unsupported YAML value: {exc.problem}")
+            return None
+        except ValueError:  # int('9' * 5000), bad dates: PyYAML lets Python's error escape
+            text = str(node.value)
+            if text.lstrip("+-").replace("_", "").isdigit():
+                self._error(path, f"number is too large ({len(text)} digits)")
+            else:
+                self._error(path, f"cannot read {abbreviate(text)!r} as a date")
+            return None
+        if not isinstance(value, str) and isinstance(node, yaml.ScalarNode) and node.style is None:
+            self.source.plain_text[path] = str(node.value)
+        return value
+
+    def _key(self, key_node: yaml.Node) -> str | None:
+        where = Position.of(key_node.start_mark)
+        if not isinstance(key_node, yaml.ScalarNode):
+            self._error_at(where, "a key must be a plain string, not a list or mapping")
+            return None
+        try:
+            key = self.loader.construct_object(key_node)
+        except (yaml.constructor.ConstructorError, ValueError):
+            key = None
+        if isinstance(key, str):
+            return key
+        text = abbreviate(str(key_node.value))
+        self._error_at(
+            where,
+            f"key {text!r} must be a string, but YAML reads it as {yaml_type(key)}: "
+            f'quote it ("{text}")',
+        )
+        return None
+
+    def _report_duplicate_keys(self, node: yaml.MappingNode) -> None:
+        seen: dict[object, Position] = {}
+        for key_node, _ in node.value:
+            if key_node.tag == _MERGE_TAG or not isinstance(key_node, yaml.ScalarNode):
+                continue
+            key = (key_node.tag, key_node.value)
+            where = Position.of(key_node.start_mark)
+            first = seen.setdefault(key, where)
+            if first is not where:
+                self._error_at(
+                    where,
+                    f"duplicate key {abbreviate(str(key_node.value))!r} in this mapping "
+                    f"(first at line {first.line}, column {first.column})",
+                )
+
+    def _error(self, path: YamlPath, message: str) -> None:
+        self.diagnostics.append(self.source.diagnostic(path, message))
+
+    def _error_at(self, where: Position, message: str) -> None:
+        self.diagnostics.append(Diagnostic(self.source.file, where.line, where.column, message))
+
+
+def abbreviate(text: str, limit: int = 40) -> str:
+    return text if len(text) <= limit else f"{text[: limit - 3]}..."
+
+
+def yaml_type(value: object) -> str:
+    """How YAML read a value, in words a YAML user recognises."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return f"boolean {str(value).lower()}"
+    if isinstance(value, int):
+        return "an integer"
+    if isinstance(value, float):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, dict):
+        return "a mapping"
+    return f"a {type(value).__name__}"

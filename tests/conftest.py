@@ -1,0 +1,43 @@
+"""Fixtures every test package may use: the real CLI with captured streams, the repo root."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import pytest
+
+from quotactl.cli.app import run
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+
+
+@dataclass(frozen=True)
+class CliResult:
+    """What a user sees: the exit code and both streams."""
+
+    exit_code: int
+    stdout: str
+    stderr: str
+
+
+@pytest.fixture
+def cli(capsys: pytest.CaptureFixture[str]) -> Callable[..., CliResult]:
+    """Run ``quotactl ARGS...`` in-process through the real error boundary (``run``)."""
+
+    def invoke(*args: str) -> CliResult:
+        code = run(list(args))
+        captured = capsys.readouterr()
+        return CliResult(int(code), captured.out, captured.err)
+
+    return invoke
+
+
+@pytest.fixture
+def repo_root() -> Path:
+    """The checkout's root, for tests that read configs/ and other checked-in files."""
+    return REPO_ROOT
