@@ -1,0 +1,149 @@
+"""Capacity accounting for one queue, per (instance type, share): SPEC §6's L, U, O and B.
+
+Everything is indexed by integers for speed: share ``s``, instance type ``t`` and the pair
+``k = t * S + s``. Per type the ledger keeps the environment capacity, total usage, the idle
+capacity of lending shares (``idle = Σ_lenders max(0, L - O)``) and the borrowed total
+(``borrowed = Σ_s max(0, U - L)``). Their difference ``idle - borrowed`` is the *slack*: what a
+borrower may still take, and what a lending share's own start consumes. The invariant of §6 is
+``slack >= 0`` and ``used <= capacity`` for every type.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from quotactl.core.engine import reasons
+from quotactl.core.model import UNLIMITED, Strategy
+
+if TYPE_CHECKING:
+    from quotactl.core.engine.model import QueueModel
+
+NO_CAP = 1 << 60
+"""Stands for an unlimited borrow allowance."""
+
+
+class Capacity:
+    """Limits, usage and the per-type totals derived from them; updated in O(1) per change."""
+
+    __slots__ = (
+        "S",
+        "_borrow_percent",
+        "_queue",
+        "bcap",
+        "borrowable",
+        "borrowed",
+        "cap",
+        "has_limit",
+        "idle",
+        "in_share",
+        "lends",
+        "lends_k",
+        "limit",
+        "max_count",
+        "share_names",
+        "strategies",
+        "type_index",
+        "types",
+        "usage",
+        "used",
+    )
+
+    def __init__(self, queue: QueueModel) -> None:
+        shares = queue.shares
+        self.S = len(shares)
+        self.share_names = [s.name for s in shares]
+        self.strategies = [s.strategy for s in shares]
+        self.lends = [s.strategy.lends for s in shares]
+        self.in_share = [s.in_share_preemption for s in shares]
+        self._borrow_percent = [
+            (s.borrow_limit if s.strategy is Strategy.LEND_AND_BORROW else 0) for s in shares
+        ]
+        self.types: list[str] = []
+        self.type_index: dict[str, int] = {}
+        self.cap: list[int] = []
+        self.used: list[int] = []
+        self.idle: list[int] = []
+        self.borrowed: list[int] = []
+        self.limit: list[int] = []
+        self.has_limit: list[bool] = []
+        self.bcap: list[int] = []
+        self.lends_k: list[bool] = []
+        self.usage: list[int] = []
+        self.max_count: list[int] = []
+        self.borrowable: list[int] = []
+        self._queue = queue
+        names = list(queue.capacity)
+        names += sorted({t for s in shares for t in s.limits} - set(names))
+        for name in names:
+            self.add_type(name)
+
+    def add_type(self, name: str) -> int:
+        """Index a new instance type (one the environment may lack: jobs of it are stuck)."""
+        t = len(self.types)
+        self.types.append(name)
+        self.type_index[name] = t
+        cap = int(self._queue.capacity.get(name, 0))
+        self.cap.append(cap)
+        self.used.append(0)
+        limits = [int(s.limits.get(name, 0)) for s in self._queue.shares]
+        self.idle.append(sum(lim for lim, lend in zip(limits, self.lends, strict=True) if lend))
+        self.borrowed.append(0)
+        lendable = sum(lim for lim, lend in zip(limits, self.lends, strict=True) if lend)
+        for s, share in enumerate(self._queue.shares):
+            lim = limits[s]
+            percent = self._borrow_percent[s]
+            if share.strategy is not Strategy.LEND_AND_BORROW or name not in share.limits:
+                bcap = 0
+            elif percent == UNLIMITED:
+                bcap = NO_CAP
+            else:
+                bcap = lim * percent // 100  # whole instances: 150 % of 3 is 4 more, not 4.5
+            others = lendable - (lim if self.lends[s] else 0)
+            self.limit.append(lim)
+            self.has_limit.append(name in share.limits)
+            self.bcap.append(bcap)
+            self.lends_k.append(self.lends[s])
+            self.usage.append(0)
+            self.borrowable.append(others)
+            self.max_count.append(min(cap, lim + min(bcap, others)) if name in share.limits else 0)
+        return t
+
+    def change(self, k: int, t: int, delta: int) -> None:
+        """Add ``delta`` instances to the usage of pair ``k`` (of type ``t``)."""
+        u = self.usage[k]
+        v = u + delta
+        lim = self.limit[k]
+        self.borrowed[t] += (v - lim if v > lim else 0) - (u - lim if u > lim else 0)
+        if self.lends_k[k]:
+            self.idle[t] += (lim - v if v < lim else 0) - (lim - u if u < lim else 0)
+        self.usage[k] = v
+        self.used[t] += delta
+
+    def fits(self, k: int, t: int, n: int) -> bool:
+        """Can a job of ``n`` instances of pair ``k`` start now without preempting anything?"""
+        u = self.usage[k]
+        if u + n > self.limit[k] + self.bcap[k] or self.used[t] + n > self.cap[t]:
+            return False
+        return not self.lends_k[k] or self.idle[t] - self.borrowed[t] >= n
+
+    def misconfiguration(self, k: int, n: int) -> str | None:
+        """AWS's MISCONFIGURATION statusReason if ``n`` instances can never run in pair ``k``."""
+        if n <= self.max_count[k]:
+            return None
+        t, s = divmod(k, self.S)
+        lim = self.limit[k]
+        if n > self.cap[t]:
+            return reasons.SERVICE_ENVIRONMENT_MAX_RESOURCE
+        if not self.has_limit[k] or self.strategies[s] is not Strategy.LEND_AND_BORROW:
+            return reasons.QUOTA_SHARE_LIMIT
+        if n > lim + self.bcap[k]:
+            return reasons.QUOTA_SHARE_BORROW_LIMIT
+        return reasons.QUOTA_SHARE_BORROWABLE
+
+    def own(self, k: int) -> int:
+        """O = min(U, L)."""
+        return min(self.usage[k], self.limit[k])
+
+    def borrowed_by(self, k: int) -> int:
+        """B = max(0, U - L)."""
+        return max(0, self.usage[k] - self.limit[k])

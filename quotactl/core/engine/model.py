@@ -1,0 +1,176 @@
+"""The values the engine reads and returns: the queue it schedules, jobs, transitions, timing.
+
+A ``QueueModel`` is one job queue with its service environment and quota shares, in the terms
+of SPEC §6. ``Job`` is the engine's mutable record of one service job; ``Transition`` is one
+status change the engine decided, for the caller (the emulator) to store.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from enum import StrEnum
+from typing import TYPE_CHECKING
+
+from quotactl.core.model import UNLIMITED, Strategy
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    from quotactl.core.model import DesiredState
+
+
+class JobStatus(StrEnum):
+    """AWS Batch service-job statuses (the ones service jobs pass through)."""
+
+    SUBMITTED = "SUBMITTED"
+    RUNNABLE = "RUNNABLE"
+    SCHEDULED = "SCHEDULED"
+    STARTING = "STARTING"
+    RUNNING = "RUNNING"
+    SUCCEEDED = "SUCCEEDED"
+    FAILED = "FAILED"
+
+    @property
+    def holds_capacity(self) -> bool:
+        """SCHEDULED, STARTING and RUNNING jobs count towards their share's usage (SPEC §6)."""
+        return self in _HOLDING
+
+    @property
+    def is_final(self) -> bool:
+        return self is JobStatus.SUCCEEDED or self is JobStatus.FAILED
+
+
+_HOLDING = frozenset({JobStatus.SCHEDULED, JobStatus.STARTING, JobStatus.RUNNING})
+
+
+@dataclass(frozen=True)
+class ShareModel:
+    """One quota share as the engine sees it: limits per instance type and how it shares."""
+
+    name: str
+    limits: Mapping[str, int]
+    strategy: Strategy = Strategy.RESERVE
+    borrow_limit: int = UNLIMITED  # percent of the share's own limit; -1 = unlimited
+    in_share_preemption: bool = False
+    team: str | None = None
+    enabled: bool = True  # a DISABLED share takes no new jobs; its queued jobs still run
+
+
+@dataclass(frozen=True)
+class QueueModel:
+    """One quota-managed job queue: its environment's capacity and its quota shares."""
+
+    name: str
+    capacity: Mapping[str, int]
+    shares: tuple[ShareModel, ...]
+
+    @classmethod
+    def from_desired(cls, desired: DesiredState, queue: str) -> QueueModel:
+        """The model of ``queue`` in a configuration (disabled shares still hold and lend)."""
+        spec = next((q for q in desired.queues if q.name == queue), None)
+        if spec is None:
+            raise KeyError(queue)
+        env = next((e for e in desired.environments if e.name == spec.environment), None)
+        shares = tuple(
+            ShareModel(
+                name=s.name,
+                limits=dict(s.capacity),
+                strategy=s.strategy,
+                borrow_limit=s.borrow_limit,
+                in_share_preemption=s.in_share_preemption,
+                team=s.team,
+                enabled=s.enabled,
+            )
+            for s in desired.shares
+            if s.queue == queue
+        )
+        return cls(name=queue, capacity=dict(env.capacity) if env else {}, shares=shares)
+
+    def with_strategy(self, strategy: Strategy) -> QueueModel:
+        """The same queue with every share forced to ``strategy`` (the simulator's baseline)."""
+        return replace(self, shares=tuple(replace(s, strategy=strategy) for s in self.shares))
+
+    def share(self, name: str) -> ShareModel:
+        for share in self.shares:
+            if share.name == name:
+                return share
+        raise KeyError(name)
+
+
+@dataclass(frozen=True)
+class Timing:
+    """How long a started job spends in SCHEDULED and in STARTING before it is RUNNING.
+
+    Capacity is held from SCHEDULED on. A job's own duration (``Job.run_seconds``) counts from
+    RUNNING. Zero means the phase passes in the same instant (the simulator's choice).
+    """
+
+    scheduled_seconds: float = 0.0
+    starting_seconds: float = 0.0
+
+
+SIMULATOR_TIMING = Timing(0.0, 0.0)
+"""The simulator starts jobs straight into RUNNING: wait time is pure queueing delay."""
+
+EMULATOR_TIMING = Timing(scheduled_seconds=5.0, starting_seconds=30.0)
+"""The emulator's default: SageMaker accepts a job in ~5 s and provisions it in ~30 s."""
+
+
+@dataclass(slots=True, eq=False)
+class Job:
+    """One service job. The engine owns and updates the record you hand it.
+
+    ``submitted_at`` orders equal-priority jobs of a share (earlier first, then the order jobs
+    were handed to the engine). ``run_seconds`` is how long the job stays RUNNING (None: until
+    it is terminated). ``started_at`` is when the current attempt was SCHEDULED.
+    """
+
+    job_id: str
+    share: str
+    instance_type: str
+    count: int
+    priority: int = 0
+    submitted_at: float = 0.0
+    run_seconds: float | None = None
+    status: JobStatus = JobStatus.SUBMITTED
+    status_since: float = 0.0
+    status_reason: str | None = None
+    started_at: float | None = None
+    first_started_at: float | None = None
+    preemption_retries: int | None = None  # preemptionRetriesBeforeTermination; None = no limit
+    preemptions: int = 0
+    # Engine bookkeeping: share, instance-type and (type, share) indices, submission order,
+    # attempt counter (invalidates timers of a preempted attempt), the live runnable-heap entry.
+    _s: int = field(default=-1, repr=False)
+    _t: int = field(default=-1, repr=False)
+    _k: int = field(default=-1, repr=False)
+    _seq: int = field(default=-1, repr=False)
+    _attempt: int = field(default=0, repr=False)
+    _entry: tuple[int, int, Job] | None = field(default=None, repr=False)
+
+
+@dataclass(frozen=True, slots=True)
+class PreemptedAttempt:
+    """One entry of a job's ``preemptionSummary.recentPreemptedAttempts``."""
+
+    started_at: float
+    stopped_at: float
+    status_reason: str
+    preempted_by: str
+
+
+@dataclass(frozen=True, slots=True)
+class Transition:
+    """A status change the engine decided: the job, its new status, when and why.
+
+    A RUNNABLE transition with a MISCONFIGURATION reason changes only the statusReason. A
+    preemption carries the ``preempted_attempt`` to append to the job's preemption summary.
+    ``borrowed`` is how many of the job's instances count as borrowed when it is SCHEDULED.
+    """
+
+    job_id: str
+    at: float
+    status: JobStatus
+    reason: str | None = None
+    preempted_attempt: PreemptedAttempt | None = None
+    borrowed: int = 0

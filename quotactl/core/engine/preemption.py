@@ -1,0 +1,91 @@
+"""Choosing victims (SPEC §6 steps 3 and 4), on trial numbers: nothing changes unless it works.
+
+Both choosers walk candidates lowest priority first, then most recently started (then latest
+submitted), adding one victim at a time to a trial copy of the capacity ledger of the head
+job's instance type, and return the shortest prefix after which the head job fits. If even all
+candidates would not be enough they return ``None`` and nobody is preempted.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from quotactl.core.engine.model import Job
+    from quotactl.core.engine.state import EngineState
+
+
+def victim_order(job: Job) -> tuple[int, float, int]:
+    """Lowest priority first, then the most recently started, then the latest submitted."""
+    started = job.started_at if job.started_at is not None else 0.0
+    return (job.priority, -started, -job._seq)
+
+
+def reclaim_victims(state: EngineState, job: Job) -> list[Job] | None:
+    """Cross-share preemption: borrowing jobs to stop so that ``job`` (within its own limit) fits.
+
+    Candidates are the active jobs of the head's instance type in other shares that use more
+    than their limit (B > 0: borrowers, and shares whose limit was lowered below their usage).
+    A share stops being a candidate as soon as its trial usage is back within its limit.
+    """
+    cap = state.capacity
+    t, n = job._t, job.count
+    base = t * cap.S
+    usage, limit, lends = cap.usage, cap.limit, cap.lends_k
+    candidates = [
+        v
+        for r, active in enumerate(state._active)
+        if r != job._s and usage[base + r] > limit[base + r]
+        for v in active.values()
+        if v._t == t
+    ]
+    if not candidates:
+        return None
+    candidates.sort(key=victim_order)
+    used, idle, borrowed = cap.used[t], cap.idle[t], cap.borrowed[t]
+    need_slack = n if lends[job._k] else 0
+    trial: dict[int, int] = {}
+    chosen: list[Job] = []
+    for victim in candidates:
+        k = victim._k
+        u = trial.get(k, usage[k])
+        lim = limit[k]
+        if u <= lim:
+            continue
+        w = u - victim.count
+        borrowed += (w - lim if w > lim else 0) - (u - lim)
+        if lends[k] and w < lim:
+            idle += lim - w
+        used -= victim.count
+        trial[k] = w
+        chosen.append(victim)
+        if used + n <= cap.cap[t] and idle - borrowed >= need_slack:
+            return chosen
+    return None
+
+
+def in_share_victims(state: EngineState, job: Job) -> list[Job] | None:
+    """In-share preemption: lower-priority active jobs of the head's own share to stop."""
+    cap = state.capacity
+    t, k, n = job._t, job._k, job.count
+    candidates = [
+        v for v in state._active[job._s].values() if v._t == t and v.priority < job.priority
+    ]
+    if not candidates:
+        return None
+    candidates.sort(key=victim_order)
+    u, lim, bcap, lends = cap.usage[k], cap.limit[k], cap.bcap[k], cap.lends_k[k]
+    used, idle, borrowed = cap.used[t], cap.idle[t], cap.borrowed[t]
+    chosen: list[Job] = []
+    for victim in candidates:
+        w = u - victim.count
+        borrowed += (w - lim if w > lim else 0) - (u - lim if u > lim else 0)
+        if lends:
+            idle += (lim - w if w < lim else 0) - (lim - u if u < lim else 0)
+        used -= victim.count
+        u = w
+        chosen.append(victim)
+        fits = u + n <= lim + bcap and used + n <= cap.cap[t]
+        if fits and (not lends or idle - borrowed >= n):
+            return chosen
+    return None

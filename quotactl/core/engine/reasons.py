@@ -1,0 +1,38 @@
+"""The statusReason texts the engine writes, verbatim from AWS where AWS publishes them.
+
+Sources: reference/aws-batch-quota-management.md §2.3 (preemption events) and §2.6 (the
+misconfiguration table, from the user guide page "Job stuck in RUNNABLE: misconfiguration").
+AWS publishes no text for in-share preemption or for a job failed by its preemption-retry
+budget; those two are quotactl's own wording, shaped like AWS's.
+"""
+
+from __future__ import annotations
+
+CROSS_SHARE_PREEMPTION = "Cross-share preemption triggered to reclaim borrowed capacity"
+"""statusReason of an attempt preempted to give a lending share its capacity back (AWS)."""
+
+IN_SHARE_PREEMPTION = "In-share preemption triggered by a higher-priority job"
+"""statusReason of an attempt preempted by a higher-priority job of its own share (quotactl's)."""
+
+SERVICE_ENVIRONMENT_MAX_RESOURCE = (
+    "MISCONFIGURATION:SERVICE_ENVIRONMENT_MAX_RESOURCE - Service environment(s) associated with "
+    "the job queue cannot meet the capacity requirement of the job."
+)
+QUOTA_SHARE_LIMIT = (
+    "MISCONFIGURATION:QUOTA_MANAGEMENT_LIMIT_EXCEEDED - Job requirements exceed quota share "
+    "capacity limits."
+)
+QUOTA_SHARE_BORROW_LIMIT = (
+    "MISCONFIGURATION:QUOTA_MANAGEMENT_LIMIT_EXCEEDED - Job requirements exceed quota share "
+    "capacity limits and borrow limits."
+)
+QUOTA_SHARE_BORROWABLE = (
+    "MISCONFIGURATION:QUOTA_MANAGEMENT_LIMIT_EXCEEDED - Job requires borrowing that exceeds all "
+    "configured borrowable capacity."
+)
+
+
+def preemption_retries_exhausted(retries: int, reason: str) -> str:
+    """statusReason of a job FAILED because ``preemptionRetriesBeforeTermination`` is used up."""
+    budget = f"preemptionRetriesBeforeTermination={retries}"
+    return f"Terminated after preemption: {budget} used up. {reason}"

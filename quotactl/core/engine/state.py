@@ -1,0 +1,282 @@
+"""The engine's state and the primitives every decision is made of: start, release, preempt.
+
+``EngineState`` holds one queue's capacity ledger, a runnable heap per share keyed by
+``(-priority, submission order)``, the active jobs per share, the timers of the job lifecycle
+and the bookkeeping of blocked head jobs. ``QueueEngine`` (``scheduler.py``) adds the
+scheduling pass on top. Subclasses observe the run through the ``_started``/``_preempted``/
+``_finished`` hooks (the simulator meters with them; by default they record transitions).
+
+Lifecycle: a started job is SCHEDULED, then STARTING after ``Timing.scheduled_seconds``, then
+RUNNING after ``Timing.starting_seconds``, then SUCCEEDED after its ``run_seconds``. Capacity is
+held from SCHEDULED on. With zero phase times the three statuses are passed in one instant.
+"""
+
+from __future__ import annotations
+
+from heapq import heappop, heappush
+
+from quotactl.core.engine import reasons
+from quotactl.core.engine.capacity import Capacity
+from quotactl.core.engine.model import (
+    Job,
+    JobStatus,
+    PreemptedAttempt,
+    QueueModel,
+    Timing,
+    Transition,
+)
+from quotactl.errors import QuotactlError
+
+_RUNNABLE = JobStatus.RUNNABLE
+_SCHEDULED = JobStatus.SCHEDULED
+_STARTING = JobStatus.STARTING
+_RUNNING = JobStatus.RUNNING
+
+_TO_STARTING, _TO_RUNNING, _DONE = 0, 1, 2
+
+Entry = tuple[int, int, Job]
+Timer = tuple[float, int, Job, int, int]
+
+
+class EngineState:
+    """One queue's jobs and capacity, and the operations that change them consistently."""
+
+    def __init__(self, queue: QueueModel, timing: Timing, *, record: bool) -> None:
+        self.queue = queue
+        self.timing = timing
+        self.now = 0.0
+        self.capacity = Capacity(queue)
+        shares = len(queue.shares)
+        self._share_index = {s.name: i for i, s in enumerate(queue.shares)}
+        self._runnable: list[list[Entry]] = [[] for _ in range(shares)]
+        self._active: list[dict[int, Job]] = [{} for _ in range(shares)]
+        self._waiting: list[dict[int, tuple[Job, bool]]] = [{} for _ in self.capacity.types]
+        self._waits_on = [-1] * shares
+        self._dirty: set[int] = set()
+        self._touched: set[int] = set()
+        self._timers: list[Timer] = []
+        self._seq = 0
+        self._timer_seq = 0
+        self._instant = timing.scheduled_seconds <= 0 and timing.starting_seconds <= 0
+        self._by_id: dict[str, Job] | None = {} if record else None
+        self.transitions: list[Transition] | None = [] if record else None
+
+    # -- queries --------------------------------------------------------------------------------
+
+    def jobs(self) -> list[Job]:
+        """Every job the engine holds (queued and active), in submission order."""
+        live = [e[2] for q in self._runnable for e in q if e[2]._entry is e]
+        live += [j for active in self._active for j in active.values()]
+        return sorted(live, key=lambda j: j._seq)
+
+    def head(self, share: str) -> Job | None:
+        """The job the share would dispatch next."""
+        return self._head(self._share_index[share])
+
+    def usage(self, share: str, instance_type: str) -> int:
+        """Instances the share's active jobs hold of that type (U)."""
+        t = self.capacity.type_index.get(instance_type)
+        if t is None:
+            return 0
+        return self.capacity.usage[t * self.capacity.S + self._share_index[share]]
+
+    def next_event_time(self) -> float | None:
+        """When the next lifecycle timer fires (a phase change or a job finishing), if any."""
+        timers = self._timers
+        while timers and timers[0][2]._attempt != timers[0][3]:
+            heappop(timers)
+        return timers[0][0] if timers else None
+
+    # -- primitives -----------------------------------------------------------------------------
+
+    def _start(self, job: Job) -> None:
+        """RUNNABLE -> SCHEDULED: the job is the head of its share's heap and takes capacity."""
+        heappop(self._runnable[job._s])
+        job._entry = None
+        cap = self.capacity
+        k = job._k
+        u = cap.usage[k]
+        lim = cap.limit[k]
+        v = u + job.count
+        borrowed = (v - lim if v > lim else 0) - (u - lim if u > lim else 0)
+        if borrowed:
+            self._touched.add(job._t)  # new borrowing: new victims for blocked own-limit jobs
+        self._activate(job)
+        now = self.now
+        job.started_at = now
+        job.status_since = now
+        job.status_reason = None
+        job._attempt += 1
+        if job.first_started_at is None:
+            job.first_started_at = now
+        if self._instant:
+            job.status = _RUNNING
+            if job.run_seconds is not None:
+                self._timer(now + job.run_seconds, job, _DONE)
+        else:
+            job.status = _SCHEDULED
+            self._timer(now + self.timing.scheduled_seconds, job, _TO_STARTING)
+        self._started(job, borrowed)
+
+    def _activate(self, job: Job) -> None:
+        self._active[job._s][job._seq] = job
+        self._change(job._k, job._t, job.count)
+
+    def _release(self, job: Job) -> None:
+        """Free what an active job holds; its share and instance type get another look."""
+        del self._active[job._s][job._seq]
+        self._change(job._k, job._t, -job.count)
+        self._touched.add(job._t)
+        self._dirty.add(job._s)
+        job._attempt += 1
+
+    def _change(self, k: int, t: int, delta: int) -> None:
+        """Every usage change goes through here (the simulator meters it)."""
+        self.capacity.change(k, t, delta)
+
+    def _preempt(self, job: Job, reason: str, by: Job) -> None:
+        """Stop an active job: back to RUNNABLE at its old queue position, or FAILED."""
+        now = self.now
+        started = job.started_at if job.started_at is not None else now
+        self._release(job)
+        job.preemptions += 1
+        attempt = PreemptedAttempt(started, now, reason, by.job_id)
+        retries = job.preemption_retries
+        job.status_since = now
+        if retries is not None and job.preemptions > retries:
+            job.status = JobStatus.FAILED
+            job.status_reason = reasons.preemption_retries_exhausted(retries, reason)
+            self._forget(job)
+        else:
+            job.status = _RUNNABLE
+            job.status_reason = reason
+            self._enqueue(job)
+        self._preempted(job, attempt)
+
+    def _misconfigured(self, job: Job) -> None:
+        reason = self.capacity.misconfiguration(job._k, job.count)
+        if reason != job.status_reason:
+            job.status_reason = reason
+            self._emit(job, _RUNNABLE, reason)
+
+    # -- lifecycle timers -----------------------------------------------------------------------
+
+    def _timer(self, at: float, job: Job, phase: int) -> None:
+        heappush(self._timers, (at, self._timer_seq, job, job._attempt, phase))
+        self._timer_seq += 1
+
+    def _resume_timer(self, job: Job) -> None:
+        """Re-arm the timer of an active job handed over in a snapshot."""
+        since = job.status_since
+        if job.status is _SCHEDULED:
+            self._timer(since + self.timing.scheduled_seconds, job, _TO_STARTING)
+        elif job.status is _STARTING:
+            self._timer(since + self.timing.starting_seconds, job, _TO_RUNNING)
+        elif job.run_seconds is not None:
+            self._timer(since + job.run_seconds, job, _DONE)
+
+    def fire(self, now: float) -> None:
+        """Apply every lifecycle timer due at or before ``now``, each at its own time."""
+        timers = self._timers
+        while timers and timers[0][0] <= now:
+            at, _, job, attempt, phase = heappop(timers)
+            if job._attempt != attempt:
+                continue  # the attempt was preempted or the job removed
+            self.now = at
+            if phase == _DONE:
+                self._release(job)
+                job.status = JobStatus.SUCCEEDED
+                job.status_since = at
+                self._forget(job)
+                self._finished(job)
+            elif phase == _TO_STARTING:
+                job.status = _STARTING
+                job.status_since = at
+                self._timer(at + self.timing.starting_seconds, job, _TO_RUNNING)
+                self._emit(job, _STARTING, None)
+            else:
+                job.status = _RUNNING
+                job.status_since = at
+                if job.run_seconds is not None:
+                    self._timer(at + job.run_seconds, job, _DONE)
+                self._emit(job, _RUNNING, None)
+        self.now = max(self.now, now)
+
+    # -- hooks (subclasses meter here; the default records transitions) --------------------------
+
+    def _emit(self, job: Job, status: JobStatus, reason: str | None) -> None:
+        if self.transitions is not None:
+            self.transitions.append(Transition(job.job_id, self.now, status, reason))
+
+    def _started(self, job: Job, borrowed: int) -> None:
+        if self.transitions is None:
+            return
+        self.transitions.append(Transition(job.job_id, self.now, _SCHEDULED, borrowed=borrowed))
+        if self._instant:
+            self.transitions.append(Transition(job.job_id, self.now, _STARTING))
+            self.transitions.append(Transition(job.job_id, self.now, _RUNNING))
+
+    def _preempted(self, job: Job, attempt: PreemptedAttempt) -> None:
+        if self.transitions is not None:
+            self.transitions.append(
+                Transition(job.job_id, self.now, job.status, job.status_reason, attempt)
+            )
+
+    def _finished(self, job: Job) -> None:
+        self._emit(job, JobStatus.SUCCEEDED, None)
+
+    # -- bookkeeping ----------------------------------------------------------------------------
+
+    def _index(self, job: Job) -> None:
+        s = self._share_index.get(job.share)
+        if s is None:
+            raise QuotactlError(
+                f"queue {self.queue.name!r} has no quota share {job.share!r}",
+                code="unknown-share",
+            )
+        cap = self.capacity
+        t = cap.type_index.get(job.instance_type)
+        if t is None:
+            t = cap.add_type(job.instance_type)
+            self._waiting.append({})
+        job._s = s
+        job._t = t
+        job._k = t * cap.S + s
+        job._seq = self._seq
+        self._seq += 1
+        if self._by_id is not None:
+            self._by_id[job.job_id] = job
+
+    def _enqueue(self, job: Job) -> None:
+        entry = (-job.priority, job._seq, job)
+        job._entry = entry
+        heappush(self._runnable[job._s], entry)
+        self._dirty.add(job._s)
+
+    def _head(self, s: int) -> Job | None:
+        queue = self._runnable[s]
+        while queue:
+            entry = queue[0]
+            if entry[2]._entry is entry:
+                return entry[2]
+            heappop(queue)
+        return None
+
+    def _wait(self, s: int, t: int, job: Job, *, reclaimer: bool) -> None:
+        self._waiting[t][s] = (job, reclaimer)
+        self._waits_on[s] = t
+
+    def _unwait(self, s: int) -> None:
+        t = self._waits_on[s]
+        if t >= 0:
+            del self._waiting[t][s]
+            self._waits_on[s] = -1
+
+    def _job(self, job_id: str) -> Job:
+        if self._by_id is None or job_id not in self._by_id:
+            raise QuotactlError(f"no live job {job_id!r} in this engine", code="not-found")
+        return self._by_id[job_id]
+
+    def _forget(self, job: Job) -> None:
+        if self._by_id is not None:
+            self._by_id.pop(job.job_id, None)
