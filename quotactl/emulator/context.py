@@ -1,0 +1,42 @@
+"""What a handler and the state machine get for one request: the transaction, the emulated
+time, the account and the settings. Built by ``Emulator`` per request; never global."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from quotactl.emulator.arns import Account
+    from quotactl.emulator.scheduling import Scheduler
+    from quotactl.emulator.store import Tx
+
+
+@dataclass
+class Context:
+    tx: Tx
+    now: float  # emulated epoch seconds
+    account: Account
+    scheduler: Scheduler
+    status_delay: float = 0.0  # emulated seconds each CREATING/UPDATING/... step takes at least
+    strict: bool = False  # True before the handler: only what fell due before ``now`` moves
+    touched: set[str] = field(default_factory=set)  # ARNs/job ids this request set a status on
+
+    def due(self, at: float, key: str) -> bool:
+        """Whether a step due at emulated time ``at`` for resource/job ``key`` happens now.
+
+        A status set in this request never moves on in it; one set earlier at this same
+        instant moves on only after the next request's handler, so that request sees it.
+        """
+        if key in self.touched:
+            return False
+        return at < self.now if self.strict else at <= self.now
+
+    def changed(self) -> None:
+        """Something the scheduler depends on changed: rerun it at the end of this request."""
+        self.tx.wake(self.now)
+
+    def settling(self, key: str) -> None:
+        """A status was set on ``key`` that completes after the status delay."""
+        self.touched.add(key)
+        self.tx.wake(self.now + self.status_delay)

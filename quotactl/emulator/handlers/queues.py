@@ -1,0 +1,245 @@
+"""Job queues: Create/Update/Delete/DescribeJobQueues (SAGEMAKER_TRAINING queues only)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from quotactl.emulator import validate as v
+from quotactl.emulator.arns import parse_arn
+from quotactl.emulator.errors import ClientException
+from quotactl.emulator.handlers.common import find, require_disabled, require_settled, tag_new
+from quotactl.emulator.handlers.environments import uses_instance_types
+from quotactl.emulator.models import (
+    CREATING,
+    DELETING,
+    UPDATING,
+    VALID,
+    JobQueue,
+    SchedulingPolicy,
+    ServiceEnvironment,
+)
+
+if TYPE_CHECKING:
+    from quotactl.emulator.context import Context
+
+Params = dict[str, Any]
+MAX_QUEUES = 50
+STATES = ("ENABLED", "DISABLED")
+TIME_LIMIT_REASONS = (
+    "CAPACITY:INSUFFICIENT_INSTANCE_CAPACITY",
+    "MISCONFIGURATION:SERVICE_ENVIRONMENT_MAX_RESOURCE",
+    "MISCONFIGURATION:QUOTA_MANAGEMENT_LIMIT_EXCEEDED",
+)
+
+
+def _policy(ctx: Context, arn: str) -> SchedulingPolicy:
+    parsed = parse_arn(arn)
+    if parsed is None or parsed.kind != SchedulingPolicy.KIND:
+        raise ClientException(f"schedulingPolicyArn {arn!r} is not a scheduling policy ARN")
+    policy = ctx.tx.get(SchedulingPolicy, parsed.name)
+    if policy is None or policy.arn != arn:
+        raise ClientException(f"scheduling policy {arn!r} does not exist")
+    return policy
+
+
+def _environment(
+    ctx: Context, params: Params, queue: str
+) -> tuple[ServiceEnvironment, list[dict[str, Any]]]:
+    order = v.array(params, "serviceEnvironmentOrder") or []
+    if len(order) != 1:
+        raise ClientException(
+            f"serviceEnvironmentOrder of job queue {queue!r} has {len(order)} entries; a "
+            "SAGEMAKER_TRAINING job queue takes exactly one service environment"
+        )
+    entry = order[0]
+    if not isinstance(entry, dict):
+        raise ClientException("serviceEnvironmentOrder[0] must be an object")
+    v.integer(entry, "order", 0)
+    environment = find(
+        ctx,
+        ServiceEnvironment,
+        v.required_string(entry, "serviceEnvironment"),
+        "serviceEnvironmentOrder[0].serviceEnvironment",
+    )
+    if environment.status != VALID:
+        raise ClientException(
+            f"service environment {environment.name!r} is {environment.status}; it must be VALID"
+        )
+    return environment, [{"order": entry.get("order", 1), "serviceEnvironment": environment.arn}]
+
+
+def _check_quota_management(ctx: Context, queue: str, environment: ServiceEnvironment) -> None:
+    if not uses_instance_types(environment):
+        raise ClientException(
+            f"service environment {environment.name!r} counts NUM_INSTANCES; a job queue with a "
+            "quota-share scheduling policy needs instance-type capacity limits"
+        )
+    others = [
+        q.name
+        for q in ctx.tx.records(JobQueue)
+        if q.environment == environment.name and q.name != queue
+    ]
+    if others:
+        raise ClientException(
+            f"service environment {environment.name!r} already serves job queue "
+            f"{others[0]!r}; a quota-management environment serves one job queue"
+        )
+
+
+def _time_limits(params: Params) -> list[dict[str, Any]] | None:
+    actions = v.array(params, "jobStateTimeLimitActions")
+    if actions is None:
+        return None
+    out = []
+    for index, action in enumerate(actions):
+        where = f"jobStateTimeLimitActions[{index}]"
+        if not isinstance(action, dict):
+            raise ClientException(f"{where} must be an object")
+        reason = v.enum(action, "reason", TIME_LIMIT_REASONS)
+        v.enum(action, "state", ["RUNNABLE"])
+        if action.get("action") != "TERMINATE":
+            raise ClientException(
+                f"{where}.action {action.get('action')!r} is invalid: SAGEMAKER_TRAINING job "
+                "queues support TERMINATE only"
+            )
+        seconds = v.integer(action, "maxTimeSeconds", 600, 86400)
+        out.append(
+            {
+                "reason": reason,
+                "state": "RUNNABLE",
+                "maxTimeSeconds": seconds,
+                "action": "TERMINATE",
+            }
+        )
+    return out
+
+
+def create_job_queue(ctx: Context, params: Params) -> dict[str, Any]:
+    name = v.name(params, "jobQueueName")
+    state = v.enum(params, "state", STATES, default="ENABLED")
+    priority = v.integer(params, "priority", 0, 1000)
+    if priority is None:
+        raise ClientException("priority is required (0 to 1000)")
+    if params.get("computeEnvironmentOrder"):
+        if params.get("serviceEnvironmentOrder"):
+            raise ClientException(
+                "a job queue takes computeEnvironmentOrder or serviceEnvironmentOrder, not both"
+            )
+        raise ClientException(
+            "computeEnvironmentOrder is not supported by the quotactl emulator: it implements "
+            "SAGEMAKER_TRAINING job queues with a serviceEnvironmentOrder"
+        )
+    kind = v.enum(
+        params,
+        "jobQueueType",
+        ["SAGEMAKER_TRAINING", "EKS", "ECS", "ECS_FARGATE", "ECS_MANAGED_INSTANCES"],
+        default="SAGEMAKER_TRAINING",
+    )
+    if kind != "SAGEMAKER_TRAINING":
+        raise ClientException(
+            f"jobQueueType {kind} needs a computeEnvironmentOrder; a serviceEnvironmentOrder "
+            "requires jobQueueType SAGEMAKER_TRAINING"
+        )
+    environment, order = _environment(ctx, params, name)
+    policy = None
+    if params.get("schedulingPolicyArn") is not None:
+        policy = _policy(ctx, v.required_string(params, "schedulingPolicyArn"))
+    quota_managed = policy is not None and policy.quota_share_policy is not None
+    if quota_managed:
+        _check_quota_management(ctx, name, environment)
+    limits = _time_limits(params) or []
+    v.tags(params.get("tags"))
+    if ctx.tx.get(JobQueue, name) is not None:
+        raise ClientException("Object already exists")
+    if ctx.tx.count(JobQueue) >= MAX_QUEUES:
+        raise ClientException(f"the account already has {MAX_QUEUES} job queues, the AWS limit")
+    queue = JobQueue(
+        name=name,
+        arn=ctx.account.arn(JobQueue.KIND, name),
+        state=state,
+        status=CREATING,
+        status_since=ctx.now,
+        priority=priority,
+        scheduling_policy_arn=policy.arn if policy else None,
+        quota_managed=quota_managed,
+        environment=environment.name,
+        service_environment_order=order,
+        job_state_time_limit_actions=limits,
+    )
+    ctx.tx.insert(queue)
+    tag_new(ctx, queue.arn, params)
+    ctx.settling(queue.arn)
+    return {"jobQueueName": name, "jobQueueArn": queue.arn}
+
+
+def update_job_queue(ctx: Context, params: Params) -> dict[str, Any]:
+    queue = find(ctx, JobQueue, v.required_string(params, "jobQueue"), "jobQueue")
+    require_settled(queue, "update")
+    queue.state = v.enum(params, "state", STATES, default=queue.state)
+    priority = v.integer(params, "priority", 0, 1000)
+    if priority is not None:
+        queue.priority = priority
+    if params.get("computeEnvironmentOrder"):
+        raise ClientException(
+            f"job queue {queue.name!r} is a SAGEMAKER_TRAINING queue; it takes a "
+            "serviceEnvironmentOrder, not a computeEnvironmentOrder"
+        )
+    if params.get("schedulingPolicyArn") is not None:
+        policy = _policy(ctx, v.required_string(params, "schedulingPolicyArn"))
+        if queue.scheduling_policy_arn is None:
+            raise ClientException(
+                f"job queue {queue.name!r} was created without a scheduling policy and cannot "
+                "get one; create a new job queue instead"
+            )
+        if (policy.quota_share_policy is not None) != queue.quota_managed:
+            raise ClientException(
+                f"job queue {queue.name!r} cannot switch between a quota-share and a fair-share "
+                "scheduling policy; it may only be replaced by one of the same type"
+            )
+        queue.scheduling_policy_arn = policy.arn
+    if params.get("serviceEnvironmentOrder") is not None:
+        environment, order = _environment(ctx, params, queue.name)
+        if queue.quota_managed:
+            _check_quota_management(ctx, queue.name, environment)
+        queue.environment, queue.service_environment_order = environment.name, order
+    limits = _time_limits(params)
+    if limits is not None:
+        queue.job_state_time_limit_actions = limits
+    queue.status, queue.status_since, queue.status_reason = UPDATING, ctx.now, None
+    ctx.tx.update(queue)
+    ctx.settling(queue.arn)
+    ctx.changed()
+    return {"jobQueueName": queue.name, "jobQueueArn": queue.arn}
+
+
+def delete_job_queue(ctx: Context, params: Params) -> dict[str, Any]:
+    queue = find(ctx, JobQueue, v.required_string(params, "jobQueue"), "jobQueue")
+    if queue.status == DELETING:
+        return {}
+    require_disabled(queue)
+    require_settled(queue, "delete")
+    queue.status, queue.status_since, queue.status_reason = DELETING, ctx.now, None
+    ctx.tx.update(queue)
+    ctx.settling(queue.arn)
+    return {}
+
+
+def describe_job_queues(ctx: Context, params: Params) -> dict[str, Any]:
+    wanted = v.array(params, "jobQueues")
+    limit = v.max_results(params)
+    if wanted:
+        if len(wanted) > 100:
+            raise ClientException(f"jobQueues has {len(wanted)} entries; at most 100 are allowed")
+        found = []
+        for value in wanted:
+            try:
+                found.append(find(ctx, JobQueue, str(value), "jobQueues"))
+            except ClientException:
+                continue  # AWS leaves unknown names out rather than failing
+        return {"jobQueues": [q.to_api(ctx.tx.tags(q.arn)) for q in found]}
+    after = v.decode_token(params, "DescribeJobQueues") or 0
+    page = ctx.tx.records(JobQueue, after=after, limit=limit + 1)
+    out: dict[str, Any] = {"jobQueues": [q.to_api(ctx.tx.tags(q.arn)) for q in page[:limit]]}
+    if len(page) > limit:
+        out["nextToken"] = v.encode_token("DescribeJobQueues", page[limit - 1].seq)
+    return out

@@ -1,0 +1,303 @@
+"""Service jobs: SubmitServiceJob, Describe/List/Update/TerminateServiceJob(s)."""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, Any
+
+from quotactl.emulator import jobs
+from quotactl.emulator import validate as v
+from quotactl.emulator.arns import job_id_of, new_job_id
+from quotactl.emulator.errors import ClientException
+from quotactl.emulator.handlers.common import find
+from quotactl.emulator.models import (
+    CREATING,
+    DELETING,
+    DISABLED,
+    JOB_STATUSES,
+    RUNNING,
+    TERMINAL,
+    JobQueue,
+    QuotaShare,
+    SchedulingPolicy,
+    ServiceJob,
+)
+
+if TYPE_CHECKING:
+    from quotactl.emulator.context import Context
+
+Params = dict[str, Any]
+MAX_REQUEST_BYTES = 30 * 1024
+MAX_PAYLOAD_BYTES = 10 * 1024
+FILTERS = (
+    "JOB_NAME",
+    "BEFORE_CREATED_AT",
+    "AFTER_CREATED_AT",
+    "SHARE_IDENTIFIER",
+    "QUOTA_SHARE_NAME",
+)
+SHARE_FILTERS = ("SHARE_IDENTIFIER", "QUOTA_SHARE_NAME")
+MAX_BULK_TERMINATE = 50
+
+
+def find_job(ctx: Context, value: str) -> ServiceJob:
+    """A job by id or by ARN (the SageMaker SDK passes ARNs as jobId)."""
+    job_id = job_id_of(value)
+    if job_id is None:
+        raise ClientException(f"jobId {value!r} is not a service job ID or ARN")
+    job = ctx.tx.job(job_id)
+    if job is None:
+        raise ClientException(f"service job {value!r} does not exist")
+    return job
+
+
+def _retry_strategy(params: Params) -> dict[str, Any] | None:
+    strategy = v.struct(params, "retryStrategy")
+    if strategy is None:
+        return None
+    v.integer(strategy, "attempts", 1, 10)
+    rules = v.array(strategy, "evaluateOnExit") or []
+    if len(rules) > 5:
+        raise ClientException(f"retryStrategy.evaluateOnExit has {len(rules)} entries; at most 5")
+    for index, rule in enumerate(rules):
+        if not isinstance(rule, dict):
+            raise ClientException(f"retryStrategy.evaluateOnExit[{index}] must be an object")
+        if str(rule.get("action", "")).upper() not in ("RETRY", "EXIT"):
+            raise ClientException(
+                f"retryStrategy.evaluateOnExit[{index}].action {rule.get('action')!r} is invalid: "
+                "use RETRY or EXIT"
+            )
+        if len(str(rule.get("onStatusReason", ""))) > 512:
+            raise ClientException(
+                f"retryStrategy.evaluateOnExit[{index}].onStatusReason is longer than 512 "
+                "characters"
+            )
+    return strategy
+
+
+def _share_fields(ctx: Context, params: Params, queue: JobQueue) -> tuple[str | None, str | None]:
+    share_name = v.string(params, "quotaShareName")
+    identifier = v.string(params, "shareIdentifier")
+    if queue.quota_managed:
+        if identifier is not None:
+            raise ClientException(
+                f"shareIdentifier is not allowed on job queue {queue.name!r}, which uses quota "
+                "shares; use quotaShareName"
+            )
+        if share_name is None:
+            raise ClientException(
+                f"quotaShareName is required: job queue {queue.name!r} uses quota shares"
+            )
+        share = ctx.tx.get(QuotaShare, share_name, parent=queue.name)
+        if share is None or share.status in (CREATING, DELETING):
+            raise ClientException(
+                f"quota share {share_name!r} does not exist on job queue {queue.name!r}"
+            )
+        if share.state == DISABLED:
+            raise ClientException(f"quota share {share_name!r} is DISABLED and accepts no new jobs")
+        return share_name, None
+    if share_name is not None:
+        raise ClientException(
+            f"quotaShareName is not allowed on job queue {queue.name!r}: it has no quota-share "
+            "scheduling policy"
+        )
+    policy = None
+    if queue.scheduling_policy_arn:
+        policy = next(
+            (p for p in ctx.tx.records(SchedulingPolicy) if p.arn == queue.scheduling_policy_arn),
+            None,
+        )
+    fair_share = policy is not None and policy.fairshare_policy is not None
+    if fair_share and identifier is None:
+        raise ClientException(
+            f"shareIdentifier is required: job queue {queue.name!r} uses a fair-share policy"
+        )
+    if not fair_share and identifier is not None:
+        raise ClientException(
+            f"shareIdentifier is not allowed on job queue {queue.name!r}: it has no fair-share "
+            "scheduling policy"
+        )
+    return None, identifier
+
+
+def submit_service_job(ctx: Context, params: Params) -> dict[str, Any]:
+    if len(json.dumps(params)) > MAX_REQUEST_BYTES:
+        raise ClientException(f"the request is larger than {MAX_REQUEST_BYTES} bytes")
+    name = v.name(params, "jobName")
+    queue = find(ctx, JobQueue, v.required_string(params, "jobQueue"), "jobQueue")
+    v.enum(params, "serviceJobType", ["SAGEMAKER_TRAINING"])
+    payload = v.required_string(params, "serviceRequestPayload")
+    if len(payload.encode()) > MAX_PAYLOAD_BYTES:
+        raise ClientException(
+            f"serviceRequestPayload is {len(payload.encode())} bytes; at most "
+            f"{MAX_PAYLOAD_BYTES} are allowed"
+        )
+    priority = v.integer(params, "schedulingPriority", 0, 9999)
+    token = v.string(params, "clientToken")
+    if token is not None and not 1 <= len(token) <= 64:
+        raise ClientException("clientToken must be 1 to 64 characters")
+    digest = jobs.describe_request({k: val for k, val in params.items() if k != "clientToken"})
+    if token is not None:
+        earlier = ctx.tx.job_by_token(token)
+        if earlier is not None:
+            if earlier.request_digest != digest:
+                raise ClientException(
+                    f"clientToken {token!r} was already used for a different SubmitServiceJob "
+                    "request"
+                )
+            return {"jobArn": earlier.arn, "jobName": earlier.name, "jobId": earlier.job_id}
+    if queue.state == DISABLED or queue.status in (CREATING, DELETING):
+        state = queue.state if queue.state == DISABLED else queue.status
+        raise ClientException(f"job queue {queue.name!r} is {state} and accepts no jobs")
+    share, identifier = _share_fields(ctx, params, queue)
+    retry = _retry_strategy(params)
+    preemption = v.struct(params, "preemptionConfiguration")
+    if preemption is not None:
+        v.integer(preemption, "preemptionRetriesBeforeTermination", 0)
+    timeout = v.struct(params, "timeoutConfig")
+    if timeout is not None:
+        v.integer(timeout, "attemptDurationSeconds", 1)
+    tags = v.tags(params.get("tags"))
+    try:
+        capacity = jobs.capacity_of(payload)
+    except jobs.PayloadError:
+        capacity = {}  # passed on unvalidated, as AWS does; the job fails when SageMaker sees it
+    run_for, max_runtime = jobs.runtime_of(payload, tags)
+    job_id = new_job_id()
+    job = ServiceJob(
+        job_id=job_id,
+        arn=ctx.account.arn("service-job", job_id),
+        name=name,
+        queue_ref=queue.seq,
+        queue_arn=queue.arn,
+        share=share,
+        share_identifier=identifier,
+        payload=payload,
+        priority=priority,
+        created_at=ctx.now,
+        capacity=capacity,
+        run_for=run_for,
+        max_runtime=max_runtime,
+        status_since=ctx.now,
+        reason_since=ctx.now,
+        retry_strategy=retry,
+        preemption_configuration=preemption,
+        timeout_config=timeout,
+        client_token=token,
+        request_digest=digest,
+    )
+    ctx.tx.insert_job(job)
+    if tags:
+        ctx.tx.set_tags(job.arn, tags)
+    ctx.settling(job.job_id)
+    return {"jobArn": job.arn, "jobName": name, "jobId": job_id}
+
+
+def describe_service_job(ctx: Context, params: Params) -> dict[str, Any]:
+    job = find_job(ctx, v.required_string(params, "jobId"))
+    return job.to_api(ctx.tx.tags(job.arn))
+
+
+def _filter(params: Params) -> tuple[str, str] | None:
+    filters = v.array(params, "filters") or []
+    if not filters:
+        return None
+    if len(filters) > 1:
+        raise ClientException(f"filters has {len(filters)} entries; only one filter is allowed")
+    entry = filters[0]
+    if not isinstance(entry, dict):
+        raise ClientException("filters[0] must be an object with name and values")
+    name = v.enum(entry, "name", FILTERS)
+    values = v.array(entry, "values") or []
+    if len(values) != 1 or not isinstance(values[0], str):
+        raise ClientException(f"filter {name} takes exactly one string value, got {values!r}")
+    value = values[0]
+    if name in ("BEFORE_CREATED_AT", "AFTER_CREATED_AT") and not value.isdigit():
+        raise ClientException(f"filter {name} takes epoch milliseconds, got {value!r}")
+    return name, value
+
+
+def _matches(job: ServiceJob, name: str, value: str) -> bool:
+    if name == "JOB_NAME":
+        if value.endswith("*"):
+            return job.name.lower().startswith(value[:-1].lower())
+        return job.name.lower() == value.lower()
+    created = round(job.created_at * 1000)
+    if name == "BEFORE_CREATED_AT":
+        return created < int(value)
+    if name == "AFTER_CREATED_AT":
+        return created > int(value)
+    if name == "SHARE_IDENTIFIER":
+        return job.share_identifier == value
+    return job.share == value
+
+
+def list_service_jobs(ctx: Context, params: Params) -> dict[str, Any]:
+    queue_ref = None
+    if params.get("jobQueue") is not None:
+        queue_ref = find(ctx, JobQueue, v.required_string(params, "jobQueue"), "jobQueue").seq
+    status = v.string(params, "jobStatus")
+    if status is not None and status not in JOB_STATUSES:
+        raise ClientException(
+            f"jobStatus {status!r} is invalid: use one of {', '.join(JOB_STATUSES)}"
+        )
+    limit = v.max_results(params)
+    before = v.decode_token(params, "ListServiceJobs")
+    chosen = _filter(params)
+    statuses: tuple[str, ...] | None = (status or RUNNING,)
+    if chosen is not None:
+        # A filter replaces the status, except that the share filters combine with it.
+        statuses = (status,) if status is not None and chosen[0] in SHARE_FILTERS else None
+    share = chosen[1] if chosen is not None and chosen[0] == "QUOTA_SHARE_NAME" else None
+    rows = ctx.tx.jobs(queue_ref=queue_ref, statuses=statuses, share=share, before=before)
+    if chosen is not None:
+        rows = [j for j in rows if _matches(j, *chosen)]
+    out: dict[str, Any] = {"jobSummaryList": [j.summary() for j in rows[:limit]]}
+    if len(rows) > limit:
+        out["nextToken"] = v.encode_token("ListServiceJobs", rows[limit - 1].seq)
+    return out
+
+
+def update_service_job(ctx: Context, params: Params) -> dict[str, Any]:
+    job = find_job(ctx, v.required_string(params, "jobId"))
+    priority = v.integer(params, "schedulingPriority", 0, 9999)
+    if priority is None:
+        raise ClientException("schedulingPriority is required (0 to 9999)")
+    if job.status in TERMINAL:
+        raise ClientException(
+            f"service job {job.job_id} is {job.status}; only unfinished jobs can be updated"
+        )
+    job.priority = priority
+    ctx.tx.save_job(job)
+    ctx.changed()
+    return {"jobArn": job.arn, "jobName": job.name, "jobId": job.job_id}
+
+
+def terminate_service_job(ctx: Context, params: Params) -> dict[str, Any]:
+    job = find_job(ctx, v.required_string(params, "jobId"))
+    jobs.terminate(ctx, job, v.required_string(params, "reason"))
+    return {}
+
+
+def terminate_service_jobs(ctx: Context, params: Params) -> dict[str, Any]:
+    wanted = v.array(params, "jobs") or []
+    reason = v.required_string(params, "reason")
+    if not 1 <= len(wanted) <= MAX_BULK_TERMINATE:
+        raise ClientException(f"jobs has {len(wanted)} entries; use 1 to {MAX_BULK_TERMINATE}")
+    successful, errors = [], []
+    for value in wanted:
+        job_id = job_id_of(str(value))
+        if job_id is None:
+            errors.append(
+                {
+                    "job": str(value),
+                    "code": "ValidationException",
+                    "message": f"{value!r} is not a service job ID or ARN",
+                }
+            )
+            continue
+        job = ctx.tx.job(job_id)
+        if job is not None:
+            jobs.terminate(ctx, job, reason)
+        successful.append(str(value))  # AWS counts unknown IDs as successful
+    return {"successful": successful, "errors": errors}
