@@ -1,0 +1,408 @@
+"""``AwsBackend``: the core ``Backend`` over a boto3 Batch client.
+
+One code path for real AWS, any endpoint and the embedded emulator: only the client differs
+(built by ``quotactl.aws.session``). Reads use paginators and list calls (one per kind, one
+ListQuotaShares per queue); what the API only offers per resource (a share's tags, jobs per
+queue and status) runs concurrently on a small thread pool. Every call goes through ``_call``,
+which only allows the operations in ``permissions.OPERATIONS`` and maps botocore's errors to
+``BackendError`` with AWS's own message.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
+from typing import TYPE_CHECKING, Any
+
+from quotactl.aws import convert
+from quotactl.aws.permissions import OPERATIONS
+from quotactl.core.backend import AlreadyExistsError, BackendError
+from quotactl.core.model import EnvironmentSpec, PolicySpec, QueueSpec, ShareSpec
+from quotactl.core.observed import (
+    ACTIVE_JOB_STATUSES,
+    GOING_STATUSES,
+    Kind,
+    LiveJob,
+    ObservedResource,
+    ObservedState,
+    Ref,
+    ResourceStatus,
+)
+from quotactl.errors import QuotactlError
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
+
+    from quotactl.core.observed import Spec
+
+THROTTLING = frozenset(
+    {
+        "TooManyRequestsException",
+        "ThrottlingException",
+        "Throttling",
+        "ThrottledException",
+        "RequestLimitExceeded",
+        "SlowDown",
+    }
+)
+DESCRIBE_BATCH = 100  # DescribeServiceEnvironments/JobQueues/SchedulingPolicies take <= 100
+
+
+class AwsBackend:
+    """Reads and writes AWS Batch quota-management resources through ``client``."""
+
+    def __init__(self, client: Any, *, concurrency: int = 16) -> None:
+        self.client = client
+        self.concurrency = concurrency
+        self.calls: Counter[str] = Counter()
+        """API calls made, by operation, pages included (for --debug and the benchmark)."""
+        self.attempts: Counter[str] = Counter()
+        """HTTP requests sent, by operation: calls plus the client's own retries."""
+        self._lock = threading.Lock()
+        events = client.meta.events
+        events.register("before-call.batch", self._count_call)
+        events.register("request-created.batch", self._count_attempt)
+        self._pool: ThreadPoolExecutor | None = None
+        self._queue_arns: dict[str, str] = {}
+        self._policy_arns: dict[str, str] = {}
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(wait=True)
+            self._pool = None
+
+    # -- plumbing -------------------------------------------------------------------------
+
+    def _count_call(self, model: Any = None, **_: Any) -> None:
+        with self._lock:
+            self.calls[getattr(model, "name", "?")] += 1
+
+    def _count_attempt(self, operation_name: str = "?", **_: Any) -> None:
+        with self._lock:
+            self.attempts[operation_name] += 1
+
+    def _call(self, operation: str, **params: Any) -> dict[str, Any]:
+        method = _method(operation)
+        try:
+            result: dict[str, Any] = getattr(self.client, method)(**params)
+        except Exception as exc:
+            raise _translate(exc, operation) from exc
+        return result
+
+    def _pages(self, operation: str, key: str, **params: Any) -> Iterator[dict[str, Any]]:
+        paginator = self.client.get_paginator(_method(operation))
+        iterator = iter(paginator.paginate(**params))
+        while True:
+            try:
+                page = next(iterator)
+            except StopIteration:
+                return
+            except Exception as exc:
+                raise _translate(exc, operation) from exc
+            yield from page.get(key) or []
+
+    def _map(self, fn: Callable[[Any], Any], items: Iterable[Any]) -> list[Any]:
+        items = list(items)
+        if len(items) <= 1:
+            return [fn(i) for i in items]
+        with self._lock:
+            if self._pool is None:
+                self._pool = ThreadPoolExecutor(self.concurrency, "quotactl-read")
+            pool = self._pool
+        return list(pool.map(fn, items))
+
+    # -- StateReader ----------------------------------------------------------------------
+
+    def observe(self, stack: str, queues: Collection[str]) -> ObservedState:
+        resources: list[ObservedResource] = []
+        resources += [
+            convert.observed_environment(e)
+            for e in self._pages("DescribeServiceEnvironments", "serviceEnvironments")
+        ]
+        resources += self._policies()
+        live_queues = [
+            convert.observed_queue(q) for q in self._pages("DescribeJobQueues", "jobQueues")
+        ]
+        resources += live_queues
+        wanted = set(queues)
+        share_queues = [
+            q
+            for q in live_queues
+            if (q.stack == stack or q.spec.name in wanted) and q.status not in GOING_STATUSES
+        ]
+        with self._lock:
+            self._queue_arns.update({q.spec.name: q.arn for q in live_queues})
+        for found in self._map(self._shares_of, [q.spec.name for q in share_queues]):
+            resources += found
+        return ObservedState(tuple(resources))
+
+    def _policies(self) -> list[ObservedResource]:
+        arns = [p["arn"] for p in self._pages("ListSchedulingPolicies", "schedulingPolicies")]
+        chunks = [arns[i : i + DESCRIBE_BATCH] for i in range(0, len(arns), DESCRIBE_BATCH)]
+        described = self._map(
+            lambda chunk: self._call("DescribeSchedulingPolicies", arns=chunk)[
+                "schedulingPolicies"
+            ],
+            chunks,
+        )
+        policies = [convert.observed_policy(p) for chunk in described for p in chunk]
+        with self._lock:
+            self._policy_arns.update({p.spec.name: p.arn for p in policies})
+        return policies
+
+    def _shares_of(self, queue: str) -> list[ObservedResource]:
+        items = list(self._pages("ListQuotaShares", "quotaShares", jobQueue=queue))
+        # ListQuotaShares does not return tags (botocore's model leaves them out): one call each.
+        tags = self._map(
+            lambda item: self._call("ListTagsForResource", resourceArn=item["quotaShareArn"]).get(
+                "tags", {}
+            ),
+            items,
+        )
+        return [convert.observed_share(i, queue, t) for i, t in zip(items, tags, strict=True)]
+
+    def live_jobs(self, queues: Collection[str]) -> tuple[LiveJob, ...]:
+        pairs = [(q, s) for q in sorted(queues) for s in ACTIVE_JOB_STATUSES]
+
+        def read(pair: tuple[str, str]) -> list[LiveJob]:
+            queue, status = pair
+            items = self._pages(
+                "ListServiceJobs", "jobSummaryList", jobQueue=queue, jobStatus=status
+            )
+            return [convert.live_job(i, queue) for i in items]
+
+        return tuple(job for found in self._map(read, pairs) for job in found)
+
+    # -- Backend: writes ------------------------------------------------------------------
+
+    def create(self, spec: Spec) -> str:
+        try:
+            if isinstance(spec, EnvironmentSpec):
+                out = self._call("CreateServiceEnvironment", **convert.create_environment(spec))
+                return str(out["serviceEnvironmentArn"])
+            if isinstance(spec, PolicySpec):
+                out = self._call("CreateSchedulingPolicy", **convert.create_policy(spec))
+                with self._lock:
+                    self._policy_arns[spec.name] = out["arn"]
+                return str(out["arn"])
+            if isinstance(spec, QueueSpec):
+                request = convert.create_queue(spec, self._policy_arn(spec.policy))
+                out = self._call("CreateJobQueue", **request)
+                with self._lock:
+                    self._queue_arns[spec.name] = out["jobQueueArn"]
+                return str(out["jobQueueArn"])
+            out = self._call("CreateQuotaShare", **convert.create_share(spec))
+            return str(out["quotaShareArn"])
+        except BackendError as exc:
+            if "already exists" in exc.message.lower():
+                raise AlreadyExistsError(exc.message) from exc
+            raise
+
+    def update(self, before: Spec, after: Spec, arn: str, fields: frozenset[str]) -> None:
+        settings = fields - {"tags"}
+        if settings and isinstance(after, EnvironmentSpec):
+            self._call(
+                "UpdateServiceEnvironment", **convert.update_environment(after, arn, settings)
+            )
+        elif settings and isinstance(after, QueueSpec):
+            policy = self._policy_arn(after.policy) if "policy" in settings else ""
+            self._call("UpdateJobQueue", **convert.update_queue(after, arn, settings, policy))
+        elif settings and isinstance(after, ShareSpec):
+            self._call("UpdateQuotaShare", **convert.update_share(after, arn, settings))
+        if "tags" in fields:
+            added = {k: v for k, v in after.tags.items() if before.tags.get(k) != v}
+            # aws:-prefixed tags belong to AWS (CloudFormation etc.) and cannot be removed.
+            removed = sorted(
+                k for k in before.tags if k not in after.tags and not k.startswith("aws:")
+            )
+            if added:
+                self._call("TagResource", resourceArn=arn, tags=added)
+            if removed:
+                self._call("UntagResource", resourceArn=arn, tagKeys=removed)
+
+    def set_enabled(self, ref: Ref, arn: str, enabled: bool) -> None:
+        state = convert.state(enabled)
+        if ref.kind is Kind.ENVIRONMENT:
+            self._call("UpdateServiceEnvironment", serviceEnvironment=arn, state=state)
+        elif ref.kind is Kind.QUEUE:
+            self._call("UpdateJobQueue", jobQueue=arn, state=state)
+        elif ref.kind is Kind.SHARE:
+            self._call("UpdateQuotaShare", quotaShareArn=arn, state=state)
+
+    def delete(self, ref: Ref, arn: str) -> None:
+        try:
+            if ref.kind is Kind.ENVIRONMENT:
+                self._call("DeleteServiceEnvironment", serviceEnvironment=arn)
+            elif ref.kind is Kind.POLICY:
+                self._call("DeleteSchedulingPolicy", arn=arn)
+            elif ref.kind is Kind.QUEUE:
+                self._call("DeleteJobQueue", jobQueue=arn)
+            else:
+                self._call("DeleteQuotaShare", quotaShareArn=arn)
+        except BackendError as exc:
+            if exc.retryable:
+                raise
+            current = self.describe(ref)
+            if current is None or current.status in GOING_STATUSES:
+                raise BackendError(f"{ref.address} is already gone", code="not-found") from exc
+            raise
+
+    def tag(self, arn: str, tags: Mapping[str, str]) -> None:
+        self._call("TagResource", resourceArn=arn, tags=dict(tags))
+
+    # -- Backend: point reads -------------------------------------------------------------
+
+    def describe(self, ref: Ref) -> ObservedResource | None:
+        if ref.kind is Kind.ENVIRONMENT:
+            found = self._call("DescribeServiceEnvironments", serviceEnvironments=[ref.name])
+            items = [convert.observed_environment(e) for e in found.get("serviceEnvironments", [])]
+        elif ref.kind is Kind.QUEUE:
+            found = self._call("DescribeJobQueues", jobQueues=[ref.name])
+            items = [convert.observed_queue(q) for q in found.get("jobQueues", [])]
+        elif ref.kind is Kind.POLICY:
+            items = [p for p in self._policies() if p.spec.name == ref.name]
+        else:
+            return self._describe_share(ref)
+        return next((i for i in items if i.spec.name == ref.name and i.status != "DELETED"), None)
+
+    def _describe_share(self, ref: Ref) -> ObservedResource | None:
+        assert ref.queue is not None
+        queue = self.describe(Ref(Kind.QUEUE, ref.queue))
+        if queue is None:
+            return None
+        try:
+            item = self._call(
+                "DescribeQuotaShare", quotaShareArn=convert.share_arn(queue.arn, ref.name)
+            )
+        except BackendError as exc:
+            if exc.retryable:
+                raise
+            return None  # AWS answers ClientException for a share that does not exist
+        return convert.observed_share(item, ref.queue, item.get("tags") or {})
+
+    def statuses(self, refs: Collection[Ref]) -> Mapping[Ref, ResourceStatus | None]:
+        found: dict[Ref, ResourceStatus | None] = dict.fromkeys(refs)
+        by_kind: dict[Kind, list[Ref]] = {}
+        for ref in refs:
+            by_kind.setdefault(ref.kind, []).append(ref)
+        tasks: list[Callable[[], list[tuple[Ref, ResourceStatus]]]] = []
+        for kind, operation, key, param in (
+            (
+                Kind.ENVIRONMENT,
+                "DescribeServiceEnvironments",
+                "serviceEnvironments",
+                "serviceEnvironments",
+            ),
+            (Kind.QUEUE, "DescribeJobQueues", "jobQueues", "jobQueues"),
+        ):
+            names = sorted({r.name for r in by_kind.get(kind, [])})
+            for i in range(0, len(names), DESCRIBE_BATCH):
+                chunk = names[i : i + DESCRIBE_BATCH]
+                tasks.append(_describe_task(self, kind, operation, key, param, chunk))
+        for queue in sorted({r.queue for r in by_kind.get(Kind.SHARE, []) if r.queue}):
+            tasks.append(_share_task(self, queue))
+        for ref in by_kind.get(Kind.POLICY, []):
+            found[ref] = ResourceStatus("VALID", True)  # policies have no lifecycle
+        for results in self._map(lambda task: task(), tasks):
+            for ref, status in results:
+                if ref in found:
+                    found[ref] = status
+        return found
+
+    def _policy_arn(self, name: str) -> str:
+        with self._lock:
+            known = self._policy_arns.get(name)
+        if known is None:
+            self._policies()
+            with self._lock:
+                known = self._policy_arns.get(name)
+        if known is None:
+            raise BackendError(f"scheduling policy {name} does not exist")
+        return known
+
+
+def _describe_task(
+    backend: AwsBackend, kind: Kind, operation: str, key: str, param: str, names: list[str]
+) -> Callable[[], list[tuple[Ref, ResourceStatus]]]:
+    name_key = "serviceEnvironmentName" if kind is Kind.ENVIRONMENT else "jobQueueName"
+
+    def run() -> list[tuple[Ref, ResourceStatus]]:
+        items = backend._call(operation, **{param: names}).get(key, [])
+        return [
+            (
+                Ref(kind, item[name_key]),
+                ResourceStatus(
+                    item.get("status") or "VALID",
+                    convert.enabled(item.get("state")),
+                    item.get("statusReason"),
+                ),
+            )
+            for item in items
+            if item.get("status") != "DELETED"
+        ]
+
+    return run
+
+
+def _share_task(backend: AwsBackend, queue: str) -> Callable[[], list[tuple[Ref, ResourceStatus]]]:
+    def run() -> list[tuple[Ref, ResourceStatus]]:
+        try:
+            items = list(backend._pages("ListQuotaShares", "quotaShares", jobQueue=queue))
+        except BackendError as exc:
+            if exc.retryable:
+                raise
+            return []  # the queue itself is gone, and its shares with it
+        return [
+            (
+                Ref(Kind.SHARE, item["quotaShareName"], queue),
+                ResourceStatus(item.get("status") or "VALID", convert.enabled(item.get("state"))),
+            )
+            for item in items
+        ]
+
+    return run
+
+
+def _method(operation: str) -> str:
+    if operation not in OPERATIONS:
+        raise AssertionError(f"{operation} is not in quotactl.aws.permissions.OPERATIONS")
+    return "".join("_" + c.lower() if c.isupper() else c for c in operation).lstrip("_")
+
+
+def _translate(exc: Exception, operation: str) -> QuotactlError:
+    """botocore's exceptions -> BackendError carrying AWS's own message."""
+    from botocore.exceptions import (
+        BotoCoreError,
+        ClientError,
+        NoCredentialsError,
+        NoRegionError,
+        ReadTimeoutError,
+    )
+    from botocore.exceptions import ConnectionError as BotoConnectionError
+
+    if isinstance(exc, ClientError):
+        error = exc.response.get("Error", {})
+        code = str(error.get("Code", "Unknown"))
+        message = str(error.get("Message") or exc.response.get("message") or exc)
+        status = int(exc.response.get("ResponseMetadata", {}).get("HTTPStatusCode", 400))
+        retryable = code in THROTTLING or status >= 500 or code == "ServerException"
+        hint = None
+        if "AccessDenied" in code or "not authorized" in message:
+            hint = "`quotactl iam-policy` prints the IAM policy quotactl needs"
+        return BackendError(f"{operation}: {message}", retryable=retryable, hint=hint)
+    if isinstance(exc, NoCredentialsError):
+        return QuotactlError(
+            "no AWS credentials found",
+            code="aws-credentials",
+            hint="set AWS_PROFILE or pass --profile, or use --backend local",
+        )
+    if isinstance(exc, NoRegionError):
+        return QuotactlError(
+            "no AWS region configured", code="aws-region", hint="set platform.region or --region"
+        )
+    if isinstance(exc, BotoConnectionError | ReadTimeoutError):
+        return BackendError(f"{operation}: {exc}", retryable=True)
+    if isinstance(exc, BotoCoreError):
+        return BackendError(f"{operation}: {exc}")
+    raise exc
