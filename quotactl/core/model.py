@@ -6,15 +6,18 @@ simulator. Field names follow the configuration language; AWS spellings live in 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass, field
-from enum import Enum
+from enum import StrEnum
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
 
 STACK_TAG = "quotactl:stack"
 UNLIMITED = -1
 
 
-class Strategy(str, Enum):
+class Strategy(StrEnum):
     """A quota share's resource-sharing strategy (AWS ``resourceSharingConfiguration``)."""
 
     RESERVE = "RESERVE"
