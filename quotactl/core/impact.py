@@ -79,7 +79,7 @@ def _lowered_limits(after: ShareSpec, jobs: Sequence[LiveJob]) -> list[Impact]:
             Impact(
                 Effect.PREEMPTIBLE,
                 f"usage of {itype} is {usage}, above the new limit {limit}: "
-                f"{_count(victims)} become preemptible",
+                f"{_count(victims)} {'becomes' if len(victims) == 1 else 'become'} preemptible",
                 _affected(victims),
             )
         )

@@ -1,0 +1,165 @@
+"""Views of a plan: human text (``+ ~ -/+ -`` blocks), JSON (the plan document), markdown.
+
+The text view is built as rich ``Text`` (never markup strings: field paths such as
+``capacity[ml.g5.xlarge]`` would read as markup), so colour is only ever a style.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING
+
+from rich.text import Text
+
+from quotactl.core.attributes import flatten
+from quotactl.core.plan import Action, Impact
+from quotactl.core.planfile import to_document
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from quotactl.core.attributes import JSONValue
+    from quotactl.core.plan import Change, Plan
+
+STYLES = {
+    Action.CREATE: "green",
+    Action.UPDATE: "yellow",
+    Action.REPLACE: "magenta",
+    Action.DELETE: "red",
+}
+HEADLINES = {
+    Action.CREATE: "will be created",
+    Action.UPDATE: "will be updated in place",
+    Action.REPLACE: "must be replaced",
+    Action.DELETE: "will be deleted",
+}
+MAX_JOBS_SHOWN = 10
+ARROW = "\u2192"  # →
+TIMES = "\u00d7"  # multiplication sign
+
+
+def format_value(value: JSONValue) -> str:
+    """How one attribute value reads in a plan: JSON spelling, ``(none)`` for absent."""
+    if value is None:
+        return "(none)"
+    return json.dumps(value, ensure_ascii=False)
+
+
+def summary_line(plan: Plan) -> str:
+    counts = plan.counts()
+    parts = [f"{counts[a]} to {a.value}" for a in counts]
+    return f"Plan: {', '.join(parts)}."
+
+
+def plan_text(plan: Plan) -> Text:
+    """The whole human view of ``plan`` (ends with the ``Plan: ...`` line)."""
+    out = Text()
+    if plan.empty:
+        out.append("No changes.", style="bold")
+        out.append(" Live resources match the configuration.\n")
+        _settling(plan, out)
+        return out
+    out.append("quotactl will perform the following actions:\n\n")
+    for change in plan.changes:
+        _change_block(change, out)
+        out.append("\n")
+    _settling(plan, out)
+    out.append(summary_line(plan), style="bold")
+    out.append("\n")
+    return out
+
+
+def _settling(plan: Plan, out: Text) -> None:
+    if plan.settling:
+        out.append(
+            f"Still settling (apply waits for them): {', '.join(plan.settling)}\n\n",
+            style="dim",
+        )
+
+
+def _change_block(change: Change, out: Text) -> None:
+    style = STYLES[change.action]
+    out.append(f"{change.action.symbol} {change.address}", style=f"bold {style}")
+    out.append(f" {HEADLINES[change.action]}")
+    if change.previous_address:
+        out.append(f" (from {change.previous_address})")
+    if change.reason:
+        out.append(f" ({change.reason})")
+    out.append("\n")
+    rows = _rows(change)
+    width = max((len(path) for path, _ in rows), default=0)
+    for path, value in rows:
+        out.append(f"    {path + ':':<{width + 1}} ")
+        out.append(value)
+        out.append("\n")
+    for impact in change.impact:
+        _impact(impact, out)
+
+
+def _rows(change: Change) -> list[tuple[str, Text]]:
+    if change.action is Action.CREATE:
+        attrs = change.after_attributes or {}
+        return [(p, Text(format_value(v))) for p, v in flatten(attrs).items() if v is not None]
+    rows: list[tuple[str, Text]] = []
+    for field in change.fields:
+        value = Text(format_value(field.before), style="red")
+        value.append(f" {ARROW} ")
+        value.append(format_value(field.after), style="green")
+        if field.forces_replacement:
+            value.append(" (forces replacement)", style="magenta")
+        rows.append((field.path, value))
+    return rows
+
+
+def _impact(impact: Impact, out: Text) -> None:
+    out.append(f"    ! {impact.message}\n", style="bold red")
+    for job in impact.jobs[:MAX_JOBS_SHOWN]:
+        instances = ", ".join(f"{n}{TIMES} {t}" for t, n in sorted(job.instances.items()))
+        share = f"share {job.share}, " if job.share else ""
+        out.append(f"        {job.name} ({share}{job.status}, {instances or 'no instances'})\n")
+    hidden = len(impact.jobs) - MAX_JOBS_SHOWN
+    if hidden > 0:
+        out.append(f"        … and {hidden} more (see -o json)\n")
+
+
+def print_plan(plan: Plan, console: Console) -> None:
+    console.print(plan_text(plan), end="", soft_wrap=True)
+
+
+def plan_json(plan: Plan) -> str:
+    """The ``-o json`` view: the plan document (the same shape ``plan --out`` writes)."""
+    return json.dumps(to_document(plan), indent=2, ensure_ascii=False) + "\n"
+
+
+MARKDOWN_INLINE_LINES = 40
+MARKDOWN_MAX_CHARS = 60_000  # GitHub refuses comments over 65,536 characters
+
+
+def plan_markdown(plan: Plan) -> str:
+    """A PR comment: summary, runtime impact up front, the full plan (collapsed when long)."""
+    lines = [f"### quotactl plan for stack `{plan.stack}`", ""]
+    if plan.empty:
+        lines += ["**No changes.** Live resources match the configuration.", ""]
+        return "\n".join(lines)
+    lines += [f"**{summary_line(plan)}**", ""]
+    impacts = [(c.address, i) for c in plan.changes for i in c.impact]
+    if impacts:
+        lines += ["> [!WARNING]", "> **Runtime impact**", ">"]
+        for address, impact in impacts:
+            names = ", ".join(f"`{j.name}`" for j in impact.jobs[:MAX_JOBS_SHOWN])
+            more = len(impact.jobs) - MAX_JOBS_SHOWN
+            if more > 0:
+                names += f" and {more} more"
+            lines.append(f"> - `{address}`: {impact.message}: {names}")
+        lines.append("")
+    body = plan_text(plan).plain.rstrip("\n")
+    if len(body) > MARKDOWN_MAX_CHARS:
+        body = body[:MARKDOWN_MAX_CHARS].rsplit("\n", 1)[0] + "\n… (truncated: run quotactl plan)"
+    block = ["```diff", body, "```"]
+    if body.count("\n") + 1 > MARKDOWN_INLINE_LINES:
+        lines += [f"<details><summary>Show the plan ({len(plan.changes)} changes)</summary>", ""]
+        lines += [*block, "", "</details>"]
+    else:
+        lines += block
+    lines += ["", f"<sub>Fingerprint of the live state read: `{plan.fingerprint}`</sub>", ""]
+    return "\n".join(lines)

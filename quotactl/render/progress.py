@@ -1,0 +1,131 @@
+"""Apply's progress display: the ``ApplyHooks`` implementation.
+
+On a terminal, a live progress bar with the changes in flight; elsewhere (CI logs, pipes,
+tests) one plain line per change as it ends, so logs stay readable and diffable.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    SpinnerColumn,
+    TaskID,
+    TextColumn,
+)
+from rich.text import Text
+
+from quotactl.core.hooks import NullHooks, Status
+from quotactl.core.plan import Action
+from quotactl.render.plan import STYLES
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from quotactl.core.hooks import ApplyResult, Outcome
+    from quotactl.core.plan import Change, Plan
+
+PAST = {
+    Action.CREATE: "created",
+    Action.UPDATE: "updated",
+    Action.REPLACE: "replaced",
+    Action.DELETE: "deleted",
+}
+
+
+class ProgressHooks(NullHooks):
+    """Prints apply's progress on ``console``; ``live`` draws a bar (terminals only)."""
+
+    def __init__(self, console: Console, *, live: bool | None = None) -> None:
+        self.console = console
+        self.live = console.is_terminal if live is None else live
+        self.bar: Progress | None = None
+        self.task: TaskID | None = None
+        self.inflight: dict[str, str] = {}
+
+    def apply_started(self, plan: Plan) -> None:
+        if not self.live:
+            return
+        self.bar = Progress(
+            SpinnerColumn(),
+            TextColumn("{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("{task.fields[current]}", style="dim"),
+            console=self.console,
+            transient=True,
+        )
+        self.bar.start()
+        self.task = self.bar.add_task("Applying", total=len(plan.changes), current="")
+
+    def before_change(self, change: Change) -> None:
+        self.inflight[change.address] = change.action.value
+        self._refresh()
+
+    def progress(self, address: str, message: str) -> None:
+        if address in self.inflight:
+            self.inflight[address] = message
+            self._refresh()
+        if message.startswith("retrying") and not self.live:
+            self.console.print(Text(f"  {address}: {message}", style="dim"))
+
+    def after_change(self, outcome: Outcome) -> None:
+        self.inflight.pop(outcome.address, None)
+        self._print(outcome_line(outcome))
+        if self.bar is not None and self.task is not None and outcome.action is not None:
+            self.bar.advance(self.task)
+        self._refresh()
+
+    def apply_finished(self, result: ApplyResult) -> None:
+        if self.bar is not None:
+            self.bar.stop()
+            self.bar = None
+        self.console.print(result_text(result))
+
+    def _print(self, text: Text) -> None:
+        (self.bar.console if self.bar else self.console).print(text)
+
+    def _refresh(self) -> None:
+        if self.bar is None or self.task is None:
+            return
+        shown = list(self.inflight.items())[:3]
+        current = "  ".join(f"{a}: {m}" for a, m in shown)
+        if len(self.inflight) > len(shown):
+            current += f"  (+{len(self.inflight) - len(shown)} more)"
+        self.bar.update(self.task, current=current)
+
+
+def outcome_line(outcome: Outcome) -> Text:
+    """``+ share.training/nlp: created (1.2s)``; failures carry AWS's message."""
+    action = outcome.action
+    symbol = action.symbol if action else "…"
+    style = STYLES[action] if action else "dim"
+    line = Text()
+    line.append(f"{symbol} {outcome.address}", style=style)
+    if outcome.status is Status.DONE:
+        verb = PAST[action] if action else "settled"
+        line.append(f": {verb} ({outcome.seconds:.1f}s)")
+    elif outcome.status is Status.FAILED:
+        line.append(": failed: ", style="bold red")
+        line.append(outcome.message or "unknown error")
+    else:
+        line.append(f": skipped ({outcome.message})", style="yellow")
+    return line
+
+
+def result_text(result: ApplyResult, *, clock: float | None = None) -> Text:
+    """The closing line of an apply."""
+    seconds = result.seconds if clock is None else clock
+    done = [o for o in result.done if o.action is not None]
+    if result.ok:
+        counts = {a: sum(1 for o in done if o.action is a) for a in PAST}
+        parts = ", ".join(f"{n} {PAST[a]}" for a, n in counts.items())
+        return Text(f"Apply complete: {parts} in {seconds:.1f}s.", style="bold green")
+    return Text(
+        f"Apply failed: {len(result.failed)} failed, {len(result.skipped)} skipped, "
+        f"{len(done)} done in {seconds:.1f}s.",
+        style="bold red",
+    )
