@@ -76,7 +76,7 @@ quotactl will perform the following actions:
 ~ share.training/nlp will be updated in place
     capacity[ml.g5.xlarge]: 4 → 2
     ! usage of ml.g5.xlarge is 3, above the new limit 2: 1 job becomes preemptible
-        train-bert (share nlp, RUNNING, 2× ml.g5.xlarge)
+        train-bert (share nlp, RUNNING, 2<times> ml.g5.xlarge)
 
 -/+ share.inference/cv must be replaced (from share.training/cv)
     queue: "training" → "inference" (forces replacement)
@@ -84,7 +84,7 @@ quotactl will perform the following actions:
 - share.training/old will be deleted
 
 Plan: 1 to create, 1 to update, 1 to replace, 1 to delete.
-"""
+""".replace("<times>", "\u00d7")
 
 
 def render(plan: Plan) -> str:
