@@ -8,13 +8,16 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
     from rich.console import Console
+
+    from quotactl.aws.session import Target
 
 DEFAULT_STATE = Path(".quotactl") / "emulator.db"
 BACKENDS = ("local", "aws")
@@ -45,10 +48,39 @@ class Runtime:
             self.stderr if stderr else self.stdout, color=self.color, width=self.width
         )
 
+    _batch: Any = field(default=None, init=False, repr=False)
+    _noticed: bool = field(default=False, init=False, repr=False)
+
     def notice(self, message: str) -> None:
         """One informational line on stderr, silenced by -q."""
         if not self.quiet:
             print(message, file=self.stderr)
+
+    def target(self) -> Target:
+        """Where AWS calls go; on the local backend, says so once on stderr (SPEC §3)."""
+        from quotactl.aws.session import Target
+
+        target = Target(
+            backend=self.backend,
+            state_path=self.state_path,
+            profile=self.profile,
+            region=self.region,
+            endpoint_url=self.endpoint_url,
+            faults=self.environ.get("QUOTACTL_EMULATOR_FAULTS"),
+        )
+        if target.backend == "local" and not self._noticed:
+            self._noticed = True
+            where = self.endpoint_url or f"state {self.state_path}"
+            self.notice(f"quotactl: using the local emulator ({where}); --backend aws for AWS")
+        return target
+
+    def batch_client(self) -> Any:
+        """The boto3 Batch client of this invocation (built once, on first use)."""
+        if self._batch is None:
+            from quotactl.aws.session import client
+
+            self._batch = client(self.target())
+        return self._batch
 
 
 @dataclass

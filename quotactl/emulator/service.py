@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import time
+import weakref
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -66,6 +67,8 @@ class Emulator:
         self.faults = Faults(spec, wall=wall, sleep=sleep)
         self.store = Store(state_path, account_id=Account().account_id, region=region, wall=wall())
         self.router = wire.Router(HANDLERS)
+        # Sessions built by quotactl.aws.session own an Emulator nobody closes explicitly.
+        self._finalizer = weakref.finalize(self, self.store.close)
         self._accounts: dict[tuple[str, str], Account] = {}
 
     # -- the two entry points --------------------------------------------------------------
@@ -148,7 +151,7 @@ class Emulator:
 
     # -- lifetime --------------------------------------------------------------------------
     def close(self) -> None:
-        self.store.close()
+        self._finalizer()
 
     def __enter__(self) -> Self:
         return self

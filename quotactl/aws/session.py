@@ -1,0 +1,118 @@
+"""The one session factory (STYLE habit 4): real AWS, any Batch endpoint, or the emulator.
+
+Everything above it uses the same boto3 Batch client, so the code path is the same against
+AWS, against ``quotactl local serve`` and against the embedded emulator; only the transport
+differs. The emulator is attached with ``session.events.register("before-send.batch", ...)``
+before any client is built (clients copy the event emitter when they are created).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    import boto3
+
+    from quotactl.emulator import Emulator
+
+DEFAULT_REGION = "us-east-1"
+DEFAULT_RETRIES: dict[str, Any] = {"mode": "standard", "max_attempts": 10}
+"""botocore's standard mode (exponential backoff with jitter, retries 429/5xx/throttling);
+10 attempts so an apply rides through a throttling burst instead of failing half-way."""
+_DUMMY_KEY = "quotactl-local"
+
+
+@dataclass(frozen=True)
+class Target:
+    """Where quotactl's AWS calls go; built by the CLI from the global options."""
+
+    backend: str  # "local" | "aws"
+    state_path: Path
+    profile: str | None = None
+    region: str | None = None
+    endpoint_url: str | None = None
+    faults: str | None = None
+
+    @property
+    def uses_emulator(self) -> bool:
+        """True when calls are answered in-process (local backend without --endpoint-url)."""
+        return self.backend == "local" and not self.endpoint_url
+
+
+def emulator_for(target: Target) -> Emulator:
+    """The embedded emulator over ``target.state_path`` (with its faults, if any)."""
+    from quotactl.emulator import Emulator
+
+    return Emulator(target.state_path, faults=target.faults, region=_region(target))
+
+
+def make_session(target: Target, *, emulator: Emulator | None = None) -> boto3.Session:
+    """A boto3 session for ``target``.
+
+    - local (no endpoint): dummy credentials and nothing from the user's AWS config, with
+      the emulator answering every Batch request in-process;
+    - local with ``--endpoint-url`` (e.g. ``local serve``): dummy credentials, the endpoint;
+    - aws: the standard credential chain, ``--profile`` and ``--region``.
+    """
+    import boto3
+
+    if target.backend == "local":
+        session = boto3.Session(
+            botocore_session=_isolated_botocore_session(),
+            aws_access_key_id=_DUMMY_KEY,
+            aws_secret_access_key=_DUMMY_KEY,
+            region_name=_region(target),
+        )
+        if target.uses_emulator:
+            from quotactl.emulator.hook import BotocoreHook
+
+            hook: Any = BotocoreHook(emulator or emulator_for(target))
+            session.events.register("before-send.batch", hook)
+        return session
+    return boto3.Session(profile_name=target.profile, region_name=target.region)
+
+
+def client(
+    target: Target,
+    service: str = "batch",
+    *,
+    region: str | None = None,
+    retries: dict[str, Any] | None = None,
+    session: boto3.Session | None = None,
+) -> Any:
+    """A client for ``service``; ``--endpoint-url`` applies to Batch only and wins over local."""
+    from botocore.config import Config
+
+    session = session or make_session(target)
+    retry_config: Any = retries or dict(DEFAULT_RETRIES)
+    endpoint = target.endpoint_url if service == "batch" else None
+    return session.client(
+        service,  # type: ignore[call-overload]
+        region_name=region or target.region or session.region_name or _region(target),
+        endpoint_url=endpoint,
+        config=Config(retries=retry_config),
+    )
+
+
+def _region(target: Target) -> str:
+    return target.region or DEFAULT_REGION
+
+
+def _isolated_botocore_session() -> Any:
+    """A botocore session that reads no profile, config file or endpoint from the user's
+    environment: the local account must behave the same on every machine."""
+    import botocore.session
+
+    return botocore.session.Session(
+        session_vars={
+            "profile": (None, None, None, None),
+            "config_file": (None, None, os.devnull, None),
+            "credentials_file": (None, None, os.devnull, None),
+            "ignore_configured_endpoint_urls": (None, None, True, None),
+            "retry_mode": (None, None, "standard", None),
+        }
+    )

@@ -1,0 +1,152 @@
+"""``local serve|advance|reset``: the embedded emulated AWS account (SPEC §3, §7)."""
+
+from __future__ import annotations
+
+import ipaddress
+import signal
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+
+from quotactl.errors import UsageError
+
+if TYPE_CHECKING:
+    from quotactl.cli.runtime import Runtime
+
+local = typer.Typer(
+    name="local",
+    help="The embedded emulated AWS account: serve it over HTTP, move its clock, reset it.",
+    no_args_is_help=True,
+)
+
+
+def _runtime(ctx: typer.Context) -> Runtime:
+    from quotactl.cli.app import runtime_of
+
+    return runtime_of(ctx)
+
+
+def _stamp(seconds: float) -> str:
+    return datetime.fromtimestamp(seconds, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+@local.command("serve")
+def serve(
+    ctx: typer.Context,
+    host: Annotated[str, typer.Option(help="Address to listen on (loopback by default).")] = (
+        "127.0.0.1"
+    ),
+    port: Annotated[int, typer.Option(help="TCP port (0 picks a free one).", min=0)] = 8765,
+    speed: Annotated[
+        float,
+        typer.Option(
+            help="Emulated seconds per wall-clock second (0: only `local advance`).", min=0
+        ),
+    ] = 0.0,
+    faults: Annotated[
+        str | None,
+        typer.Option(
+            help="Inject faults, e.g. latency_ms=20,throttle=0.2,error=0.05,seed=7.",
+            envvar="QUOTACTL_EMULATOR_FAULTS",
+            show_envvar=True,
+        ),
+    ] = None,
+    status_delay: Annotated[
+        float,
+        typer.Option(help="Emulated seconds each CREATING/UPDATING/... step takes.", min=0),
+    ] = 0.0,
+) -> None:
+    """Serve the local account over HTTP for any AWS client (AWS CLI, SageMaker SDK).
+
+    Point clients at it with the printed AWS_ENDPOINT_URL_BATCH and any dummy credentials.
+    Other quotactl commands and `local advance` may use the same state file meanwhile.
+    """
+    from quotactl.emulator import Emulator
+    from quotactl.emulator.server import EmulatorServer
+
+    runtime = _runtime(ctx)
+    try:
+        loopback = ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        loopback = host == "localhost"
+    if not loopback:
+        runtime.notice(
+            f"warning: serving on {host}: anyone who can reach it can change this account"
+        )
+    emulator = Emulator(runtime.state_path, faults=faults, status_delay=status_delay)
+    try:
+        server = EmulatorServer(emulator, host, port)
+    except OSError as exc:
+        emulator.close()
+        raise UsageError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from exc
+    previous = signal.signal(signal.SIGTERM, _interrupt)
+    try:
+        emulator.set_speed(speed)
+        url = server.server_url
+        out = runtime.stdout
+        print(
+            f"Serving the local AWS Batch account at {url} (state {runtime.state_path})", file=out
+        )
+        print(f"export AWS_ENDPOINT_URL_BATCH={url}", file=out)
+        runtime.notice(
+            "Any AWS client works with dummy credentials, e.g. AWS_ACCESS_KEY_ID=local "
+            "AWS_SECRET_ACCESS_KEY=local AWS_DEFAULT_REGION=us-east-1. Ctrl-C stops."
+        )
+        out.flush()
+        server.serve_forever(poll_interval=0.2)
+    except KeyboardInterrupt:
+        runtime.notice("stopped")
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+        server.server_close()
+        if speed:
+            emulator.set_speed(0)
+        emulator.close()
+
+
+def _interrupt(signum: int, frame: Any) -> None:
+    raise KeyboardInterrupt
+
+
+@local.command("advance")
+def advance(
+    ctx: typer.Context,
+    duration: Annotated[str, typer.Argument(help="How far: 90s, 30m, 2h, 1d or plain seconds.")],
+) -> None:
+    """Move the emulator's clock forward and run the scheduler on the way.
+
+    Jobs start, finish and time out in order at their own times. A `local serve` on the same
+    state file sees the new time at once.
+    """
+    from quotactl.core.durations import DurationError, format_duration, parse_duration
+    from quotactl.emulator import Emulator
+
+    runtime = _runtime(ctx)
+    try:
+        seconds = parse_duration(duration)
+    except DurationError as exc:
+        raise UsageError(str(exc)) from None
+    with Emulator(runtime.state_path) as emulator:
+        moved = emulator.advance(seconds)
+    print(
+        f"Clock at {_stamp(moved.now)} (+{format_duration(seconds)}); "
+        f"{moved.changes} job or resource change(s)",
+        file=runtime.stdout,
+    )
+
+
+@local.command("reset")
+def reset(ctx: typer.Context) -> None:
+    """Delete the emulator's state (every resource and job, and its clock)."""
+    from quotactl.emulator import delete_state
+
+    runtime = _runtime(ctx)
+    if delete_state(runtime.state_path):
+        print(f"Deleted the emulator state {runtime.state_path}", file=runtime.stdout)
+    else:
+        print(f"No emulator state at {runtime.state_path}; nothing to delete", file=runtime.stdout)
+
+
+def register(app: typer.Typer) -> None:
+    app.add_typer(local)
