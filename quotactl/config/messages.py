@@ -46,6 +46,7 @@ _PATTERNS = {
     ACCOUNT_PATTERN: "not an AWS account id (exactly 12 digits)",
 }
 _KEY_MARK = "[key]"
+_WHOLE_PATH = ("missing", "extra_forbidden")
 
 
 def diagnostics_from(error: ValidationError, source: SourceMap) -> list[Diagnostic]:
@@ -56,7 +57,9 @@ def diagnostics_from(error: ValidationError, source: SourceMap) -> list[Diagnost
 def _diagnostic(details: ErrorDetails, source: SourceMap) -> Diagnostic:
     loc = tuple(details["loc"])
     kind = details["type"]
-    about_key = bool(loc) and loc[-1] == _KEY_MARK
+    # pydantic marks an error about a mapping key with a trailing "[key]" (a YAML key may be
+    # spelt "[key]" too: missing/unknown-key errors are always about the full path).
+    about_key = len(loc) > 1 and loc[-1] == _KEY_MARK and kind not in _WHOLE_PATH
     path: YamlPath = loc[:-1] if about_key else loc
     if kind == "missing":
         parent = path[:-1]

@@ -1,0 +1,61 @@
+"""Wall time of quotactl's start-up paths: median of N fresh processes each.
+
+    python tests/benchmarks/bench_startup.py [--runs N]
+
+Prints one line per command: ``python -c pass`` (the interpreter's own floor),
+``quotactl --help`` (target: under 150 ms) and ``quotactl validate configs/demo``. Runs from
+the repository root with the same interpreter, through the installed console script when it
+sits beside that interpreter, else ``python -m quotactl``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+HELP_TARGET_MS = 150.0
+
+
+def _quotactl() -> list[str]:
+    script = shutil.which("quotactl", path=str(Path(sys.executable).parent))
+    return [script] if script else [sys.executable, "-m", "quotactl"]
+
+
+def median_ms(argv: list[str], runs: int) -> float:
+    """Median wall time of ``runs`` fresh processes; each must exit 0."""
+    subprocess.run(argv, cwd=REPO_ROOT, capture_output=True, check=True)  # warm the OS caches
+    times = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        subprocess.run(argv, cwd=REPO_ROOT, capture_output=True, check=True)
+        times.append((time.perf_counter() - start) * 1000)
+    return statistics.median(times)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=15, help="processes per command")
+    runs = parser.parse_args().runs
+    quotactl = _quotactl()
+    commands = {
+        "python -c pass": [sys.executable, "-c", "pass"],
+        "quotactl --help": [*quotactl, "--help"],
+        "quotactl validate configs/demo": [*quotactl, "validate", "configs/demo"],
+    }
+    results = {label: median_ms(argv, runs) for label, argv in commands.items()}
+    for label, ms in results.items():
+        print(f"{label:<34} {ms:7.1f} ms  (median of {runs})")
+    help_ms = results["quotactl --help"]
+    verdict = "ok" if help_ms < HELP_TARGET_MS else "OVER TARGET"
+    print(f"--help target {HELP_TARGET_MS:.0f} ms: {verdict}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
