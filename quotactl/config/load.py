@@ -14,8 +14,9 @@ from typing import TYPE_CHECKING
 
 from pydantic import ValidationError
 
-from quotactl.config.checks import Inventory, check
+from quotactl.config.checks import check
 from quotactl.config.desired import to_desired
+from quotactl.config.inventory import Inventory
 from quotactl.config.messages import diagnostics_from
 from quotactl.config.schema import Config, ConfigFile
 from quotactl.config.source import SourceMap, parse_yaml, yaml_type
