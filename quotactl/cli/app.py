@@ -114,9 +114,15 @@ def runtime_of(ctx: typer.Context) -> Runtime:
 
 
 def _register_commands() -> None:
-    from quotactl.cli import config_commands, local_commands
+    from quotactl.cli import (
+        config_commands,
+        export_commands,
+        iam_commands,
+        local_commands,
+        plan_commands,
+    )
 
-    for module in (config_commands, local_commands):
+    for module in (config_commands, plan_commands, export_commands, iam_commands, local_commands):
         module.register(app)
 
 

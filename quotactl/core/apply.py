@@ -33,7 +33,7 @@ if TYPE_CHECKING:
 class ApplyOptions:
     concurrency: int = 16
     """Calls in flight at once (AWS Batch throttles per account; 16 stays polite)."""
-    poll_initial: float = 0.25
+    poll_initial: float = 0.05
     """First status poll after a wait starts; grows by half while nothing changes."""
     poll_max: float = 5.0
     wait_timeout: float = 1800.0

@@ -1,0 +1,150 @@
+"""``export`` and ``import``: live -> config files, and adopting live resources into a stack."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+
+from quotactl.cli.plan_commands import PathsArgument
+from quotactl.errors import QuotactlError, UsageError
+
+if TYPE_CHECKING:
+    from quotactl.core.observed import ObservedState
+
+
+def export(
+    ctx: typer.Context,
+    queue: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--queue", help="Export this queue (repeatable) [default: every quota queue]."
+        ),
+    ] = None,
+    out: Annotated[
+        Path | None,
+        typer.Option(
+            "--out",
+            help="Write platform.yaml and teams/<team>.yaml here [default: one file on stdout].",
+        ),
+    ] = None,
+    stack: Annotated[
+        str | None,
+        typer.Option("--stack", help="platform.name [default: the resources' quotactl:stack tag]."),
+    ] = None,
+) -> None:
+    """Write config YAML from the live account; a plan on it shows no change."""
+    import yaml
+
+    from quotactl.cli.app import runtime_of
+    from quotactl.cli.stack import open_backend
+    from quotactl.core.export import export as to_config
+    from quotactl.core.export import quota_queues
+
+    runtime = runtime_of(ctx)
+    backend = open_backend(runtime, None)
+    observed = backend.observe("", queue or [])
+    chosen = list(queue or quota_queues(observed))
+    missing = [q for q in chosen if f"queue.{q}" not in observed.present()]
+    if missing:
+        raise UsageError(f"no such job queue: {', '.join(missing)}")
+    if not queue:
+        observed = backend.observe("", chosen)
+    name = stack or _stack_of(observed, chosen)
+    region, account = _region_and_account(observed, runtime.region)
+    result = to_config(observed, chosen, stack=name, region=region, account_id=account)
+    for warning in result.warnings:
+        runtime.notice(f"warning: {warning}")
+    if out is None:
+        runtime.stdout.write(_dump(yaml, result.combined()))
+        return
+    for relative, document in result.files.items():
+        path = out / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(_dump(yaml, document), encoding="utf-8")
+    runtime.notice(
+        f"Wrote {len(result.files)} file(s) to {out}; check them with: quotactl plan {out}"
+    )
+
+
+def import_(
+    ctx: typer.Context,
+    paths: PathsArgument = None,
+    auto_approve: Annotated[
+        bool, typer.Option("--auto-approve", help="Do not ask for confirmation.")
+    ] = False,
+) -> None:
+    """Adopt live resources that config names but no stack owns, by tagging them.
+
+    Shows what would be tagged with quotactl:stack and asks first; resources owned by
+    another stack are refused. Run plan afterwards to see any remaining differences.
+    """
+    from quotactl.cli.app import runtime_of
+    from quotactl.cli.stack import confirm, guard_account, load, open_backend
+    from quotactl.core.diff import unmanaged
+    from quotactl.core.model import STACK_TAG
+
+    runtime = runtime_of(ctx)
+    desired = load(runtime, paths).desired
+    backend = open_backend(runtime, desired.region)
+    observed = backend.observe(desired.stack, [q.name for q in desired.queues])
+    found = unmanaged(desired, observed)
+    foreign = [r for r in found if r.stack is not None]
+    if foreign:
+        owners = ", ".join(f"{r.address} (stack {r.stack!r})" for r in foreign)
+        raise QuotactlError(
+            f"these belong to another stack and cannot be imported: {owners}",
+            code="unmanaged-resource",
+            hint="remove them from the other stack's config (and its tag) first",
+        )
+    if not found:
+        runtime.console().print(
+            f"Nothing to import: stack {desired.stack!r} owns every resource it names."
+        )
+        return
+    console = runtime.console()
+    console.print(f"quotactl will tag {len(found)} resource(s) with {STACK_TAG}={desired.stack}:")
+    for resource in found:
+        console.print(f"  + {resource.address}  ({resource.arn})", markup=False)
+    guard_account(runtime, desired.account_id, desired.region)
+    confirm(runtime, "Import these resources?", auto_approve=auto_approve)
+    for resource in found:
+        backend.tag(resource.arn, {STACK_TAG: desired.stack})
+        console.print(f"  {resource.address}: imported", markup=False)
+    console.print(
+        f"Imported {len(found)} resource(s). Run `quotactl plan` to see what still differs.",
+        markup=False,
+    )
+
+
+def _stack_of(observed: ObservedState, queues: list[str]) -> str:
+    present = observed.present()
+    stacks = {present[f"queue.{q}"].stack for q in queues}
+    stacks.discard(None)
+    if len(stacks) == 1:
+        return str(stacks.pop())
+    found = ", ".join(sorted(str(s) for s in stacks)) or "none"
+    raise UsageError(
+        f"cannot tell the stack name from the queues' {'quotactl:stack'} tags (found: {found})",
+        hint="name it with --stack NAME",
+    )
+
+
+def _region_and_account(observed: ObservedState, region: str | None) -> tuple[str, str | None]:
+    for resource in observed.resources:
+        parts = resource.arn.split(":")
+        if len(parts) > 4:
+            return region or parts[3], parts[4] or None
+    return region or "us-east-1", None
+
+
+def _dump(yaml: Any, document: dict[str, Any]) -> str:
+    header = "# Exported by `quotactl export`: a plan on these files shows no change.\n"
+    body: str = yaml.safe_dump(document, sort_keys=False, default_flow_style=None, width=100)
+    return header + body
+
+
+def register(app: typer.Typer) -> None:
+    app.command()(export)
+    app.command("import")(import_)

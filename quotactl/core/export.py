@@ -1,0 +1,190 @@
+"""Live resources -> configuration documents that round-trip (a plan on them shows no change).
+
+Layout: ``platform.yaml`` holds the platform, environments and queues; ``teams/<team>.yaml``
+one team each. Shares are grouped into teams by share name (the config's default: a share is
+named after its team); shares of one name whose extra tags differ become separate teams
+named ``<share>-<queue>``. Platform tags are the tags every exported resource has in common.
+What the config language cannot express (extra tags on environments or queues, a policy not
+named ``<queue>-quota``) is returned as warnings: a plan would change those.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from quotactl.core.model import (
+    STACK_TAG,
+    UNLIMITED,
+    EnvironmentSpec,
+    QueueSpec,
+    ShareSpec,
+    Strategy,
+    policy_name_for,
+)
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+
+    from quotactl.core.observed import ObservedResource, ObservedState
+
+
+@dataclass
+class Export:
+    """Documents by relative path, plus what could not be expressed."""
+
+    files: dict[str, dict[str, Any]] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)
+
+    def combined(self) -> dict[str, Any]:
+        """Every document merged into one (a single valid config file)."""
+        merged: dict[str, Any] = {}
+        for document in self.files.values():
+            for key, value in document.items():
+                if isinstance(value, list):
+                    merged.setdefault(key, []).extend(value)
+                else:
+                    merged[key] = value
+        return merged
+
+
+def quota_queues(observed: ObservedState) -> list[str]:
+    """Names of live job queues that use a quota-share scheduling policy."""
+    present = observed.present()
+    quota_policies = {r.spec.name for r in present.values() if r.policy_type == "quota_share"}
+    return sorted(
+        r.spec.name
+        for r in present.values()
+        if isinstance(r.spec, QueueSpec) and r.spec.policy in quota_policies
+    )
+
+
+def export(
+    observed: ObservedState,
+    queues: Sequence[str],
+    *,
+    stack: str,
+    region: str,
+    account_id: str | None,
+) -> Export:
+    """The configuration that declares ``queues`` as they are live, for stack ``stack``."""
+    present = observed.present()
+    result = Export()
+    chosen = [present[f"queue.{q}"] for q in queues if f"queue.{q}" in present]
+    env_names = {r.spec.environment for r in chosen if isinstance(r.spec, QueueSpec)}
+    envs = [
+        r
+        for r in present.values()
+        if isinstance(r.spec, EnvironmentSpec) and r.spec.name in env_names
+    ]
+    names = {r.spec.name for r in chosen}
+    shares = [
+        r for r in present.values() if isinstance(r.spec, ShareSpec) and r.spec.queue in names
+    ]
+    policies = [
+        present[a]
+        for a in (f"policy.{r.spec.policy}" for r in chosen if isinstance(r.spec, QueueSpec))
+        if a in present
+    ]
+    everything = [*envs, *policies, *chosen, *shares]
+    common = _common_tags(everything)
+
+    platform: dict[str, Any] = {"name": stack, "region": region}
+    if account_id:
+        platform["account_id"] = account_id
+    if common:
+        platform["tags"] = common
+    for r in [*envs, *policies, *chosen]:
+        extra = _extra(r.spec.tags, common)
+        if extra:
+            result.warnings.append(
+                f"{r.address} has tags {sorted(extra)} that config cannot give an "
+                "environment, policy or queue: a plan would remove them"
+            )
+    result.files["platform.yaml"] = {
+        "platform": platform,
+        "environments": [_environment(r.spec) for r in envs if isinstance(r.spec, EnvironmentSpec)],
+        "queues": [_queue(r.spec, result) for r in chosen if isinstance(r.spec, QueueSpec)],
+    }
+    for team, document in _teams(shares, common).items():
+        result.files[f"teams/{team}.yaml"] = document
+    return result
+
+
+def _common_tags(resources: Sequence[ObservedResource]) -> dict[str, str]:
+    if not resources:
+        return {}
+    items = set(resources[0].spec.tags.items())
+    for r in resources[1:]:
+        items &= set(r.spec.tags.items())
+    return {k: v for k, v in sorted(items) if k != STACK_TAG}
+
+
+def _extra(tags: Mapping[str, str], common: Mapping[str, str]) -> dict[str, str]:
+    return {k: v for k, v in sorted(tags.items()) if k != STACK_TAG and k not in common}
+
+
+def _environment(spec: EnvironmentSpec) -> dict[str, Any]:
+    out: dict[str, Any] = {"name": spec.name, "capacity": dict(sorted(spec.capacity.items()))}
+    if not spec.enabled:
+        out["enabled"] = False
+    return out
+
+
+def _queue(spec: QueueSpec, result: Export) -> dict[str, Any]:
+    if spec.policy != policy_name_for(spec.name):
+        result.warnings.append(
+            f"queue.{spec.name} uses scheduling policy {spec.policy!r}; config implies "
+            f"{policy_name_for(spec.name)!r}: a plan would switch it"
+        )
+    out: dict[str, Any] = {
+        "name": spec.name,
+        "environment": spec.environment,
+        "priority": spec.priority,
+    }
+    if not spec.enabled:
+        out["enabled"] = False
+    if spec.runnable_timeout is not None:
+        out["runnable_timeout"] = {
+            "seconds": spec.runnable_timeout.seconds,
+            "reasons": sorted(spec.runnable_timeout.reasons),
+        }
+    return out
+
+
+def _teams(
+    shares: Sequence[ObservedResource], common: Mapping[str, str]
+) -> dict[str, dict[str, Any]]:
+    by_name: dict[str, list[ShareSpec]] = defaultdict(list)
+    for r in sorted(shares, key=lambda r: r.address):
+        if isinstance(r.spec, ShareSpec):
+            by_name[r.spec.name].append(r.spec)
+    teams: dict[str, dict[str, Any]] = {}
+    for name, specs in sorted(by_name.items()):
+        groups: dict[tuple[tuple[str, str], ...], list[ShareSpec]] = defaultdict(list)
+        for spec in specs:
+            groups[tuple(_extra(spec.tags, common).items())].append(spec)
+        for tags, members in groups.items():
+            team = name if len(groups) == 1 else f"{name}-{members[0].queue}"
+            document: dict[str, Any] = {"name": team}
+            if tags:
+                document["tags"] = dict(tags)
+            document["shares"] = [_share(s, team) for s in members]
+            teams[team] = {"teams": [document]}
+    return teams
+
+
+def _share(spec: ShareSpec, team: str) -> dict[str, Any]:
+    out: dict[str, Any] = {"queue": spec.queue}
+    if spec.name != team:
+        out["name"] = spec.name
+    out["capacity"] = dict(sorted(spec.capacity.items()))
+    out["sharing"] = spec.strategy.value.lower()
+    if spec.strategy is Strategy.LEND_AND_BORROW:
+        out["borrow_limit"] = "unlimited" if spec.borrow_limit == UNLIMITED else spec.borrow_limit
+    if spec.in_share_preemption:
+        out["in_share_preemption"] = True
+    if not spec.enabled:
+        out["enabled"] = False
+    return out
