@@ -12,6 +12,9 @@ if TYPE_CHECKING:
     from quotactl.emulator.store import Tx
 
 
+EPSILON = 0.0005  # seconds: float sums of epoch times drift; the wire resolution is 1 ms
+
+
 @dataclass
 class Context:
     tx: Tx
@@ -30,7 +33,7 @@ class Context:
         """
         if key in self.touched:
             return False
-        return at < self.now if self.strict else at <= self.now
+        return at < self.now - EPSILON if self.strict else at <= self.now + EPSILON
 
     def changed(self) -> None:
         """Something the scheduler depends on changed: rerun it at the end of this request."""

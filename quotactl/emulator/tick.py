@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from quotactl.emulator import jobs, lifecycle
+from quotactl.emulator.context import EPSILON
 from quotactl.emulator.models import RUNNABLE, JobQueue, ServiceJob
 
 if TYPE_CHECKING:
@@ -22,7 +23,9 @@ MAX_STEPS_PER_INSTANT = 64  # a job takes at most 4 steps per instant; this is a
 def due(ctx: Context, next_due: float | None) -> bool:
     if next_due is None:
         return False
-    return next_due < ctx.now if ctx.strict else next_due <= ctx.now
+    if ctx.strict:
+        return next_due < ctx.now - EPSILON
+    return next_due <= ctx.now + EPSILON
 
 
 def tick(ctx: Context) -> int:
@@ -60,7 +63,7 @@ def advance(ctx: Context, target: float) -> int:
     steps_here = 0
     while True:
         _, _, _, next_due = ctx.tx.account_row()
-        if next_due is None or next_due > target:
+        if next_due is None or next_due > target + EPSILON:
             break
         if next_due > ctx.now:
             ctx.now, steps_here = next_due, 0
