@@ -38,15 +38,12 @@ class LoadedConfig:
     desired: DesiredState
     model: Config
     diagnostics: list[Diagnostic]
+    """Warnings only: a config with an error never loads."""
     files: list[Path]
-
-    @property
-    def warnings(self) -> list[Diagnostic]:
-        return [d for d in self.diagnostics if d.severity == "warning"]
 
 
 def load_config(paths: Sequence[Path]) -> LoadedConfig:
-    """Load, validate and convert the config at ``paths`` (files or directories).
+    """Load, validate and convert the config at ``paths`` (files or directories; none: configs/).
 
     Raises ``NotFoundError`` for a missing path or a directory without YAML files, and
     ``ConfigError`` (every error, plus any warnings) when the config is invalid.

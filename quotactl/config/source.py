@@ -23,6 +23,8 @@ YamlPath = tuple[str | int, ...]
 
 MAX_NODES = 100_000
 """Upper bound on values after alias expansion; real configs have a few hundred."""
+MAX_DEPTH = 64
+"""Upper bound on nesting; the config language itself nests six levels deep."""
 
 _MAP_TAG = "tag:yaml.org,2002:map"
 _SEQ_TAG = "tag:yaml.org,2002:seq"
@@ -111,6 +113,10 @@ def parse_yaml(text: str, file: str) -> ParsedFile:
         return ParsedFile(None, source, [_reader_error(exc, text, file)])
     except _TooLarge as exc:
         return ParsedFile(None, source, [source.diagnostic(exc.path, str(exc))])
+    except RecursionError:  # PyYAML's composer recurses once per nesting level
+        where = Position.of(loader.get_mark())
+        message = f"YAML nested too deeply (a config nests at most {MAX_DEPTH} levels)"
+        return ParsedFile(None, source, [Diagnostic(file, where.line, where.column, message)])
     finally:
         loader.dispose()
 
@@ -167,6 +173,10 @@ class _Builder:
         self.count += 1
         if self.count > MAX_NODES:
             raise _TooLarge(path, f"document expands to more than {MAX_NODES} values (aliases?)")
+        if len(path) > MAX_DEPTH:
+            raise _TooLarge(
+                path, f"YAML nested too deeply (a config nests at most {MAX_DEPTH} levels)"
+            )
         self.source.values[path] = Position.of(node.start_mark)
         if id(node) in self.active:
             self._error(path, "recursive YAML alias: a value cannot contain itself")

@@ -238,3 +238,12 @@ def test_errors_from_several_files_are_all_reported_in_file_order(
         ("a.yaml", 1, 29),
         ("b.yaml", 1, 10),
     ]
+
+
+def test_nesting_deeper_than_the_yaml_parser_can_follow_is_a_clean_error(tmp_path: Path) -> None:
+    (tmp_path / "deep.yaml").write_text("a: " + "[" * 5000 + "]" * 5000 + "\n")
+    with pytest.raises(ConfigError) as raised:
+        load_config([tmp_path])
+    [diagnostic] = raised.value.diagnostics
+    assert diagnostic.message == "YAML nested too deeply (a config nests at most 64 levels)"
+    assert diagnostic.line == 1
