@@ -41,6 +41,11 @@ class LoadedConfig:
     """Warnings only: a config with an error never loads."""
     files: list[Path]
 
+    @property
+    def warnings(self) -> list[Diagnostic]:
+        """The same as ``diagnostics`` (kept because commands read it under this name)."""
+        return [d for d in self.diagnostics if d.severity == "warning"]
+
 
 def load_config(paths: Sequence[Path]) -> LoadedConfig:
     """Load, validate and convert the config at ``paths`` (files or directories; none: configs/).
