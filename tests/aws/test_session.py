@@ -1,0 +1,60 @@
+"""The one session factory: local is hermetic and in-process, an endpoint wins, aws uses
+the standard chain; clients retry in botocore's standard mode."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import pytest
+
+from quotactl.aws.session import Target, client, make_session
+from quotactl.emulator import Emulator
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+
+def test_local_ignores_the_users_aws_profile_and_config(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("AWS_PROFILE", "does-not-exist")
+    monkeypatch.setenv("AWS_ENDPOINT_URL_BATCH", "http://127.0.0.1:9")
+    target = Target("local", tmp_path / "s.db")
+    emulator = Emulator(target.state_path)
+    batch = client(target, session=make_session(target, emulator=emulator))
+    try:
+        assert batch.list_scheduling_policies()["schedulingPolicies"] == []
+        assert batch.meta.region_name == "us-east-1"
+        assert batch.meta.config.retries["mode"] == "standard"
+    finally:
+        batch.close()
+        emulator.close()
+    assert target.state_path.exists()
+
+
+def test_an_endpoint_url_wins_over_the_local_emulator(tmp_path: Path) -> None:
+    target = Target("local", tmp_path / "s.db", endpoint_url="http://127.0.0.1:8765")
+    batch = client(target)
+    try:
+        assert batch.meta.endpoint_url == "http://127.0.0.1:8765"
+        assert not target.state_path.exists()  # no emulator was attached
+    finally:
+        batch.close()
+
+
+def test_aws_uses_the_named_profile_and_region(tmp_path: Path) -> None:
+    from botocore.exceptions import ProfileNotFound
+
+    with pytest.raises(ProfileNotFound):
+        make_session(Target("aws", tmp_path / "s.db", profile="no-such-profile"))
+    session = make_session(Target("aws", tmp_path / "s.db", region="eu-west-1"))
+    assert session.region_name == "eu-west-1"
+
+
+def test_retries_can_be_overridden(tmp_path: Path) -> None:
+    target = Target("local", tmp_path / "s.db", endpoint_url="http://127.0.0.1:8765")
+    batch = client(target, retries={"mode": "legacy", "max_attempts": 2})
+    try:
+        assert batch.meta.config.retries["mode"] == "legacy"
+    finally:
+        batch.close()
