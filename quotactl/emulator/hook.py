@@ -57,7 +57,7 @@ class BotocoreHook:
             request.method or "POST",
             url.path,
             url.query,
-            dict(request.headers.items()),
+            request.headers,
             body_bytes(request.body),
         )
         headers = HTTPHeaders()

@@ -11,7 +11,7 @@ from __future__ import annotations
 import contextlib
 import time
 import weakref
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Self
@@ -73,7 +73,7 @@ class Emulator:
 
     # -- the two entry points --------------------------------------------------------------
     def handle(
-        self, method: str, path: str, query: str, headers: Mapping[str, str], body: bytes
+        self, method: str, path: str, query: str, headers: Any, body: bytes
     ) -> wire.Response:
         """One HTTP request in AWS's wire format -> one response (never raises)."""
         rid = wire.request_id()
