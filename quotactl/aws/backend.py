@@ -46,13 +46,23 @@ THROTTLING = frozenset(
         "SlowDown",
     }
 )
-DESCRIBE_BATCH = 100  # DescribeServiceEnvironments/JobQueues/SchedulingPolicies take <= 100
+DESCRIBE_BATCH = 100
+READ_CONCURRENCY = 32
+"""Reads in flight at once: reading a 1,000-share stack is 1,000 ListTagsForResource calls."""
+_worker = threading.local()
+
+
+def _mark_worker() -> None:
+    _worker.active = True
+
+
+# DescribeServiceEnvironments/JobQueues/SchedulingPolicies take <= 100
 
 
 class AwsBackend:
     """Reads and writes AWS Batch quota-management resources through ``client``."""
 
-    def __init__(self, client: Any, *, concurrency: int = 16) -> None:
+    def __init__(self, client: Any, *, concurrency: int = READ_CONCURRENCY) -> None:
         self.client = client
         self.concurrency = concurrency
         self.calls: Counter[str] = Counter()
@@ -103,12 +113,16 @@ class AwsBackend:
             yield from page.get(key) or []
 
     def _map(self, fn: Callable[[Any], Any], items: Iterable[Any]) -> list[Any]:
+        """``fn`` over ``items`` on the read pool (in order); inline when already on it, so
+        that nested use can never deadlock the pool."""
         items = list(items)
-        if len(items) <= 1:
+        if len(items) <= 1 or getattr(_worker, "active", False):
             return [fn(i) for i in items]
         with self._lock:
             if self._pool is None:
-                self._pool = ThreadPoolExecutor(self.concurrency, "quotactl-read")
+                self._pool = ThreadPoolExecutor(
+                    self.concurrency, "quotactl-read", initializer=_mark_worker
+                )
             pool = self._pool
         return list(pool.map(fn, items))
 
@@ -133,8 +147,7 @@ class AwsBackend:
         ]
         with self._lock:
             self._queue_arns.update({q.spec.name: q.arn for q in live_queues})
-        for found in self._map(self._shares_of, [q.spec.name for q in share_queues]):
-            resources += found
+        resources += self._shares_of([q.spec.name for q in share_queues])
         return ObservedState(tuple(resources))
 
     def _policies(self) -> list[ObservedResource]:
@@ -151,16 +164,21 @@ class AwsBackend:
             self._policy_arns.update({p.spec.name: p.arn for p in policies})
         return policies
 
-    def _shares_of(self, queue: str) -> list[ObservedResource]:
-        items = list(self._pages("ListQuotaShares", "quotaShares", jobQueue=queue))
+    def _shares_of(self, queues: list[str]) -> list[ObservedResource]:
+        listed = self._map(
+            lambda q: [(q, i) for i in self._pages("ListQuotaShares", "quotaShares", jobQueue=q)],
+            queues,
+        )
+        items = [pair for found in listed for pair in found]
         # ListQuotaShares does not return tags (botocore's model leaves them out): one call each.
         tags = self._map(
-            lambda item: self._call("ListTagsForResource", resourceArn=item["quotaShareArn"]).get(
-                "tags", {}
-            ),
+            lambda pair: self._call("ListTagsForResource", resourceArn=pair[1]["quotaShareArn"]),
             items,
         )
-        return [convert.observed_share(i, queue, t) for i, t in zip(items, tags, strict=True)]
+        return [
+            convert.observed_share(item, queue, found.get("tags") or {})
+            for (queue, item), found in zip(items, tags, strict=True)
+        ]
 
     def live_jobs(self, queues: Collection[str]) -> tuple[LiveJob, ...]:
         pairs = [(q, s) for q in sorted(queues) for s in ACTIVE_JOB_STATUSES]

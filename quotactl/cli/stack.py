@@ -20,8 +20,6 @@ if TYPE_CHECKING:
     from quotactl.cli.runtime import Runtime
     from quotactl.config import LoadedConfig
 
-APPLY_CONCURRENCY = 16
-
 
 def load(runtime: Runtime, paths: Sequence[Path] | None) -> LoadedConfig:
     """The configuration at ``paths`` (default ``configs/``); warnings go to stderr."""
@@ -41,7 +39,7 @@ def open_backend(runtime: Runtime, region: str | None) -> AwsBackend:
     target = runtime.target()
     if target.region is None and region is not None:
         target = dataclasses.replace(target, region=region)
-    return AwsBackend(client(target), concurrency=APPLY_CONCURRENCY)
+    return AwsBackend(client(target))
 
 
 def guard_account(runtime: Runtime, account_id: str | None, region: str | None) -> None:

@@ -281,3 +281,23 @@ def test_live_jobs_read_each_active_status_of_each_queue(client: Any, stub: Stub
         {"ml.g5.xlarge": 2},
         5,
     )
+
+
+def test_observe_of_many_queues_on_a_small_pool_does_not_deadlock(
+    client: Any, stub: Stubber
+) -> None:
+    stub.add_response("describe_service_environments", {"serviceEnvironments": []})
+    stub.add_response("list_scheduling_policies", {"schedulingPolicies": []})
+    stub.add_response("describe_job_queues", {"jobQueues": [queue_item("a"), queue_item("b")]})
+    for queue in ("a", "b"):
+        stub.add_response(
+            "list_quota_shares",
+            {"quotaShares": [share_item("x", queue), share_item("y", queue)]},
+            {"jobQueue": queue},
+        )
+    for queue in ("a", "b"):
+        for name in ("x", "y"):
+            arn = f"{ARN}:job-queue/{queue}/quota-share/{name}"
+            stub.add_response("list_tags_for_resource", {"tags": TAGS}, {"resourceArn": arn})
+    observed = AwsBackend(client, concurrency=1).observe("demo", [])
+    assert len([r for r in observed.resources if r.address.startswith("share.")]) == 4
