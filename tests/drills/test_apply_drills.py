@@ -1,0 +1,110 @@
+"""Fault drills: apply converges through throttling, server errors and a SIGKILL half-way.
+
+Each drill applies a 100-share stack (5 queues x 20 shares) to the embedded emulator and
+checks what an operator would: the apply reports success, the account holds each share
+exactly once, and a plan afterwards shows no changes.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import pytest
+
+from quotactl.aws.session import Target, client
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from tests.conftest import CliResult
+
+    Cli = Callable[..., CliResult]
+
+QUEUES, SHARES = 5, 20
+STATE = Path(".quotactl/emulator.db")
+
+
+def write_stack(root: Path) -> Path:
+    config = root / "configs"
+    (config / "teams").mkdir(parents=True)
+    lines = ["platform: {name: drill, region: us-east-1}", "environments:"]
+    lines += [f"  - {{name: env{q}, capacity: {{ml.g5.xlarge: {SHARES}}}}}" for q in range(QUEUES)]
+    lines += ["queues:"] + [f"  - {{name: queue{q}, environment: env{q}}}" for q in range(QUEUES)]
+    (config / "platform.yaml").write_text("\n".join(lines) + "\n")
+    for s in range(SHARES):
+        shares = "\n".join(
+            f"      - {{queue: queue{q}, capacity: {{ml.g5.xlarge: 1}}, sharing: lend}}"
+            for q in range(QUEUES)
+        )
+        (config / "teams" / f"team{s}.yaml").write_text(
+            f"teams:\n  - name: team{s}\n    tags: {{owner: team{s}}}\n    shares:\n{shares}\n"
+        )
+    return config
+
+
+def live_shares() -> list[str]:
+    batch = client(Target("local", STATE))
+    names = []
+    for q in range(QUEUES):
+        pages = batch.get_paginator("list_quota_shares").paginate(jobQueue=f"queue{q}")
+        names += [f"queue{q}/{s['quotaShareName']}" for page in pages for s in page["quotaShares"]]
+    return names
+
+
+@pytest.fixture
+def stack(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.chdir(tmp_path)
+    return write_stack(tmp_path)
+
+
+@pytest.mark.slow
+def test_apply_converges_under_throttling_and_server_errors(
+    stack: Path, cli: Cli, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("QUOTACTL_EMULATOR_FAULTS", "throttle=0.2,error=0.05,seed=7")
+    result = cli("apply", str(stack), "--auto-approve")
+    assert result.exit_code == 0, result.stdout[-2000:] + result.stderr
+    assert "Apply complete: 115 created" in result.stdout
+    monkeypatch.delenv("QUOTACTL_EMULATOR_FAULTS")
+    shares = live_shares()
+    assert len(shares) == len(set(shares)) == QUEUES * SHARES
+    assert cli("plan", str(stack), "--detailed-exitcode").exit_code == 0
+
+
+@pytest.mark.slow
+def test_an_apply_killed_half_way_converges_when_run_again(stack: Path, cli: Cli) -> None:
+    env = {
+        **os.environ,
+        "PYTHONUNBUFFERED": "1",
+        "QUOTACTL_EMULATOR_FAULTS": "latency_ms=20",
+        "NO_COLOR": "1",
+    }
+    argv = [sys.executable, "-m", "quotactl", "apply", str(stack), "--auto-approve"]
+    created = 0
+    with subprocess.Popen(
+        argv, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env, text=True
+    ) as process:
+        assert process.stdout is not None
+        deadline = time.monotonic() + 60
+        for line in process.stdout:
+            if line.startswith("+ share.") and ": created" in line:
+                created += 1
+            if created >= 30 or time.monotonic() > deadline:
+                break
+        process.send_signal(signal.SIGKILL)
+        process.wait(timeout=30)
+    assert process.returncode == -signal.SIGKILL
+    partial = live_shares()
+    assert 30 <= len(partial) < QUEUES * SHARES, "the kill must land half-way"
+
+    again = cli("apply", str(stack), "--auto-approve")
+    assert again.exit_code == 0, again.stdout[-2000:] + again.stderr
+    shares = live_shares()
+    assert len(shares) == len(set(shares)) == QUEUES * SHARES
+    assert cli("plan", str(stack), "--detailed-exitcode").exit_code == 0
