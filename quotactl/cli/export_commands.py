@@ -87,6 +87,7 @@ def import_(
 
     runtime = runtime_of(ctx)
     desired = load(runtime, paths).desired
+    guard_account(runtime, desired.account_id, desired.region)
     backend = open_backend(runtime, desired.region)
     observed = backend.observe(desired.stack, [q.name for q in desired.queues])
     found = unmanaged(desired, observed)
@@ -107,7 +108,6 @@ def import_(
     console.print(f"quotactl will tag {len(found)} resource(s) with {STACK_TAG}={desired.stack}:")
     for resource in found:
         console.print(f"  + {resource.address}  ({resource.arn})", markup=False)
-    guard_account(runtime, desired.account_id, desired.region)
     confirm(runtime, "Import these resources?", auto_approve=auto_approve)
     for resource in found:
         backend.tag(resource.arn, {STACK_TAG: desired.stack})
