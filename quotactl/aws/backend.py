@@ -3,20 +3,16 @@
 One code path for real AWS, any endpoint and the embedded emulator: only the client differs
 (built by ``quotactl.aws.session``). Reads use paginators and list calls (one per kind, one
 ListQuotaShares per queue); what the API only offers per resource (a share's tags, jobs per
-queue and status) runs concurrently on a small thread pool. Every call goes through ``_call``,
-which only allows the operations in ``permissions.OPERATIONS`` and maps botocore's errors to
-``BackendError`` with AWS's own message.
+queue and status) runs concurrently on a small thread pool (``calls.BatchCalls``).
 """
 
 from __future__ import annotations
 
 import threading
-from collections import Counter
-from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any
 
 from quotactl.aws import convert
-from quotactl.aws.permissions import OPERATIONS
+from quotactl.aws.calls import READ_CONCURRENCY, BatchCalls
 from quotactl.core.backend import AlreadyExistsError, BackendError
 from quotactl.core.model import EnvironmentSpec, PolicySpec, QueueSpec, ShareSpec
 from quotactl.core.observed import (
@@ -29,102 +25,33 @@ from quotactl.core.observed import (
     Ref,
     ResourceStatus,
 )
-from quotactl.errors import QuotactlError
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
+    from collections import Counter
+    from collections.abc import Callable, Collection, Mapping
 
     from quotactl.core.observed import Spec
 
-THROTTLING = frozenset(
-    {
-        "TooManyRequestsException",
-        "ThrottlingException",
-        "Throttling",
-        "ThrottledException",
-        "RequestLimitExceeded",
-        "SlowDown",
-    }
-)
 DESCRIBE_BATCH = 100
-READ_CONCURRENCY = 32
-"""Reads in flight at once: reading a 1,000-share stack is 1,000 ListTagsForResource calls."""
-_worker = threading.local()
-
-
-def _mark_worker() -> None:
-    _worker.active = True
-
-
-# DescribeServiceEnvironments/JobQueues/SchedulingPolicies take <= 100
+"""DescribeServiceEnvironments/JobQueues/SchedulingPolicies take at most 100 names."""
 
 
 class AwsBackend:
     """Reads and writes AWS Batch quota-management resources through ``client``."""
 
     def __init__(self, client: Any, *, concurrency: int = READ_CONCURRENCY) -> None:
-        self.client = client
-        self.concurrency = concurrency
-        self.calls: Counter[str] = Counter()
-        """API calls made, by operation, pages included (for --debug and the benchmark)."""
-        self.attempts: Counter[str] = Counter()
-        """HTTP requests sent, by operation: calls plus the client's own retries."""
+        self.api = BatchCalls(client, concurrency=concurrency)
         self._lock = threading.Lock()
-        events = client.meta.events
-        events.register("before-call.batch", self._count_call)
-        events.register("request-created.batch", self._count_attempt)
-        self._pool: ThreadPoolExecutor | None = None
         self._queue_arns: dict[str, str] = {}
         self._policy_arns: dict[str, str] = {}
 
+    @property
+    def calls(self) -> Counter[str]:
+        """API calls made, by operation (pages included)."""
+        return self.api.calls
+
     def close(self) -> None:
-        if self._pool is not None:
-            self._pool.shutdown(wait=True)
-            self._pool = None
-
-    # -- plumbing -------------------------------------------------------------------------
-
-    def _count_call(self, model: Any = None, **_: Any) -> None:
-        with self._lock:
-            self.calls[getattr(model, "name", "?")] += 1
-
-    def _count_attempt(self, operation_name: str = "?", **_: Any) -> None:
-        with self._lock:
-            self.attempts[operation_name] += 1
-
-    def _call(self, operation: str, **params: Any) -> dict[str, Any]:
-        method = _method(operation)
-        try:
-            result: dict[str, Any] = getattr(self.client, method)(**params)
-        except Exception as exc:
-            raise _translate(exc, operation) from exc
-        return result
-
-    def _pages(self, operation: str, key: str, **params: Any) -> Iterator[dict[str, Any]]:
-        paginator = self.client.get_paginator(_method(operation))
-        iterator = iter(paginator.paginate(**params))
-        while True:
-            try:
-                page = next(iterator)
-            except StopIteration:
-                return
-            except Exception as exc:
-                raise _translate(exc, operation) from exc
-            yield from page.get(key) or []
-
-    def _map(self, fn: Callable[[Any], Any], items: Iterable[Any]) -> list[Any]:
-        """``fn`` over ``items`` on the read pool (in order); inline when already on it, so
-        that nested use can never deadlock the pool."""
-        items = list(items)
-        if len(items) <= 1 or getattr(_worker, "active", False):
-            return [fn(i) for i in items]
-        with self._lock:
-            if self._pool is None:
-                self._pool = ThreadPoolExecutor(
-                    self.concurrency, "quotactl-read", initializer=_mark_worker
-                )
-            pool = self._pool
-        return list(pool.map(fn, items))
+        self.api.close()
 
     # -- StateReader ----------------------------------------------------------------------
 
@@ -132,11 +59,11 @@ class AwsBackend:
         resources: list[ObservedResource] = []
         resources += [
             convert.observed_environment(e)
-            for e in self._pages("DescribeServiceEnvironments", "serviceEnvironments")
+            for e in self.api.pages("DescribeServiceEnvironments", "serviceEnvironments")
         ]
         resources += self._policies()
         live_queues = [
-            convert.observed_queue(q) for q in self._pages("DescribeJobQueues", "jobQueues")
+            convert.observed_queue(q) for q in self.api.pages("DescribeJobQueues", "jobQueues")
         ]
         resources += live_queues
         wanted = set(queues)
@@ -151,10 +78,10 @@ class AwsBackend:
         return ObservedState(tuple(resources))
 
     def _policies(self) -> list[ObservedResource]:
-        arns = [p["arn"] for p in self._pages("ListSchedulingPolicies", "schedulingPolicies")]
+        arns = [p["arn"] for p in self.api.pages("ListSchedulingPolicies", "schedulingPolicies")]
         chunks = [arns[i : i + DESCRIBE_BATCH] for i in range(0, len(arns), DESCRIBE_BATCH)]
-        described = self._map(
-            lambda chunk: self._call("DescribeSchedulingPolicies", arns=chunk)[
+        described = self.api.map(
+            lambda chunk: self.api.call("DescribeSchedulingPolicies", arns=chunk)[
                 "schedulingPolicies"
             ],
             chunks,
@@ -165,14 +92,16 @@ class AwsBackend:
         return policies
 
     def _shares_of(self, queues: list[str]) -> list[ObservedResource]:
-        listed = self._map(
-            lambda q: [(q, i) for i in self._pages("ListQuotaShares", "quotaShares", jobQueue=q)],
+        listed = self.api.map(
+            lambda q: [
+                (q, i) for i in self.api.pages("ListQuotaShares", "quotaShares", jobQueue=q)
+            ],
             queues,
         )
         items = [pair for found in listed for pair in found]
         # ListQuotaShares does not return tags (botocore's model leaves them out): one call each.
-        tags = self._map(
-            lambda pair: self._call("ListTagsForResource", resourceArn=pair[1]["quotaShareArn"]),
+        tags = self.api.map(
+            lambda pair: self.api.call("ListTagsForResource", resourceArn=pair[1]["quotaShareArn"]),
             items,
         )
         return [
@@ -185,32 +114,32 @@ class AwsBackend:
 
         def read(pair: tuple[str, str]) -> list[LiveJob]:
             queue, status = pair
-            items = self._pages(
+            items = self.api.pages(
                 "ListServiceJobs", "jobSummaryList", jobQueue=queue, jobStatus=status
             )
             return [convert.live_job(i, queue) for i in items]
 
-        return tuple(job for found in self._map(read, pairs) for job in found)
+        return tuple(job for found in self.api.map(read, pairs) for job in found)
 
     # -- Backend: writes ------------------------------------------------------------------
 
     def create(self, spec: Spec) -> str:
         try:
             if isinstance(spec, EnvironmentSpec):
-                out = self._call("CreateServiceEnvironment", **convert.create_environment(spec))
+                out = self.api.call("CreateServiceEnvironment", **convert.create_environment(spec))
                 return str(out["serviceEnvironmentArn"])
             if isinstance(spec, PolicySpec):
-                out = self._call("CreateSchedulingPolicy", **convert.create_policy(spec))
+                out = self.api.call("CreateSchedulingPolicy", **convert.create_policy(spec))
                 with self._lock:
                     self._policy_arns[spec.name] = out["arn"]
                 return str(out["arn"])
             if isinstance(spec, QueueSpec):
                 request = convert.create_queue(spec, self._policy_arn(spec.policy))
-                out = self._call("CreateJobQueue", **request)
+                out = self.api.call("CreateJobQueue", **request)
                 with self._lock:
                     self._queue_arns[spec.name] = out["jobQueueArn"]
                 return str(out["jobQueueArn"])
-            out = self._call("CreateQuotaShare", **convert.create_share(spec))
+            out = self.api.call("CreateQuotaShare", **convert.create_share(spec))
             return str(out["quotaShareArn"])
         except BackendError as exc:
             if "already exists" in exc.message.lower():
@@ -220,14 +149,14 @@ class AwsBackend:
     def update(self, before: Spec, after: Spec, arn: str, fields: frozenset[str]) -> None:
         settings = fields - {"tags"}
         if settings and isinstance(after, EnvironmentSpec):
-            self._call(
+            self.api.call(
                 "UpdateServiceEnvironment", **convert.update_environment(after, arn, settings)
             )
         elif settings and isinstance(after, QueueSpec):
             policy = self._policy_arn(after.policy) if "policy" in settings else ""
-            self._call("UpdateJobQueue", **convert.update_queue(after, arn, settings, policy))
+            self.api.call("UpdateJobQueue", **convert.update_queue(after, arn, settings, policy))
         elif settings and isinstance(after, ShareSpec):
-            self._call("UpdateQuotaShare", **convert.update_share(after, arn, settings))
+            self.api.call("UpdateQuotaShare", **convert.update_share(after, arn, settings))
         if "tags" in fields:
             added = {k: v for k, v in after.tags.items() if before.tags.get(k) != v}
             # aws:-prefixed tags belong to AWS (CloudFormation etc.) and cannot be removed.
@@ -235,29 +164,29 @@ class AwsBackend:
                 k for k in before.tags if k not in after.tags and not k.startswith("aws:")
             )
             if added:
-                self._call("TagResource", resourceArn=arn, tags=added)
+                self.api.call("TagResource", resourceArn=arn, tags=added)
             if removed:
-                self._call("UntagResource", resourceArn=arn, tagKeys=removed)
+                self.api.call("UntagResource", resourceArn=arn, tagKeys=removed)
 
     def set_enabled(self, ref: Ref, arn: str, enabled: bool) -> None:
         state = convert.state(enabled)
         if ref.kind is Kind.ENVIRONMENT:
-            self._call("UpdateServiceEnvironment", serviceEnvironment=arn, state=state)
+            self.api.call("UpdateServiceEnvironment", serviceEnvironment=arn, state=state)
         elif ref.kind is Kind.QUEUE:
-            self._call("UpdateJobQueue", jobQueue=arn, state=state)
+            self.api.call("UpdateJobQueue", jobQueue=arn, state=state)
         elif ref.kind is Kind.SHARE:
-            self._call("UpdateQuotaShare", quotaShareArn=arn, state=state)
+            self.api.call("UpdateQuotaShare", quotaShareArn=arn, state=state)
 
     def delete(self, ref: Ref, arn: str) -> None:
         try:
             if ref.kind is Kind.ENVIRONMENT:
-                self._call("DeleteServiceEnvironment", serviceEnvironment=arn)
+                self.api.call("DeleteServiceEnvironment", serviceEnvironment=arn)
             elif ref.kind is Kind.POLICY:
-                self._call("DeleteSchedulingPolicy", arn=arn)
+                self.api.call("DeleteSchedulingPolicy", arn=arn)
             elif ref.kind is Kind.QUEUE:
-                self._call("DeleteJobQueue", jobQueue=arn)
+                self.api.call("DeleteJobQueue", jobQueue=arn)
             else:
-                self._call("DeleteQuotaShare", quotaShareArn=arn)
+                self.api.call("DeleteQuotaShare", quotaShareArn=arn)
         except BackendError as exc:
             if exc.retryable:
                 raise
@@ -267,16 +196,16 @@ class AwsBackend:
             raise
 
     def tag(self, arn: str, tags: Mapping[str, str]) -> None:
-        self._call("TagResource", resourceArn=arn, tags=dict(tags))
+        self.api.call("TagResource", resourceArn=arn, tags=dict(tags))
 
     # -- Backend: point reads -------------------------------------------------------------
 
     def describe(self, ref: Ref) -> ObservedResource | None:
         if ref.kind is Kind.ENVIRONMENT:
-            found = self._call("DescribeServiceEnvironments", serviceEnvironments=[ref.name])
+            found = self.api.call("DescribeServiceEnvironments", serviceEnvironments=[ref.name])
             items = [convert.observed_environment(e) for e in found.get("serviceEnvironments", [])]
         elif ref.kind is Kind.QUEUE:
-            found = self._call("DescribeJobQueues", jobQueues=[ref.name])
+            found = self.api.call("DescribeJobQueues", jobQueues=[ref.name])
             items = [convert.observed_queue(q) for q in found.get("jobQueues", [])]
         elif ref.kind is Kind.POLICY:
             items = [p for p in self._policies() if p.spec.name == ref.name]
@@ -290,7 +219,7 @@ class AwsBackend:
         if queue is None:
             return None
         try:
-            item = self._call(
+            item = self.api.call(
                 "DescribeQuotaShare", quotaShareArn=convert.share_arn(queue.arn, ref.name)
             )
         except BackendError as exc:
@@ -322,7 +251,7 @@ class AwsBackend:
             tasks.append(_share_task(self, queue))
         for ref in by_kind.get(Kind.POLICY, []):
             found[ref] = ResourceStatus("VALID", True)  # policies have no lifecycle
-        for results in self._map(lambda task: task(), tasks):
+        for results in self.api.map(lambda task: task(), tasks):
             for ref, status in results:
                 if ref in found:
                     found[ref] = status
@@ -346,7 +275,7 @@ def _describe_task(
     name_key = "serviceEnvironmentName" if kind is Kind.ENVIRONMENT else "jobQueueName"
 
     def run() -> list[tuple[Ref, ResourceStatus]]:
-        items = backend._call(operation, **{param: names}).get(key, [])
+        items = backend.api.call(operation, **{param: names}).get(key, [])
         return [
             (
                 Ref(kind, item[name_key]),
@@ -366,7 +295,7 @@ def _describe_task(
 def _share_task(backend: AwsBackend, queue: str) -> Callable[[], list[tuple[Ref, ResourceStatus]]]:
     def run() -> list[tuple[Ref, ResourceStatus]]:
         try:
-            items = list(backend._pages("ListQuotaShares", "quotaShares", jobQueue=queue))
+            items = list(backend.api.pages("ListQuotaShares", "quotaShares", jobQueue=queue))
         except BackendError as exc:
             if exc.retryable:
                 raise
@@ -380,47 +309,3 @@ def _share_task(backend: AwsBackend, queue: str) -> Callable[[], list[tuple[Ref,
         ]
 
     return run
-
-
-def _method(operation: str) -> str:
-    if operation not in OPERATIONS:
-        raise AssertionError(f"{operation} is not in quotactl.aws.permissions.OPERATIONS")
-    return "".join("_" + c.lower() if c.isupper() else c for c in operation).lstrip("_")
-
-
-def _translate(exc: Exception, operation: str) -> QuotactlError:
-    """botocore's exceptions -> BackendError carrying AWS's own message."""
-    from botocore.exceptions import (
-        BotoCoreError,
-        ClientError,
-        NoCredentialsError,
-        NoRegionError,
-        ReadTimeoutError,
-    )
-    from botocore.exceptions import ConnectionError as BotoConnectionError
-
-    if isinstance(exc, ClientError):
-        error = exc.response.get("Error", {})
-        code = str(error.get("Code", "Unknown"))
-        message = str(error.get("Message") or exc.response.get("message") or exc)
-        status = int(exc.response.get("ResponseMetadata", {}).get("HTTPStatusCode", 400))
-        retryable = code in THROTTLING or status >= 500 or code == "ServerException"
-        hint = None
-        if "AccessDenied" in code or "not authorized" in message:
-            hint = "`quotactl iam-policy` prints the IAM policy quotactl needs"
-        return BackendError(f"{operation}: {message}", retryable=retryable, hint=hint)
-    if isinstance(exc, NoCredentialsError):
-        return QuotactlError(
-            "no AWS credentials found",
-            code="aws-credentials",
-            hint="set AWS_PROFILE or pass --profile, or use --backend local",
-        )
-    if isinstance(exc, NoRegionError):
-        return QuotactlError(
-            "no AWS region configured", code="aws-region", hint="set platform.region or --region"
-        )
-    if isinstance(exc, BotoConnectionError | ReadTimeoutError):
-        return BackendError(f"{operation}: {exc}", retryable=True)
-    if isinstance(exc, BotoCoreError):
-        return BackendError(f"{operation}: {exc}")
-    raise exc

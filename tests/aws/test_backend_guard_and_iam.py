@@ -63,7 +63,7 @@ def test_backend_only_calls_operations_in_the_table() -> None:
         "batch", region_name="us-east-1", aws_access_key_id="x", aws_secret_access_key="y"
     )
     with pytest.raises(AssertionError, match="OPERATIONS"):
-        AwsBackend(client)._call("SubmitJob")
+        AwsBackend(client).api.call("SubmitJob")
 
 
 def test_iam_policy_scopes_writes_to_batch_arns_and_reads_to_star() -> None:

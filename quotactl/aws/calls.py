@@ -1,0 +1,146 @@
+"""The plumbing under ``AwsBackend``: one guarded call path, paginators, a read pool, counters.
+
+Every call goes through ``BatchCalls.call`` or ``pages``, which only allow the operations in
+``permissions.OPERATIONS`` (so ``iam-policy`` covers everything quotactl calls) and turn
+botocore's exceptions into ``BackendError`` carrying AWS's own message.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
+from typing import TYPE_CHECKING, Any
+
+from quotactl.aws.permissions import OPERATIONS
+from quotactl.core.backend import BackendError
+from quotactl.errors import QuotactlError
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable, Iterator
+
+THROTTLING = frozenset(
+    {
+        "TooManyRequestsException",
+        "ThrottlingException",
+        "Throttling",
+        "ThrottledException",
+        "RequestLimitExceeded",
+        "SlowDown",
+    }
+)
+READ_CONCURRENCY = 32
+"""Reads in flight at once: reading a 1,000-share stack is 1,000 ListTagsForResource calls."""
+_worker = threading.local()
+
+
+def _mark_worker() -> None:
+    _worker.active = True
+
+
+class BatchCalls:
+    """A Batch client behind the operations table, with call counters and a read pool."""
+
+    def __init__(self, client: Any, *, concurrency: int = READ_CONCURRENCY) -> None:
+        self.client = client
+        self.concurrency = concurrency
+        self.calls: Counter[str] = Counter()
+        """API calls made, by operation, pages included (for --debug and the benchmark)."""
+        self.attempts: Counter[str] = Counter()
+        """HTTP requests sent, by operation: calls plus the client's own retries."""
+        self._lock = threading.Lock()
+        self._pool: ThreadPoolExecutor | None = None
+        events = client.meta.events
+        events.register("before-call.batch", self._count_call)
+        events.register("request-created.batch", self._count_attempt)
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(wait=True)
+            self._pool = None
+
+    def _count_call(self, model: Any = None, **_: Any) -> None:
+        with self._lock:
+            self.calls[getattr(model, "name", "?")] += 1
+
+    def _count_attempt(self, operation_name: str = "?", **_: Any) -> None:
+        with self._lock:
+            self.attempts[operation_name] += 1
+
+    def call(self, operation: str, **params: Any) -> dict[str, Any]:
+        method = _method(operation)
+        try:
+            result: dict[str, Any] = getattr(self.client, method)(**params)
+        except Exception as exc:
+            raise _translate(exc, operation) from exc
+        return result
+
+    def pages(self, operation: str, key: str, **params: Any) -> Iterator[dict[str, Any]]:
+        paginator = self.client.get_paginator(_method(operation))
+        iterator = iter(paginator.paginate(**params))
+        while True:
+            try:
+                page = next(iterator)
+            except StopIteration:
+                return
+            except Exception as exc:
+                raise _translate(exc, operation) from exc
+            yield from page.get(key) or []
+
+    def map(self, fn: Callable[[Any], Any], items: Iterable[Any]) -> list[Any]:
+        """``fn`` over ``items`` on the read pool (in order); inline when already on it, so
+        that nested use can never deadlock the pool."""
+        items = list(items)
+        if len(items) <= 1 or getattr(_worker, "active", False):
+            return [fn(i) for i in items]
+        with self._lock:
+            if self._pool is None:
+                self._pool = ThreadPoolExecutor(
+                    self.concurrency, "quotactl-read", initializer=_mark_worker
+                )
+            pool = self._pool
+        return list(pool.map(fn, items))
+
+
+def _method(operation: str) -> str:
+    if operation not in OPERATIONS:
+        raise AssertionError(f"{operation} is not in quotactl.aws.permissions.OPERATIONS")
+    return "".join("_" + c.lower() if c.isupper() else c for c in operation).lstrip("_")
+
+
+def _translate(exc: Exception, operation: str) -> QuotactlError:
+    """botocore's exceptions -> BackendError carrying AWS's own message."""
+    from botocore.exceptions import (
+        BotoCoreError,
+        ClientError,
+        NoCredentialsError,
+        NoRegionError,
+        ReadTimeoutError,
+    )
+    from botocore.exceptions import ConnectionError as BotoConnectionError
+
+    if isinstance(exc, ClientError):
+        error = exc.response.get("Error", {})
+        code = str(error.get("Code", "Unknown"))
+        message = str(error.get("Message") or exc.response.get("message") or exc)
+        status = int(exc.response.get("ResponseMetadata", {}).get("HTTPStatusCode", 400))
+        retryable = code in THROTTLING or status >= 500 or code == "ServerException"
+        hint = None
+        if "AccessDenied" in code or "not authorized" in message:
+            hint = "`quotactl iam-policy` prints the IAM policy quotactl needs"
+        return BackendError(f"{operation}: {message}", retryable=retryable, hint=hint)
+    if isinstance(exc, NoCredentialsError):
+        return QuotactlError(
+            "no AWS credentials found",
+            code="aws-credentials",
+            hint="set AWS_PROFILE or pass --profile, or use --backend local",
+        )
+    if isinstance(exc, NoRegionError):
+        return QuotactlError(
+            "no AWS region configured", code="aws-region", hint="set platform.region or --region"
+        )
+    if isinstance(exc, BotoConnectionError | ReadTimeoutError):
+        return BackendError(f"{operation}: {exc}", retryable=True)
+    if isinstance(exc, BotoCoreError):
+        return BackendError(f"{operation}: {exc}")
+    raise exc
