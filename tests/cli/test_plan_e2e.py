@@ -206,3 +206,47 @@ def test_iam_policy_prints_a_policy_document(cli: Cli) -> None:
         "sts:GetCallerIdentity",
         "iam:CreateServiceLinkedRole",
     } <= actions
+
+
+def submit(name: str, instances: int, share: str = "nlp") -> None:
+    payload = {
+        "TrainingJobName": name,
+        "RoleArn": "arn:aws:iam::123456789012:role/training",
+        "AlgorithmSpecification": {"TrainingImage": "image", "TrainingInputMode": "File"},
+        "OutputDataConfig": {"S3OutputPath": "s3://bucket/out"},
+        "ResourceConfig": {
+            "InstanceType": "ml.p5.48xlarge",
+            "InstanceCount": instances,
+            "VolumeSizeInGB": 10,
+        },
+        "StoppingCondition": {"MaxRuntimeInSeconds": 3600},
+    }
+    batch().submit_service_job(
+        jobName=name,
+        jobQueue="training",
+        serviceJobType="SAGEMAKER_TRAINING",
+        serviceRequestPayload=json.dumps(payload),
+        quotaShareName=share,
+    )
+
+
+def test_plan_names_the_live_jobs_a_change_would_disturb(applied: Path, cli: Cli) -> None:
+    from quotactl.emulator import Emulator
+
+    submit("bert-large", 3)
+    submit("bert-small", 1)
+    submit("survey", 1, share="research")
+    with Emulator(STATE) as emulator:
+        emulator.advance(60)  # the jobs start
+    NLP.write_text(NLP.read_text().replace("{ml.p5.48xlarge: 4}", "{ml.p5.48xlarge: 3}"))
+    Path("configs/demo/teams/research.yaml").unlink()
+    result = cli("plan", "configs/demo")
+    assert (
+        "usage of ml.p5.48xlarge is 4, above the new limit 3: 1 job becomes preemptible"
+        in result.stdout
+    )
+    assert "deleting the share terminates 1 job" in result.stdout
+    assert "survey (share research, RUNNING, 1\u00d7 ml.p5.48xlarge)" in result.stdout
+    document = json.loads(cli("plan", "configs/demo", "-o", "json").stdout)
+    impacts = {c["address"]: c["impact"] for c in document["changes"]}
+    assert [j["name"] for j in impacts["share.training/research"][0]["jobs"]] == ["survey"]
