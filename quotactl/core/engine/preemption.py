@@ -89,3 +89,24 @@ def in_share_victims(state: EngineState, job: Job) -> list[Job] | None:
         if fits and (not lends or idle - borrowed >= n):
             return chosen
     return None
+
+
+def in_share_headroom(state: EngineState, job: Job) -> tuple[int, int] | None:
+    """What stopping every lower-priority job of the head's share and type would free.
+
+    Returns (instances, slack), or None if even that would leave the head over its own limit
+    plus borrow cap: then only the share's own jobs finishing can help it.
+    """
+    cap = state.capacity
+    t, k, n = job._t, job._k, job.count
+    freed = sum(
+        v.count for v in state._active[job._s].values() if v._t == t and v.priority < job.priority
+    )
+    u, lim = cap.usage[k], cap.limit[k]
+    w = u - freed
+    if w + n > lim + cap.bcap[k]:
+        return None
+    slack = (u - lim if u > lim else 0) - (w - lim if w > lim else 0)
+    if cap.lends_k[k]:
+        slack += (lim - w if w < lim else 0) - (lim - u if u < lim else 0)
+    return freed, slack

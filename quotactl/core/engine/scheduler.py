@@ -25,12 +25,17 @@ from heapq import heappop, heappush
 from typing import TYPE_CHECKING
 
 from quotactl.core.engine import reasons
+from quotactl.core.engine.capacity import NO_CAP
 from quotactl.core.engine.model import SIMULATOR_TIMING, Job, JobStatus, QueueModel, Timing
-from quotactl.core.engine.preemption import in_share_victims, reclaim_victims
+from quotactl.core.engine.preemption import in_share_headroom, in_share_victims, reclaim_victims
 from quotactl.core.engine.state import EngineState
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
+
+
+# Why a head job is blocked (decides when it is looked at again).
+_RECLAIMER, _BORROWER, _OVER_LIMIT = 0, 1, 2
 
 
 class QueueEngine(EngineState):
@@ -77,6 +82,8 @@ class QueueEngine(EngineState):
         job.priority = priority
         if job.status is JobStatus.RUNNABLE:
             self._enqueue(job)
+        else:
+            self._touched.add(job._t)  # the order of victims changed for blocked own-limit heads
         self._dirty.add(job._s)
 
     def remove(self, job_id: str) -> None:
@@ -111,7 +118,7 @@ class QueueEngine(EngineState):
                 self._wake()
             reclaim: list[Job] = []
             borrow: list[tuple[int, int, Job]] = []
-            in_share: list[Job] = []
+            in_share: list[tuple[Job, int]] = []
             if len(dirty) == 1:
                 self._fill(dirty.pop(), reclaim, borrow, in_share)
             else:
@@ -127,7 +134,11 @@ class QueueEngine(EngineState):
                 self._preempt_in_share(in_share)
 
     def _fill(
-        self, s: int, reclaim: list[Job], borrow: list[tuple[int, int, Job]], in_share: list[Job]
+        self,
+        s: int,
+        reclaim: list[Job],
+        borrow: list[tuple[int, int, Job]],
+        in_share: list[tuple[Job, int]],
     ) -> None:
         """Phase A for share ``s``: start head jobs within its own limit; file the blocked head."""
         self._unwait(s)
@@ -152,15 +163,14 @@ class QueueEngine(EngineState):
                 if used[t] + n <= capt[t] and (not lends[k] or idle[t] - borrowed[t] >= n):
                     self._start(job)
                     continue
-                self._wait(s, t, job, reclaimer=True)
                 reclaim.append(job)
             elif u + n <= limit[k] + bcap[k]:
                 heappush(borrow, (job._seq, s, job))
             elif cap.in_share[s]:
-                in_share.append(job)
+                in_share.append((job, _OVER_LIMIT))
             return
 
-    def _reclaim(self, candidates: list[Job], in_share: list[Job]) -> None:
+    def _reclaim(self, candidates: list[Job], in_share: list[tuple[Job, int]]) -> None:
         """Phase B: own-limit head jobs take back lent capacity from borrowing jobs."""
         for job in sorted(candidates, key=_submission):
             s = job._s
@@ -169,7 +179,9 @@ class QueueEngine(EngineState):
             victims = reclaim_victims(self, job)
             if victims is None:
                 if self.capacity.in_share[s]:
-                    in_share.append(job)
+                    in_share.append((job, _RECLAIMER))
+                else:
+                    self._park(job, _RECLAIMER)
                 continue
             for victim in victims:
                 self._preempt(victim, reasons.CROSS_SHARE_PREEMPTION, job)
@@ -177,30 +189,36 @@ class QueueEngine(EngineState):
             self._start(job)
             self._dirty.add(s)
 
-    def _borrow(self, candidates: list[tuple[int, int, Job]], in_share: list[Job]) -> None:
+    def _borrow(
+        self, candidates: list[tuple[int, int, Job]], in_share: list[tuple[Job, int]]
+    ) -> None:
         """Phase C: borrowing head jobs take idle lendable capacity, earliest submitted first."""
         cap = self.capacity
-        unused: list[Job] = []
+        reclaim: list[Job] = []
         while candidates:
             _, s, job = heappop(candidates)
             if self._head(s) is not job:
                 continue
             if cap.fits(job._k, job._t, job.count):
                 self._start(job)
-                self._fill(s, unused, candidates, in_share)
-                continue
-            self._wait(s, job._t, job, reclaimer=False)
-            if cap.in_share[s]:
-                in_share.append(job)
+                self._fill(s, reclaim, candidates, in_share)
+            elif cap.in_share[s]:
+                in_share.append((job, _BORROWER))
+            else:
+                self._park(job, _BORROWER)
+        # A next head of another instance type may fit its own limit but find it lent out:
+        # it reclaims in the next round of the pass, after this round's borrowing.
+        self._dirty.update(job._s for job in reclaim)
 
-    def _preempt_in_share(self, candidates: list[Job]) -> None:
+    def _preempt_in_share(self, candidates: list[tuple[Job, int]]) -> None:
         """Phase D: a blocked head preempts lower-priority jobs of its share if that is enough."""
-        for job in sorted(candidates, key=_submission):
+        for job, kind in sorted(candidates, key=lambda c: c[0]._seq):
             s = job._s
             if self._head(s) is not job:
                 continue
             victims = in_share_victims(self, job)
             if victims is None:
+                self._park(job, kind)
                 continue
             for victim in victims:
                 self._preempt(victim, reasons.IN_SHARE_PREEMPTION, job)
@@ -208,12 +226,29 @@ class QueueEngine(EngineState):
             self._start(job)
             self._dirty.add(s)
 
-    def _wake(self) -> None:
-        """Mark dirty the blocked shares whose head the changed capacity of its type may serve.
+    def _park(self, job: Job, kind: int) -> None:
+        """File a blocked head job with the capacity of its type that would let it start.
 
-        A borrowing head is woken only if it now fits; an own-limit head blocked by lent
-        capacity (it may reclaim) is woken on any change of its type, new borrowing included.
+        A borrower needs ``n`` free instances and ``n`` of slack; with in-share preemption,
+        less by what stopping all its share's lower-priority jobs would free. An own-limit head
+        that could not reclaim is woken by any change of its type (borrowers come and go). An
+        over-limit head without that option waits for its own share only (not parked).
         """
+        n = job.count
+        if kind == _RECLAIMER:
+            self._wait(job._s, job._t, job, -NO_CAP, -NO_CAP)
+            return
+        freed = in_share_headroom(self, job) if self.capacity.in_share[job._s] else None
+        if freed is None:
+            if kind == _BORROWER:
+                self._wait(job._s, job._t, job, n, n)
+            return
+        instances, slack = freed
+        need_slack = n - slack if self.capacity.lends_k[job._k] else -NO_CAP
+        self._wait(job._s, job._t, job, n - instances, need_slack)
+
+    def _wake(self) -> None:
+        """Mark dirty the parked shares whose head the changed capacity of its type may serve."""
         cap = self.capacity
         for t in self._touched:
             waiting = self._waiting[t]
@@ -221,11 +256,7 @@ class QueueEngine(EngineState):
                 continue
             free = cap.cap[t] - cap.used[t]
             slack = cap.idle[t] - cap.borrowed[t]
-            woken = [
-                s
-                for s, (job, reclaimer) in waiting.items()
-                if reclaimer or (job.count <= free and job.count <= slack)
-            ]
+            woken = [s for s, (_, nf, ns) in waiting.items() if free >= nf and slack >= ns]
             for s in woken:
                 del waiting[s]
                 self._waits_on[s] = -1

@@ -50,7 +50,8 @@ class EngineState:
         self._share_index = {s.name: i for i, s in enumerate(queue.shares)}
         self._runnable: list[list[Entry]] = [[] for _ in range(shares)]
         self._active: list[dict[int, Job]] = [{} for _ in range(shares)]
-        self._waiting: list[dict[int, tuple[Job, bool]]] = [{} for _ in self.capacity.types]
+        # per instance type: parked share -> (head job, free instances, slack it needs)
+        self._waiting: list[dict[int, tuple[Job, int, int]]] = [{} for _ in self.capacity.types]
         self._waits_on = [-1] * shares
         self._dirty: set[int] = set()
         self._touched: set[int] = set()
@@ -262,8 +263,8 @@ class EngineState:
             heappop(queue)
         return None
 
-    def _wait(self, s: int, t: int, job: Job, *, reclaimer: bool) -> None:
-        self._waiting[t][s] = (job, reclaimer)
+    def _wait(self, s: int, t: int, job: Job, need_free: int, need_slack: int) -> None:
+        self._waiting[t][s] = (job, need_free, need_slack)
         self._waits_on[s] = t
 
     def _unwait(self, s: int) -> None:
