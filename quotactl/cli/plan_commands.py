@@ -56,13 +56,14 @@ def plan(
     has changes.
     """
     from quotactl.cli.app import runtime_of
-    from quotactl.cli.stack import load, open_backend
+    from quotactl.cli.stack import load, open_backend, report_calls
     from quotactl.core.diff import make_plan
 
     runtime = runtime_of(ctx)
     desired = load(runtime, paths).desired
     backend = open_backend(runtime, desired.region)
     the_plan = make_plan(desired, backend)
+    report_calls(runtime, backend)
     _show(runtime, the_plan, output)
     if out is not None:
         _save(the_plan, out)
@@ -96,7 +97,7 @@ def apply(
     --allow-delete. Waits for every resource to become VALID.
     """
     from quotactl.cli.app import runtime_of
-    from quotactl.cli.stack import confirm, guard_account, load, open_backend
+    from quotactl.cli.stack import confirm, guard_account, load, open_backend, report_calls
     from quotactl.core.apply import apply as run_plan
     from quotactl.core.diff import make_plan
     from quotactl.core.plan import DeleteNotAllowedError
@@ -132,6 +133,7 @@ def apply(
         )
     confirm(runtime, "Apply this plan?", auto_approve=auto_approve)
     result = run_plan(the_plan, backend, ProgressHooks(runtime.console()))
+    report_calls(runtime, backend)
     if not result.ok:
         raise QuotactlError(
             f"{len(result.failed)} change(s) failed and {len(result.skipped)} were skipped",

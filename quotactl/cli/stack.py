@@ -76,3 +76,11 @@ def confirm(runtime: Runtime, question: str, *, auto_approve: bool) -> None:
         raise QuotactlError(
             "cancelled: the answer was not 'yes'; nothing was changed", code="cancelled"
         )
+
+
+def report_calls(runtime: Runtime, backend: AwsBackend) -> None:
+    """With --debug, the AWS API calls made, by operation, on stderr."""
+    if runtime.debug:
+        calls = backend.calls
+        detail = ", ".join(f"{op} {n}" for op, n in sorted(calls.items()))
+        print(f"quotactl: {sum(calls.values())} API calls ({detail})", file=runtime.stderr)

@@ -132,6 +132,7 @@ def plan_json(plan: Plan) -> str:
 
 
 MARKDOWN_INLINE_LINES = 40
+MARKDOWN_MAX_IMPACTS = 20
 MARKDOWN_MAX_CHARS = 60_000  # GitHub refuses comments over 65,536 characters
 
 
@@ -145,12 +146,14 @@ def plan_markdown(plan: Plan) -> str:
     impacts = [(c.address, i) for c in plan.changes for i in c.impact]
     if impacts:
         lines += ["> [!WARNING]", "> **Runtime impact**", ">"]
-        for address, impact in impacts:
+        for address, impact in impacts[:MARKDOWN_MAX_IMPACTS]:
             names = ", ".join(f"`{j.name}`" for j in impact.jobs[:MAX_JOBS_SHOWN])
             more = len(impact.jobs) - MAX_JOBS_SHOWN
             if more > 0:
                 names += f" and {more} more"
             lines.append(f"> - `{address}`: {impact.message}: {names}")
+        if len(impacts) > MARKDOWN_MAX_IMPACTS:
+            lines.append(f"> - … and {len(impacts) - MARKDOWN_MAX_IMPACTS} more in the plan below")
         lines.append("")
     body = plan_text(plan).plain.rstrip("\n")
     if len(body) > MARKDOWN_MAX_CHARS:

@@ -250,3 +250,10 @@ def test_plan_names_the_live_jobs_a_change_would_disturb(applied: Path, cli: Cli
     document = json.loads(cli("plan", "configs/demo", "-o", "json").stdout)
     impacts = {c["address"]: c["impact"] for c in document["changes"]}
     assert [j["name"] for j in impacts["share.training/research"][0]["jobs"]] == ["survey"]
+
+
+def test_debug_reports_the_api_calls_a_plan_made(applied: Path, cli: Cli) -> None:
+    result = cli("--debug", "plan", "configs/demo")
+    assert result.exit_code == 0
+    assert "API calls (" in result.stderr
+    assert "ListServiceJobs" not in result.stderr  # no change disturbs a job: none are read
