@@ -87,6 +87,10 @@ class _Runner:
                 self._start(key)
             while self.calls or self.waits or self.retries:
                 self._pump()
+            for key, step in self.steps.items():  # only a dependency cycle leaves any behind
+                if self.state[key] is None and key not in self.programs:
+                    self.state[key] = Status.FAILED
+                    self._report(step, Status.FAILED, "its dependencies could not be ordered")
         finally:
             pool.shutdown(wait=True, cancel_futures=True)
         order = [c.address for c in self.plan.changes] + list(self.plan.settling)

@@ -16,6 +16,7 @@ from quotactl.core.apply import ApplyOptions, apply
 from quotactl.core.diff import make_plan
 from quotactl.core.hooks import ApplyResult, NullHooks, Outcome, Status
 from quotactl.core.model import STACK_TAG, DesiredState
+from quotactl.core.observed import Ref
 
 if TYPE_CHECKING:
     from quotactl.core.plan import Change, Plan
@@ -182,3 +183,15 @@ def test_independent_changes_run_concurrently_within_the_bound() -> None:
     assert result.ok
     assert 8 <= backend.peak <= FAST.concurrency
     assert elapsed < 20 * 0.05 / 2  # well under sequential time
+
+
+def test_a_policy_of_the_wrong_type_is_replaced_with_its_queue_and_shares() -> None:
+    backend = MemoryBackend()
+    backend.seed(env(), queue(), share())
+    backend.seed(policy(), policy_type="fairshare")
+    config = desired(*BASE, share())
+    result = converge(config, backend)
+    assert result.ok, result.failed
+    assert [o.action.value for o in result.done if o.action] == ["replace"] * 3
+    assert backend.records[Ref.parse("policy.training-quota")].policy_type == "quota_share"
+    assert make_plan(config, backend).empty
