@@ -94,7 +94,8 @@ def client(
         service,  # type: ignore[call-overload]
         region_name=region or target.region or session.region_name or _region(target),
         endpoint_url=endpoint,
-        config=Config(retries=retry_config),
+        # apply and plan keep up to 32 reads in flight; urllib3's default pool holds 10
+        config=Config(retries=retry_config, max_pool_connections=64),
     )
 
 

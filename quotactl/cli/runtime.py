@@ -56,15 +56,19 @@ class Runtime:
         if not self.quiet:
             print(message, file=self.stderr)
 
-    def target(self) -> Target:
-        """Where AWS calls go; on the local backend, says so once on stderr (SPEC §3)."""
+    def target(self, region: str | None = None) -> Target:
+        """Where AWS calls go; on the local backend, says so once on stderr (SPEC §3).
+
+        ``region`` is the configuration's ``platform.region``: ``--region`` wins over it, and
+        it wins over the AWS environment's default.
+        """
         from quotactl.aws.session import Target
 
         target = Target(
             backend=self.backend,
             state_path=self.state_path,
             profile=self.profile,
-            region=self.region,
+            region=self.region or region,
             endpoint_url=self.endpoint_url,
             faults=self.environ.get("QUOTACTL_EMULATOR_FAULTS"),
         )

@@ -6,7 +6,6 @@ inside the functions, so importing this module costs nothing at start-up.
 
 from __future__ import annotations
 
-import dataclasses
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -36,17 +35,14 @@ def open_backend(runtime: Runtime, region: str | None) -> AwsBackend:
     from quotactl.aws.backend import AwsBackend
     from quotactl.aws.session import client
 
-    target = runtime.target()
-    if target.region is None and region is not None:
-        target = dataclasses.replace(target, region=region)
-    return AwsBackend(client(target))
+    return AwsBackend(client(runtime.target(region)))
 
 
 def guard_account(runtime: Runtime, account_id: str | None, region: str | None) -> None:
     """Refuse to write to any account but ``platform.account_id`` (SPEC §3)."""
     if account_id is None:
         return
-    target = runtime.target()
+    target = runtime.target(region)
     if target.backend != "aws" or target.endpoint_url:
         where = "the local emulator" if target.backend == "local" else "a custom endpoint"
         runtime.notice(f"quotactl: account guard not checked on {where}")
@@ -54,8 +50,6 @@ def guard_account(runtime: Runtime, account_id: str | None, region: str | None) 
     from quotactl.aws.guard import check_account
     from quotactl.aws.session import client
 
-    if target.region is None and region is not None:
-        target = dataclasses.replace(target, region=region)
     check_account(account_id, client(target, "sts"))
 
 
