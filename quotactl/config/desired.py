@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING
 
 from quotactl.core.model import (
     STACK_TAG,
+    TEAM_TAG,
     UNLIMITED,
     DesiredState,
     EnvironmentSpec,
@@ -66,7 +67,7 @@ def to_desired(config: Config) -> DesiredState:
             in_share_preemption=share.in_share_preemption,
             enabled=share.enabled,
             team=team.name,
-            tags={**platform.tags, **team.tags, STACK_TAG: platform.name},
+            tags={**platform.tags, **team.tags, STACK_TAG: platform.name, TEAM_TAG: team.name},
         )
         for team in config.teams
         for share in team.shares

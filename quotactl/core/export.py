@@ -1,9 +1,10 @@
 """Live resources -> configuration documents that round-trip (a plan on them shows no change).
 
 Layout: ``platform.yaml`` holds the platform, environments and queues; ``teams/<team>.yaml``
-one team each. Shares are grouped into teams by share name (the config's default: a share is
-named after its team); shares of one name whose extra tags differ become separate teams
-named ``<share>-<queue>``. Platform tags are the tags every exported resource has in common.
+one team each. Shares are grouped into teams by their ``quotactl:team`` tag (apply writes it),
+else by share name (the config's default: a share is named after its team); shares of one
+group whose extra tags differ become separate teams named ``<group>-<queue>``. Platform tags
+are the tags every exported resource has in common.
 What the config language cannot express (extra tags on environments or queues, a policy not
 named ``<queue>-quota``) is returned as warnings: a plan would change those.
 """
@@ -15,7 +16,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from quotactl.core.model import (
-    STACK_TAG,
+    MANAGED_TAGS,
+    TEAM_TAG,
     UNLIMITED,
     EnvironmentSpec,
     QueueSpec,
@@ -118,11 +120,11 @@ def _common_tags(resources: Sequence[ObservedResource]) -> dict[str, str]:
     items = set(resources[0].spec.tags.items())
     for r in resources[1:]:
         items &= set(r.spec.tags.items())
-    return {k: v for k, v in sorted(items) if k != STACK_TAG}
+    return {k: v for k, v in sorted(items) if k not in MANAGED_TAGS}
 
 
 def _extra(tags: Mapping[str, str], common: Mapping[str, str]) -> dict[str, str]:
-    return {k: v for k, v in sorted(tags.items()) if k != STACK_TAG and k not in common}
+    return {k: v for k, v in sorted(tags.items()) if k not in MANAGED_TAGS and k not in common}
 
 
 def _environment(spec: EnvironmentSpec) -> dict[str, Any]:
@@ -159,7 +161,7 @@ def _teams(
     by_name: dict[str, list[ShareSpec]] = defaultdict(list)
     for r in sorted(shares, key=lambda r: r.address):
         if isinstance(r.spec, ShareSpec):
-            by_name[r.spec.name].append(r.spec)
+            by_name[r.spec.tags.get(TEAM_TAG, r.spec.name)].append(r.spec)
     teams: dict[str, dict[str, Any]] = {}
     for name, specs in sorted(by_name.items()):
         groups: dict[tuple[tuple[str, str], ...], list[ShareSpec]] = defaultdict(list)

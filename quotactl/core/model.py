@@ -14,6 +14,9 @@ if TYPE_CHECKING:
     from collections.abc import Mapping
 
 STACK_TAG = "quotactl:stack"
+# On shares: the team that declared it, so `export` gives shares back to their teams.
+TEAM_TAG = "quotactl:team"
+MANAGED_TAGS = (STACK_TAG, TEAM_TAG)
 UNLIMITED = -1
 
 

@@ -125,7 +125,7 @@ def test_export_round_trips_to_a_clean_plan(applied: Path, cli: Cli) -> None:
         "teams/nlp.yaml",
         "teams/ranking.yaml",
         "teams/research.yaml",
-        "teams/vision-experiments.yaml",
+        "teams/vision.yaml",  # the team that declared share vision-experiments (quotactl:team)
     ]
     plan = cli("plan", "exported", "--detailed-exitcode")
     assert plan.exit_code == 0, plan.stdout + plan.stderr

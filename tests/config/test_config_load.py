@@ -8,7 +8,7 @@ from textwrap import dedent
 import pytest
 
 from quotactl.config import load_config
-from quotactl.core.model import STACK_TAG, UNLIMITED, Strategy
+from quotactl.core.model import STACK_TAG, TEAM_TAG, UNLIMITED, Strategy
 from quotactl.errors import ConfigError, NotFoundError
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -76,7 +76,14 @@ def test_every_resource_is_tagged_with_the_stack_and_shares_with_their_team() ->
     for resource in (*desired.environments, *desired.policies, *desired.queues):
         assert dict(resource.tags) == {"cost-center": "ml-platform", STACK_TAG: "demo"}
     nlp = next(s for s in desired.shares if s.name == "nlp")
-    assert dict(nlp.tags) == {"cost-center": "ml-platform", "owner": "nlp-lead", STACK_TAG: "demo"}
+    assert dict(nlp.tags) == {
+        "cost-center": "ml-platform",
+        "owner": "nlp-lead",
+        STACK_TAG: "demo",
+        TEAM_TAG: "nlp",
+    }
+    vision = next(s for s in desired.shares if s.name == "vision-experiments")
+    assert vision.tags[TEAM_TAG] == "vision"
 
 
 def test_multi_queue_example_loads_three_queues_each_on_its_environment() -> None:
