@@ -64,49 +64,39 @@ def reclaim_victims(state: EngineState, job: Job) -> list[Job] | None:
     return None
 
 
-def in_share_victims(state: EngineState, job: Job) -> list[Job] | None:
-    """In-share preemption: lower-priority active jobs of the head's own share to stop."""
+def in_share_victims(
+    state: EngineState, job: Job
+) -> tuple[list[Job] | None, tuple[int, int] | None]:
+    """In-share preemption: lower-priority active jobs of the head's own share to stop.
+
+    Returns ``(victims, None)`` when stopping ``victims`` lets the head start. Otherwise
+    ``(None, headroom)``: what stopping every candidate would free (instances, slack), so the
+    caller knows how much more capacity of the type would have to be free for it to work; or
+    ``(None, None)`` if even that would leave the head over its own limit plus borrow cap.
+    """
     cap = state.capacity
     t, k, n = job._t, job._k, job.count
     candidates = [
         v for v in state._active[job._s].values() if v._t == t and v.priority < job.priority
     ]
-    if not candidates:
-        return None
-    candidates.sort(key=victim_order)
     u, lim, bcap, lends = cap.usage[k], cap.limit[k], cap.bcap[k], cap.lends_k[k]
     used, idle, borrowed = cap.used[t], cap.idle[t], cap.borrowed[t]
-    chosen: list[Job] = []
-    for victim in candidates:
-        w = u - victim.count
-        borrowed += (w - lim if w > lim else 0) - (u - lim if u > lim else 0)
-        if lends:
-            idle += (lim - w if w < lim else 0) - (lim - u if u < lim else 0)
-        used -= victim.count
-        u = w
-        chosen.append(victim)
-        fits = u + n <= lim + bcap and used + n <= cap.cap[t]
-        if fits and (not lends or idle - borrowed >= n):
-            return chosen
-    return None
-
-
-def in_share_headroom(state: EngineState, job: Job) -> tuple[int, int] | None:
-    """What stopping every lower-priority job of the head's share and type would free.
-
-    Returns (instances, slack), or None if even that would leave the head over its own limit
-    plus borrow cap: then only the share's own jobs finishing can help it.
-    """
-    cap = state.capacity
-    t, k, n = job._t, job._k, job.count
-    freed = sum(
-        v.count for v in state._active[job._s].values() if v._t == t and v.priority < job.priority
-    )
-    u, lim = cap.usage[k], cap.limit[k]
-    w = u - freed
-    if w + n > lim + cap.bcap[k]:
-        return None
-    slack = (u - lim if u > lim else 0) - (w - lim if w > lim else 0)
-    if cap.lends_k[k]:
-        slack += (lim - w if w < lim else 0) - (lim - u if u < lim else 0)
-    return freed, slack
+    if candidates:
+        candidates.sort(key=victim_order)
+        chosen: list[Job] = []
+        for victim in candidates:
+            w = u - victim.count
+            borrowed += (w - lim if w > lim else 0) - (u - lim if u > lim else 0)
+            if lends:
+                idle += (lim - w if w < lim else 0) - (lim - u if u < lim else 0)
+            used -= victim.count
+            u = w
+            chosen.append(victim)
+            fits = u + n <= lim + bcap and used + n <= cap.cap[t]
+            if fits and (not lends or idle - borrowed >= n):
+                return chosen, None
+    if u + n > lim + bcap:
+        return None, None
+    freed = cap.used[t] - used
+    slack = (idle - borrowed) - (cap.idle[t] - cap.borrowed[t])
+    return None, (freed, slack)

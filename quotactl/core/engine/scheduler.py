@@ -21,18 +21,21 @@ the outcome is otherwise that of SPEC's order.
 
 from __future__ import annotations
 
-from heapq import heappop, heappush
+from heapq import heapify, heappop, heappush
 from typing import TYPE_CHECKING
 
 from quotactl.core.engine import reasons
 from quotactl.core.engine.capacity import NO_CAP
 from quotactl.core.engine.model import SIMULATOR_TIMING, Job, JobStatus, QueueModel, Timing
-from quotactl.core.engine.preemption import in_share_headroom, in_share_victims, reclaim_victims
+from quotactl.core.engine.preemption import in_share_victims, reclaim_victims
 from quotactl.core.engine.state import EngineState
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
 
+
+_SUBMITTED = JobStatus.SUBMITTED
+_RUNNABLE = JobStatus.RUNNABLE
 
 # Why a head job is blocked (decides when it is looked at again).
 _RECLAIMER, _BORROWER, _OVER_LIMIT = 0, 1, 2
@@ -42,22 +45,55 @@ class QueueEngine(EngineState):
     """The scheduler of one queue. Feed it jobs, call ``schedule(now)``, read ``transitions``."""
 
     def __init__(
-        self, queue: QueueModel, *, timing: Timing = SIMULATOR_TIMING, record: bool = True
+        self,
+        queue: QueueModel,
+        *,
+        timing: Timing = SIMULATOR_TIMING,
+        record: bool = True,
+        metered: bool = False,
     ) -> None:
-        super().__init__(queue, timing, record=record)
+        super().__init__(queue, timing, record=record, metered=metered)
 
     # -- inputs ---------------------------------------------------------------------------------
 
     def submit(self, job: Job) -> None:
         """Queue a SUBMITTED or RUNNABLE job; submission order is the order of these calls."""
         self._index(job)
-        if job.status is JobStatus.SUBMITTED:
-            job.status = JobStatus.RUNNABLE
+        if job.status is _SUBMITTED:
+            job.status = _RUNNABLE
             job.status_since = self.now
-            self._emit(job, JobStatus.RUNNABLE, job.status_reason)
+            self._emit(job, _RUNNABLE, job.status_reason)
         if job.count > self.capacity.max_count[job._k]:
             self._misconfigured(job)  # visible at once, not only when it reaches the head
         self._enqueue(job)
+
+    def offer(self, job: Job) -> None:
+        """``submit(job)``, starting it at once when that is what the next pass would do.
+
+        That is the case when no other change awaits a pass and the job is its share's new
+        head within its own limit. Otherwise it waits for the caller's ``schedule(now)`` at the
+        end of the instant, like any submitted job. (The simulator's way of feeding arrivals:
+        most of them skip the pass machinery.)
+        """
+        self.submit(job)
+        if self._touched or len(self._dirty) != 1:
+            return
+        cap = self.capacity
+        s = job._s
+        k = job._k
+        n = job.count
+        t = job._t
+        queue = self._runnable[s]
+        if (
+            len(queue) == 1
+            and self._waits_on[s] < 0
+            and n <= cap.max_count[k]
+            and cap.usage[k] + n <= cap.limit[k]
+            and cap.used[t] + n <= cap.cap[t]
+            and (not cap.lends_k[k] or cap.idle[t] - cap.borrowed[t] >= n)
+        ):
+            self._dirty.clear()
+            self._start(job)
 
     def load(self, jobs: Iterable[Job]) -> None:
         """Take over a snapshot of live jobs: queued ones wait, active ones hold capacity.
@@ -79,11 +115,16 @@ class QueueEngine(EngineState):
     def set_priority(self, job_id: str, priority: int) -> None:
         """UpdateServiceJob: a queued job moves in its share's order; any job may now preempt."""
         job = self._job(job_id)
+        if job.status.holds_capacity and self.capacity.in_share[job._s]:
+            self._uncount(job._s, job.priority)
+            counts = self._priorities[job._s]
+            counts[priority] = counts.get(priority, 0) + 1
         job.priority = priority
         if job.status is JobStatus.RUNNABLE:
             self._enqueue(job)
         else:
             self._touched.add(job._t)  # the order of victims changed for blocked own-limit heads
+            self._version[job._s] += 1
         self._dirty.add(job._s)
 
     def remove(self, job_id: str) -> None:
@@ -113,38 +154,32 @@ class QueueEngine(EngineState):
         """One scheduling pass at ``now``; its decisions are applied (and recorded)."""
         self.now = now
         dirty = self._dirty
-        while dirty or self._touched:
-            if self._touched:
+        touched = self._touched
+        fill = self._fill
+        while dirty or touched:
+            if touched:
                 self._wake()
-            reclaim: list[Job] = []
-            borrow: list[tuple[int, int, Job]] = []
-            in_share: list[tuple[Job, int]] = []
             if len(dirty) == 1:
-                self._fill(dirty.pop(), reclaim, borrow, in_share)
-            else:
+                blocked = fill(dirty.pop())
+                if blocked is not None:
+                    self._unblock([blocked])
+            elif dirty:
                 shares = sorted(dirty, key=self._head_seq)
                 dirty.clear()
-                for s in shares:
-                    self._fill(s, reclaim, borrow, in_share)
-            if reclaim:
-                self._reclaim(reclaim, in_share)
-            if borrow:
-                self._borrow(borrow, in_share)
-            if in_share:
-                self._preempt_in_share(in_share)
+                found = [b for s in shares if (b := fill(s)) is not None]
+                if found:
+                    self._unblock(found)
 
-    def _fill(
-        self,
-        s: int,
-        reclaim: list[Job],
-        borrow: list[tuple[int, int, Job]],
-        in_share: list[tuple[Job, int]],
-    ) -> None:
-        """Phase A for share ``s``: start head jobs within its own limit; file the blocked head."""
-        self._unwait(s)
+    def _fill(self, s: int) -> tuple[int, Job] | None:
+        """Phase A for share ``s``: start head jobs within its own limit.
+
+        Returns the blocked head and why (``_RECLAIMER``: within its own limit but the capacity
+        is lent out; ``_BORROWER``: needs to borrow; ``_OVER_LIMIT``: over its limit and borrow
+        cap, with in-share preemption enabled), or None if nothing is left for phases B-D.
+        """
+        if self._waits_on[s] >= 0:
+            self._unwait(s)
         cap = self.capacity
-        usage, limit, bcap, max_count = cap.usage, cap.limit, cap.bcap, cap.max_count
-        used, capt, idle, borrowed, lends = cap.used, cap.cap, cap.idle, cap.borrowed, cap.lends_k
         queue = self._runnable[s]
         while queue:
             entry = queue[0]
@@ -153,22 +188,46 @@ class QueueEngine(EngineState):
                 heappop(queue)
                 continue
             k = job._k
-            t = job._t
             n = job.count
-            if n > max_count[k]:
+            if n > cap.max_count[k]:
                 self._misconfigured(job)
-                return
-            u = usage[k]
-            if u + n <= limit[k]:
-                if used[t] + n <= capt[t] and (not lends[k] or idle[t] - borrowed[t] >= n):
+                return None
+            u = cap.usage[k]
+            lim = cap.limit[k]
+            if u + n <= lim:
+                t = job._t
+                if cap.used[t] + n <= cap.cap[t] and (
+                    not cap.lends_k[k] or cap.idle[t] - cap.borrowed[t] >= n
+                ):
                     self._start(job)
                     continue
+                return (_RECLAIMER, job)
+            if u + n <= lim + cap.bcap[k]:
+                return (_BORROWER, job)
+            if cap.in_share[s]:
+                return (_OVER_LIMIT, job)
+            return None
+        return None
+
+    def _unblock(self, blocked: list[tuple[int, Job]]) -> None:
+        """Phases B, C and D for the head jobs phase A could not start."""
+        reclaim: list[Job] = []
+        borrow: list[tuple[int, int, Job]] = []
+        in_share: list[tuple[Job, int]] = []
+        for kind, job in blocked:
+            if kind == _BORROWER:
+                borrow.append((job._seq, job._s, job))
+            elif kind == _OVER_LIMIT:
+                in_share.append((job, kind))
+            else:
                 reclaim.append(job)
-            elif u + n <= limit[k] + bcap[k]:
-                heappush(borrow, (job._seq, s, job))
-            elif cap.in_share[s]:
-                in_share.append((job, _OVER_LIMIT))
-            return
+        if reclaim:
+            self._reclaim(reclaim, in_share)
+        if borrow:
+            heapify(borrow)
+            self._borrow(borrow, in_share)
+        if in_share:
+            self._preempt_in_share(in_share)
 
     def _reclaim(self, candidates: list[Job], in_share: list[tuple[Job, int]]) -> None:
         """Phase B: own-limit head jobs take back lent capacity from borrowing jobs."""
@@ -194,31 +253,70 @@ class QueueEngine(EngineState):
     ) -> None:
         """Phase C: borrowing head jobs take idle lendable capacity, earliest submitted first."""
         cap = self.capacity
-        reclaim: list[Job] = []
+        later: set[int] = set()
         while candidates:
             _, s, job = heappop(candidates)
             if self._head(s) is not job:
                 continue
             if cap.fits(job._k, job._t, job.count):
                 self._start(job)
-                self._fill(s, reclaim, candidates, in_share)
+                blocked = self._fill(s)
+                if blocked is None:
+                    continue
+                kind, head = blocked
+                if kind == _BORROWER:
+                    heappush(candidates, (head._seq, s, head))
+                elif kind == _OVER_LIMIT:
+                    in_share.append((head, kind))
+                else:
+                    # The next head is of another instance type, within its own limit but lent
+                    # out: it reclaims in the next round of the pass, after this borrowing.
+                    later.add(s)
             elif cap.in_share[s]:
                 in_share.append((job, _BORROWER))
             else:
                 self._park(job, _BORROWER)
-        # A next head of another instance type may fit its own limit but find it lent out:
-        # it reclaims in the next round of the pass, after this round's borrowing.
-        self._dirty.update(job._s for job in reclaim)
+        self._dirty.update(later)
 
     def _preempt_in_share(self, candidates: list[tuple[Job, int]]) -> None:
-        """Phase D: a blocked head preempts lower-priority jobs of its share if that is enough."""
-        for job, kind in sorted(candidates, key=lambda c: c[0]._seq):
+        """Phase D: a blocked head preempts lower-priority jobs of its share if that is enough.
+
+        A failed attempt is remembered with the head, its priority and the share's version
+        (bumped whenever its active jobs change), together with the free capacity and slack of
+        the type that stopping every candidate would still need. Until one of those changes,
+        the attempt is repeated only if the type now has that much room: so the arrival of more
+        jobs behind the head costs nothing.
+        """
+        cap = self.capacity
+        if len(candidates) > 1:
+            candidates.sort(key=lambda c: c[0]._seq)
+        for job, kind in candidates:
             s = job._s
             if self._head(s) is not job:
                 continue
-            victims = in_share_victims(self, job)
+            if not any(p < job.priority for p in self._priorities[s]):
+                # nobody to preempt: only capacity of the type can help (see ``_park``)
+                self._park(job, kind, self._own_room(job))
+                continue
+            key = (job, job.priority, self._version[s])
+            failed = self._in_share_failed[s]
+            if failed is not None and failed[0] == key:
+                need = failed[1]
+                t = job._t
+                if need is None or not (
+                    cap.cap[t] - cap.used[t] >= need[0] and cap.idle[t] - cap.borrowed[t] >= need[1]
+                ):
+                    self._park(job, kind, need)
+                    continue
+            victims, headroom = in_share_victims(self, job)
             if victims is None:
-                self._park(job, kind)
+                need = None
+                if headroom is not None:
+                    n = job.count
+                    lends = cap.lends_k[job._k]
+                    need = (n - headroom[0], n - headroom[1] if lends else -NO_CAP)
+                self._in_share_failed[s] = (key, need)
+                self._park(job, kind, need)
                 continue
             for victim in victims:
                 self._preempt(victim, reasons.IN_SHARE_PREEMPTION, job)
@@ -226,26 +324,35 @@ class QueueEngine(EngineState):
             self._start(job)
             self._dirty.add(s)
 
-    def _park(self, job: Job, kind: int) -> None:
+    def _own_room(self, job: Job) -> tuple[int, int] | None:
+        """The (free, slack) a head with no in-share victims needs, or None if over its cap."""
+        cap = self.capacity
+        k = job._k
+        n = job.count
+        if cap.usage[k] + n > cap.limit[k] + cap.bcap[k]:
+            return None
+        return (n, n if cap.lends_k[k] else -NO_CAP)
+
+    def _park(self, job: Job, kind: int, in_share_need: tuple[int, int] | None = None) -> None:
         """File a blocked head job with the capacity of its type that would let it start.
 
         A borrower needs ``n`` free instances and ``n`` of slack; with in-share preemption,
-        less by what stopping all its share's lower-priority jobs would free. An own-limit head
-        that could not reclaim is woken by any change of its type (borrowers come and go). An
-        over-limit head without that option waits for its own share only (not parked).
+        only what stopping all its share's lower-priority jobs would still leave missing
+        (``in_share_need``). An own-limit head that could not reclaim is woken by any change of
+        its type (borrowers come and go). An over-limit head without in-share preemption waits
+        for its own share only (it is not parked).
         """
         n = job.count
+        need: tuple[int, int] | None
         if kind == _RECLAIMER:
-            self._wait(job._s, job._t, job, -NO_CAP, -NO_CAP)
+            need = (-NO_CAP, -NO_CAP)
+        elif in_share_need is not None:
+            need = in_share_need
+        elif kind == _BORROWER:
+            need = (n, n)
+        else:
             return
-        freed = in_share_headroom(self, job) if self.capacity.in_share[job._s] else None
-        if freed is None:
-            if kind == _BORROWER:
-                self._wait(job._s, job._t, job, n, n)
-            return
-        instances, slack = freed
-        need_slack = n - slack if self.capacity.lends_k[job._k] else -NO_CAP
-        self._wait(job._s, job._t, job, n - instances, need_slack)
+        self._wait(job._s, job._t, job, *need)
 
     def _wake(self) -> None:
         """Mark dirty the parked shares whose head the changed capacity of its type may serve."""

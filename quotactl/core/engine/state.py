@@ -31,6 +31,7 @@ _RUNNABLE = JobStatus.RUNNABLE
 _SCHEDULED = JobStatus.SCHEDULED
 _STARTING = JobStatus.STARTING
 _RUNNING = JobStatus.RUNNING
+_SUCCEEDED = JobStatus.SUCCEEDED
 
 _TO_STARTING, _TO_RUNNING, _DONE = 0, 1, 2
 
@@ -41,11 +42,13 @@ Timer = tuple[float, int, Job, int, int]
 class EngineState:
     """One queue's jobs and capacity, and the operations that change them consistently."""
 
-    def __init__(self, queue: QueueModel, timing: Timing, *, record: bool) -> None:
+    def __init__(
+        self, queue: QueueModel, timing: Timing, *, record: bool, metered: bool = False
+    ) -> None:
         self.queue = queue
         self.timing = timing
         self.now = 0.0
-        self.capacity = Capacity(queue)
+        self.capacity = Capacity(queue, metered=metered)
         shares = len(queue.shares)
         self._share_index = {s.name: i for i, s in enumerate(queue.shares)}
         self._runnable: list[list[Entry]] = [[] for _ in range(shares)]
@@ -53,6 +56,12 @@ class EngineState:
         # per instance type: parked share -> (head job, free instances, slack it needs)
         self._waiting: list[dict[int, tuple[Job, int, int]]] = [{} for _ in self.capacity.types]
         self._waits_on = [-1] * shares
+        # per share: bumped whenever its active jobs change (in-share preemption depends on them)
+        self._version = [0] * shares
+        self._in_share_failed: list[tuple[tuple[Job, int, int], tuple[int, int] | None] | None]
+        self._in_share_failed = [None] * shares
+        # per share with in-share preemption: active jobs per priority (who could be a victim)
+        self._priorities: list[dict[int, int]] = [{} for _ in range(shares)]
         self._dirty: set[int] = set()
         self._touched: set[int] = set()
         self._timers: list[Timer] = []
@@ -96,44 +105,80 @@ class EngineState:
         job._entry = None
         cap = self.capacity
         k = job._k
+        t = job._t
+        n = job.count
         u = cap.usage[k]
         lim = cap.limit[k]
-        v = u + job.count
-        borrowed = (v - lim if v > lim else 0) - (u - lim if u > lim else 0)
+        borrowed = (u + n - lim if u + n > lim else 0) - (u - lim if u > lim else 0)
         if borrowed:
-            self._touched.add(job._t)  # new borrowing: new victims for blocked own-limit jobs
-        self._activate(job)
+            self._touched.add(t)  # new borrowing: new victims for blocked own-limit heads
         now = self.now
+        s = job._s
+        self._active[s][job._seq] = job
+        self._version[s] += 1
+        if cap.in_share[s]:
+            counts = self._priorities[s]
+            counts[job.priority] = counts.get(job.priority, 0) + 1
+        cap.change(k, t, n, now)
         job.started_at = now
         job.status_since = now
         job.status_reason = None
-        job._attempt += 1
+        attempt = job._attempt = job._attempt + 1
         if job.first_started_at is None:
             job.first_started_at = now
         if self._instant:
             job.status = _RUNNING
             if job.run_seconds is not None:
-                self._timer(now + job.run_seconds, job, _DONE)
+                heappush(
+                    self._timers, (now + job.run_seconds, self._timer_seq, job, attempt, _DONE)
+                )
+                self._timer_seq += 1
         else:
             job.status = _SCHEDULED
             self._timer(now + self.timing.scheduled_seconds, job, _TO_STARTING)
         self._started(job, borrowed)
 
     def _activate(self, job: Job) -> None:
-        self._active[job._s][job._seq] = job
-        self._change(job._k, job._t, job.count)
+        s = job._s
+        self._active[s][job._seq] = job
+        self._version[s] += 1
+        if self.capacity.in_share[s]:
+            counts = self._priorities[s]
+            counts[job.priority] = counts.get(job.priority, 0) + 1
+        self.capacity.change(job._k, job._t, job.count, self.now)
 
     def _release(self, job: Job) -> None:
-        """Free what an active job holds; its share and instance type get another look."""
-        del self._active[job._s][job._seq]
-        self._change(job._k, job._t, -job.count)
-        self._touched.add(job._t)
-        self._dirty.add(job._s)
-        job._attempt += 1
+        """Free what an active job holds; look again at whatever that may unblock.
 
-    def _change(self, k: int, t: int, delta: int) -> None:
-        """Every usage change goes through here (the simulator meters it)."""
-        self.capacity.change(k, t, delta)
+        Parked heads of the type are woken through ``_touched``. The share's own head is looked
+        at again only if the freed instances are of its type and may change its case: it is not
+        parked and now within its limit plus borrow cap; or, parked as a borrower, it is now
+        within its own limit (and may reclaim); or in-share preemption may now work for it.
+        """
+        s = job._s
+        t = job._t
+        del self._active[s][job._seq]
+        self._version[s] += 1
+        cap = self.capacity
+        if cap.in_share[s]:
+            self._uncount(s, job.priority)
+        cap.change(job._k, t, -job.count, self.now)
+        if self._waiting[t]:
+            self._touched.add(t)
+        queue = self._runnable[s]
+        if queue:
+            entry = queue[0]
+            head = entry[2]
+            if head._entry is not entry:
+                self._dirty.add(s)  # stale top: the head is unknown until the heap is cleaned
+            elif head._t == t:
+                k = head._k
+                need = cap.usage[k] + head.count
+                lim = cap.limit[k]
+                parked = self._waits_on[s] >= 0
+                if cap.in_share[s] or need <= lim or (not parked and need <= lim + cap.bcap[k]):
+                    self._dirty.add(s)
+        job._attempt += 1
 
     def _preempt(self, job: Job, reason: str, by: Job) -> None:
         """Stop an active job: back to RUNNABLE at its old queue position, or FAILED."""
@@ -186,9 +231,10 @@ class EngineState:
             self.now = at
             if phase == _DONE:
                 self._release(job)
-                job.status = JobStatus.SUCCEEDED
+                job.status = _SUCCEEDED
                 job.status_since = at
-                self._forget(job)
+                if self._by_id is not None:
+                    self._by_id.pop(job.job_id, None)
                 self._finished(job)
             elif phase == _TO_STARTING:
                 job.status = _STARTING
@@ -201,7 +247,8 @@ class EngineState:
                 if job.run_seconds is not None:
                     self._timer(at + job.run_seconds, job, _DONE)
                 self._emit(job, _RUNNING, None)
-        self.now = max(self.now, now)
+        if now > self.now:
+            self.now = now
 
     # -- hooks (subclasses meter here; the default records transitions) --------------------------
 
@@ -249,10 +296,14 @@ class EngineState:
             self._by_id[job.job_id] = job
 
     def _enqueue(self, job: Job) -> None:
+        """Queue a job; its share needs a look only if the job is (or may be) its new head."""
         entry = (-job.priority, job._seq, job)
         job._entry = entry
-        heappush(self._runnable[job._s], entry)
-        self._dirty.add(job._s)
+        queue = self._runnable[job._s]
+        heappush(queue, entry)
+        top = queue[0]
+        if top is entry or top[2]._entry is not top:
+            self._dirty.add(job._s)
 
     def _head(self, s: int) -> Job | None:
         queue = self._runnable[s]
@@ -277,6 +328,14 @@ class EngineState:
         if self._by_id is None or job_id not in self._by_id:
             raise QuotactlError(f"no live job {job_id!r} in this engine", code="not-found")
         return self._by_id[job_id]
+
+    def _uncount(self, s: int, priority: int) -> None:
+        counts = self._priorities[s]
+        left = counts[priority] - 1
+        if left:
+            counts[priority] = left
+        else:
+            del counts[priority]
 
     def _forget(self, job: Job) -> None:
         if self._by_id is not None:

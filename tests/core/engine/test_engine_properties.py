@@ -216,11 +216,28 @@ REPRIORITISED_VICTIM = (
     + [Op("priority", target=19, priority=1)],
 )
 
+# Found by hypothesis: a head that fails to reclaim is parked only after the pass's borrowing
+# phase; a borrower starting in between must still make it look again (new victims).
+BORROWED_BEFORE_PARKING = (
+    QueueModel(
+        "q",
+        {G5: 4},
+        (
+            ShareModel("s0", {G5: 4}, Strategy.LEND, in_share_preemption=True),
+            ShareModel("s1", {G5: 3}, Strategy.LEND_AND_BORROW),
+        ),
+    ),
+    [Op("advance", seconds=5.0)] * 9
+    + [_submit(0, 0, 1, 0, 10), Op("advance", seconds=5.0), _submit(1, 0, 3, 0, 10)]
+    + [_submit(0, 0, 2, 0, 10), _submit(1, 0, 1, 1, 10), _submit(0, 0, 1, 0, 10)],
+)
+
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(queue=queues(), stream=ops)
 @example(*NEXT_HEAD_OTHER_TYPE)
 @example(*REPRIORITISED_VICTIM)
+@example(*BORROWED_BEFORE_PARKING)
 def test_every_pass_keeps_the_invariants_and_is_work_conserving(
     queue: QueueModel, stream: list[Op]
 ) -> None:
