@@ -1,0 +1,224 @@
+"""Replaying a trace on a virtual clock: the engine plus meters, driven by a tight event loop.
+
+``MeteredEngine`` is the scheduling engine with phase times of zero (a started job is RUNNING
+at once, so wait time is pure queueing delay), no transition records, and a capacity ledger
+that integrates borrowed and lent instance-seconds over time (``quotactl.core.engine.capacity``).
+Its hooks count waits, finishes, preemptions and the instance-seconds each attempt held.
+
+``simulate`` streams trace rows: it never holds more than the jobs that are queued or running.
+"""
+
+from __future__ import annotations
+
+from array import array
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+from quotactl.core.engine import SIMULATOR_TIMING, Job, JobStatus, QueueEngine, QueueModel
+from quotactl.core.simulate.metrics import RawShare, RunTotals
+from quotactl.core.simulate.trace import TraceError
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Sequence
+
+    from quotactl.core.engine import PreemptedAttempt
+    from quotactl.core.simulate.trace import TraceRow
+
+_RUNNABLE = JobStatus.RUNNABLE
+
+
+class MeteredEngine(QueueEngine):
+    """A ``QueueEngine`` that measures what a simulation report needs, and records nothing."""
+
+    def __init__(self, queues: Sequence[QueueModel]) -> None:
+        super().__init__(_merged(queues), timing=SIMULATOR_TIMING, record=False, metered=True)
+        self.queues = tuple(queues)
+        self.queue_of = [i for i, q in enumerate(queues) for _ in q.shares]
+        shares = len(self.queue_of)
+        self.waits = [array("d") for _ in range(shares)]
+        self.submitted = [0] * shares
+        self.finished = [0] * shares
+        self.preemptions = [0] * shares
+        self.used = [0.0] * shares  # instance-seconds held by attempts that have ended
+        self.discarded = [0.0] * shares  # instance-seconds of preempted attempts
+        self.last_finish = 0.0
+        self.window_used: tuple[float, ...] = ()  # per queue, until the last submission
+
+    def _started(self, job: Job, borrowed: int) -> None:
+        if not job.preemptions:
+            self.waits[job._s].append(self.now - job.submitted_at)
+
+    def _preempted(self, job: Job, attempt: PreemptedAttempt) -> None:
+        held = job.count * (attempt.stopped_at - attempt.started_at)
+        self.used[job._s] += held
+        self.discarded[job._s] += held
+        self.preemptions[job._s] += 1
+
+    def _finished(self, job: Job) -> None:
+        s = job._s
+        self.used[s] += job.count * (self.now - (job.started_at or 0.0))
+        self.finished[s] += 1
+        self.last_finish = self.now
+
+    def _used_until(self, at: float) -> list[float]:
+        """Instance-seconds used per share up to ``at``, running attempts included."""
+        used = list(self.used)
+        for s, active in enumerate(self._active):
+            for job in active.values():
+                used[s] += job.count * (at - (job.started_at or 0.0))
+        return used
+
+    def checkpoint(self, at: float) -> None:
+        """Remember, per queue, the instance-seconds used up to ``at`` (the trace window)."""
+        per_queue = [0.0] * len(self.queues)
+        for s, used in enumerate(self._used_until(at)):
+            per_queue[self.queue_of[s]] += used
+        self.window_used = tuple(per_queue)
+
+    def close(self, end: float) -> tuple[tuple[RawShare, ...], ...]:
+        """Bring every meter up to ``end`` and hand over the raw numbers, per queue and share."""
+        cap = self.capacity
+        for k in range(len(cap.usage)):
+            cap.change(k, k // cap.S, 0, end)  # a zero change brings the integrals up to ``end``
+        meters = cap.meters
+        assert meters is not None
+        used = self._used_until(end)
+        stuck = [0] * cap.S
+        misconfigured = [0] * cap.S
+        for job in self.jobs():
+            stuck[job._s] += 1
+            if (job.status_reason or "").startswith("MISCONFIGURATION"):
+                misconfigured[job._s] += 1
+        originals = [s for q in self.queues for s in q.shares]
+        raw = []
+        for s, share in enumerate(originals):
+            ks = range(s, len(cap.usage), cap.S)
+            borrowed = sum(meters.borrowed[k] for k in ks)
+            raw.append(
+                RawShare(
+                    share=share,
+                    submitted=self.submitted[s],
+                    finished=self.finished[s],
+                    stuck=stuck[s],
+                    misconfigured=misconfigured[s],
+                    waits=self.waits[s],
+                    own_seconds=used[s] - borrowed,
+                    borrowed_seconds=borrowed,
+                    lent_seconds=sum(meters.lent[k] for k in ks),
+                    preemptions=self.preemptions[s],
+                    discarded_seconds=self.discarded[s],
+                )
+            )
+        return tuple(
+            tuple(r for s, r in enumerate(raw) if self.queue_of[s] == q)
+            for q in range(len(self.queues))
+        )
+
+
+def simulate(queues: Sequence[QueueModel], rows: Iterable[TraceRow], source: str) -> RunTotals:
+    """Replay ``rows`` against ``queues`` to the end of the trace and of every job.
+
+    Queues do not interact, and the engine keeps all its accounting per instance type, so all
+    queues run in one engine whose instance types are qualified by queue (``queue/type``).
+    """
+    engine = MeteredEngine(queues)
+    route = _routes(queues)
+    resolved: dict[str, tuple[str, dict[str, str]]] = {}
+    heap = engine._timers
+    dirty = engine._dirty
+    touched = engine._touched
+    fire = engine.fire
+    schedule = engine.schedule
+    offer = engine.offer
+    submitted = engine.submitted
+    types: dict[str, dict[str, str]] = {}  # per queue: instance type -> queue-qualified type
+    arrivals = iter(rows)
+    pending = next(arrivals, None)
+    jobs = 0
+    last_arrival = 0.0
+    while True:
+        if pending is not None:
+            at = pending[0]
+            if heap and heap[0][0] < at:
+                at = heap[0][0]
+        elif heap:
+            at = heap[0][0]
+        else:
+            break
+        if heap and heap[0][0] <= at:
+            fire(at)
+        if pending is not None and pending[0] <= at:
+            engine.now = at
+            while pending is not None and pending[0] <= at:
+                _, ref, itype, count, duration, priority, name, line = pending
+                target = resolved.get(ref)
+                if target is None:
+                    share, queue = _resolve(route, ref, source, line)
+                    target = resolved[ref] = (share, types.setdefault(queue, {}))
+                share, qualified = target
+                qtype = qualified.get(itype)
+                if qtype is None:
+                    qtype = qualified[itype] = f"{share.split('/', 1)[0]}/{itype}"
+                job = Job(name, share, qtype, count, priority, at, duration, _RUNNABLE, at)
+                offer(job)
+                submitted[job._s] += 1
+                jobs += 1
+                pending = next(arrivals, None)
+            last_arrival = at
+            if pending is None:
+                engine.checkpoint(at)
+        if dirty or touched:
+            schedule(at)
+    return RunTotals(
+        jobs=jobs,
+        window=last_arrival,
+        window_used=engine.window_used,
+        end=max(last_arrival, engine.last_finish),
+        queues=tuple(queues),
+        shares=engine.close(max(last_arrival, engine.last_finish)),
+    )
+
+
+def _merged(queues: Sequence[QueueModel]) -> QueueModel:
+    """One model holding every queue: shares ``queue/share``, instance types ``queue/type``."""
+    capacity = {f"{q.name}/{t}": n for q in queues for t, n in q.capacity.items()}
+    shares = tuple(
+        replace(
+            s,
+            name=f"{q.name}/{s.name}",
+            limits={f"{q.name}/{t}": n for t, n in s.limits.items()},
+        )
+        for q in queues
+        for s in q.shares
+    )
+    return QueueModel("+".join(q.name for q in queues), capacity, shares)
+
+
+def _routes(queues: Sequence[QueueModel]) -> dict[str, tuple[str, str] | str]:
+    """Trace ``share`` values to (merged share name, queue); a str value explains a rejection."""
+    route: dict[str, tuple[str, str] | str] = {}
+    for queue in queues:
+        for share in queue.shares:
+            qualified = f"{queue.name}/{share.name}"
+            target: tuple[str, str] | str = (qualified, queue.name)
+            if not share.enabled:
+                target = f"quota share {qualified} is disabled (it takes no new jobs)"
+            route[qualified] = target
+            if len(queues) == 1:
+                route[share.name] = target
+    return route
+
+
+def _resolve(
+    route: dict[str, tuple[str, str] | str], ref: str, source: str, line: int
+) -> tuple[str, str]:
+    target = route.get(ref)
+    if isinstance(target, tuple):
+        return target
+    if target is None:
+        known = sorted(k for k in route if "/" in k)
+        raise TraceError(
+            f"{source}:{line}: no quota share {ref!r} in the configuration",
+            hint=f"shares are {', '.join(known)}" if known else "the configuration has no shares",
+        )
+    raise TraceError(f"{source}:{line}: {target}")

@@ -1,0 +1,233 @@
+"""Job traces: one job per row, CSV with a header or JSON Lines, read and written as streams.
+
+Columns (SPEC §6 "Simulation"): ``submit_time`` (seconds from the start of the trace, never
+decreasing), ``share`` (``queue/share``, or ``share`` when the configuration has one queue),
+``instance_type``, ``count`` (instances, >= 1), ``duration`` (seconds of running, >= 0),
+``priority`` (optional, 0-9999, default 0) and ``name`` (optional). Unknown columns are errors,
+as in the configuration: a misspelt ``priorty`` must not be silently dropped.
+
+Parsing takes lines (any iterable of str), so the caller decides where they come from; errors
+are ``TraceError`` with ``FILE:LINE`` and the stable code ``trace-invalid``.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+from typing import TYPE_CHECKING, TextIO
+
+from quotactl.errors import QuotactlError
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Iterator
+
+TraceRow = tuple[float, str, str, int, float, int, str, int]
+"""(submit_time, share, instance_type, count, duration, priority, name, line): a tuple, not
+an object, because a trace has millions of them."""
+
+REQUIRED = ("submit_time", "share", "instance_type", "count", "duration")
+OPTIONAL = ("priority", "name")
+COLUMNS = REQUIRED + OPTIONAL
+MAX_PRIORITY = 9999
+_INF = float("inf")
+
+
+class TraceError(QuotactlError):
+    """A trace row that cannot be simulated; the message starts with FILE:LINE."""
+
+    code = "trace-invalid"
+
+
+def read_trace(lines: Iterable[str], source: str) -> Iterator[TraceRow]:
+    """Parse a trace lazily; the format is JSON Lines if the first non-blank line is ``{``."""
+    it = iter(lines)
+    first = ""
+    skipped = 0
+    for first in it:
+        skipped += 1
+        if first.strip():
+            break
+    else:
+        raise TraceError(f"{source}:1: the trace is empty", hint=_HINT)
+    if first.lstrip().startswith("{"):
+        return _read_jsonl(first, it, source, skipped)
+    return _read_csv(first, it, source, skipped)
+
+
+def _read_csv(
+    header_line: str, rest: Iterator[str], source: str, offset: int
+) -> Iterator[TraceRow]:
+    header = [h.strip() for h in next(csv.reader([header_line]))]
+    _check_columns(header, source, offset)
+    where = {name: header.index(name) for name in header}
+    its, ish, ity, ico, idu = (where[c] for c in REQUIRED)
+    ipr = where.get("priority", -1)
+    ina = where.get("name", -1)
+    width = len(header)
+    reader = csv.reader(rest)
+    previous = 0.0
+    for row in reader:
+        line = reader.line_num + offset
+        if len(row) != width:
+            if not row or (len(row) == 1 and not row[0].strip()):
+                continue  # a blank line
+            raise TraceError(
+                f"{source}:{line}: expected {width} fields ({', '.join(header)}), got {len(row)}",
+                hint=_HINT,
+            )
+        try:
+            at = float(row[its])
+            count = int(row[ico])
+            duration = float(row[idu])
+            priority = int(row[ipr]) if ipr >= 0 and row[ipr] else 0
+        except ValueError:
+            raise _field_error(row, header, source, line) from None
+        share = row[ish]
+        instance_type = row[ity]
+        if not (
+            previous <= at < _INF
+            and count > 0
+            and 0.0 <= duration < _INF
+            and 0 <= priority <= MAX_PRIORITY
+            and share
+            and instance_type
+        ):
+            raise _row_error(
+                at, count, duration, priority, share, instance_type, previous, source, line
+            )
+        previous = at
+        name = row[ina] if ina >= 0 else ""
+        yield (at, share, instance_type, count, duration, priority, name, line)
+
+
+def _read_jsonl(first: str, rest: Iterator[str], source: str, offset: int) -> Iterator[TraceRow]:
+    previous = 0.0
+    line = offset
+    text = first
+    while True:
+        if text.strip():
+            try:
+                record = json.loads(text)
+            except ValueError as exc:
+                raise TraceError(f"{source}:{line}: not a JSON object: {exc}", hint=_HINT) from None
+            if not isinstance(record, dict):
+                raise TraceError(f"{source}:{line}: not a JSON object", hint=_HINT)
+            _check_columns(list(record), source, line)
+            at = _number(record, "submit_time", source, line)
+            count = _integer(record, "count", source, line)
+            duration = _number(record, "duration", source, line)
+            priority = _integer(record, "priority", source, line) if "priority" in record else 0
+            share = _text(record, "share", source, line)
+            instance_type = _text(record, "instance_type", source, line)
+            if not (
+                previous <= at < _INF
+                and count > 0
+                and 0.0 <= duration < _INF
+                and 0 <= priority <= MAX_PRIORITY
+            ):
+                raise _row_error(
+                    at, count, duration, priority, share, instance_type, previous, source, line
+                )
+            previous = at
+            name = _text(record, "name", source, line) if "name" in record else ""
+            yield (at, share, instance_type, count, duration, priority, name, line)
+        following = next(rest, None)
+        if following is None:
+            return
+        text = following
+        line += 1
+
+
+def write_trace(rows: Iterable[TraceRow], out: TextIO) -> int:
+    """Write rows as CSV with a header; returns how many were written."""
+    out.write(",".join(COLUMNS) + "\n")
+    written = 0
+    for at, share, instance_type, count, duration, priority, name, _ in rows:
+        out.write(f"{at:.1f},{share},{instance_type},{count},{duration:.0f},{priority},{name}\n")
+        written += 1
+    return written
+
+
+_HINT = (
+    "a trace is CSV with the header submit_time,share,instance_type,count,duration"
+    "[,priority][,name], or JSON Lines with those keys"
+)
+
+
+def _check_columns(names: list[str], source: str, line: int) -> None:
+    unknown = [n for n in names if n not in COLUMNS]
+    if unknown:
+        raise TraceError(
+            f"{source}:{line}: unknown column {unknown[0]!r}",
+            hint=f"columns are {', '.join(COLUMNS)} (priority and name optional)",
+        )
+    missing = [n for n in REQUIRED if n not in names]
+    if missing:
+        raise TraceError(f"{source}:{line}: missing column {missing[0]!r}", hint=_HINT)
+    if len(set(names)) != len(names):
+        raise TraceError(f"{source}:{line}: a column appears twice", hint=_HINT)
+
+
+def _field_error(row: list[str], header: list[str], source: str, line: int) -> TraceError:
+    for name, kind in (("submit_time", float), ("count", int), ("duration", float)):
+        value = row[header.index(name)]
+        try:
+            kind(value)
+        except ValueError:
+            return TraceError(f"{source}:{line}: {name} {value!r} is not a {_KIND[kind]}")
+    value = row[header.index("priority")]
+    return TraceError(f"{source}:{line}: priority {value!r} is not a whole number")
+
+
+def _row_error(
+    at: float,
+    count: int,
+    duration: float,
+    priority: int,
+    share: str,
+    instance_type: str,
+    previous: float,
+    source: str,
+    line: int,
+) -> TraceError:
+    """The first thing wrong with a parsed row (in column order)."""
+    if not 0.0 <= at < _INF:
+        return TraceError(f"{source}:{line}: submit_time {at} must be a finite number >= 0")
+    if at < previous:
+        return TraceError(
+            f"{source}:{line}: submit_time {at:g} is earlier than the row before ({previous:g})",
+            hint="rows must be in submission order (sort the trace by submit_time)",
+        )
+    if not share:
+        return TraceError(f"{source}:{line}: share is empty")
+    if not instance_type:
+        return TraceError(f"{source}:{line}: instance_type is empty")
+    if count <= 0:
+        return TraceError(f"{source}:{line}: count {count} must be at least 1")
+    if not 0.0 <= duration < _INF:
+        return TraceError(f"{source}:{line}: duration {duration} must be a finite number >= 0")
+    return TraceError(f"{source}:{line}: priority {priority} is outside 0-{MAX_PRIORITY}")
+
+
+_KIND: dict[type, str] = {float: "number", int: "whole number"}
+
+
+def _number(record: dict[str, object], key: str, source: str, line: int) -> float:
+    value = record.get(key)
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise TraceError(f"{source}:{line}: {key} {value!r} is not a number")
+    return float(value)
+
+
+def _integer(record: dict[str, object], key: str, source: str, line: int) -> int:
+    value = record.get(key)
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TraceError(f"{source}:{line}: {key} {value!r} is not a whole number")
+    return value
+
+
+def _text(record: dict[str, object], key: str, source: str, line: int) -> str:
+    value = record.get(key)
+    if not isinstance(value, str) or not value:
+        raise TraceError(f"{source}:{line}: {key} {value!r} is not a non-empty string")
+    return value
