@@ -13,17 +13,15 @@ The scheduler seam
 On each tick, for every queue with RUNNABLE jobs, ``jobs.view_of`` builds an immutable
 ``scheduling.QueueView`` (environment capacity, shares with limits/strategy/borrow limit/
 in-share preemption/state, unfinished jobs with status/priority/share/capacity/submission
-order and time/start time/duration) and calls ``Scheduler.schedule(view, now)``; it returns
-``Dispatch(job_id)``, ``Preempt(job_id, reason)`` and ``Hold(job_id, reason)`` values that
-``jobs.apply`` carries out (retries, preemption summaries and FAILED after
-``preemptionRetriesBeforeTermination`` stay in ``jobs``). The default ``BuiltinScheduler``
-honours each share's own limit only. The engine of SPEC §6 plugs in with an adapter::
-
-    class EngineScheduler:                      # e.g. in quotactl/emulator/engine_adapter.py
-        def schedule(self, queue: QueueView, now: float) -> Sequence[Decision]:
-            return [to_decision(t) for t in engine.schedule_pass(to_engine(queue), now)]
-
-    Emulator(path, scheduler=EngineScheduler())  # and make it the default in service.py
+order and time/start time/duration/preemption retries) and calls
+``Scheduler.schedule(view, now)``; it returns ``Dispatch(job_id)``, ``Preempt(job_id, reason)``
+and ``Hold(job_id, reason)`` values that ``jobs.apply`` carries out (retries, preemption
+summaries and FAILED after ``preemptionRetriesBeforeTermination`` stay in ``jobs``). The
+scheduler is ``engine_scheduler.EngineScheduler``: the engine of SPEC §6
+(``quotactl.core.engine``, shared with ``simulate``) on a snapshot of the queue, one pass per
+tick. ``tick.advance`` (``local advance``) and ``tick.catch_up`` (each request while
+``local serve --speed`` runs the clock) walk emulated time from event to event, so capacity a
+job frees at ``t`` is handed on at ``t``.
 
 Choices where AWS's documentation is silent (reference "UNCONFIRMED")
 --------------------------------------------------------------------
@@ -47,11 +45,14 @@ Choices where AWS's documentation is silent (reference "UNCONFIRMED")
   terminated job (any unfinished status) ends FAILED with isTerminated and the reason as
   statusReason; terminating a finished job is a no-op. recentPreemptedAttempts keeps the
   5 newest, newest first. A job over its preemptionRetriesBeforeTermination fails with
-  "Preemption retries exhausted: <reason>"; in-share preemption uses the reason text the
-  scheduler gives. Each attempt is a training job named ``AWSBatch<jobName[:23]><32 hex>``.
+  "Terminated after preemption: preemptionRetriesBeforeTermination=<n> used up. <reason>";
+  in-share preemption says "In-share preemption triggered by a higher-priority job" (both
+  texts are the engine's, shared with ``simulate``). Each attempt is a training job named
+  ``AWSBatch<jobName[:23]><32 hex>``.
 - serviceRequestPayload is stored as given; a payload without ResourceConfig fails the job
   (FAILED, "Received status from SageMaker: ValidationException: ...") when it leaves
-  SUBMITTED. InstanceGroups count each group against its own instance type.
+  SUBMITTED. InstanceGroups count each group against its own instance type; such a job
+  starts only when every group can start at once.
 - clientToken: the same token with the same request returns the first job; with a
   different request it is a ClientException. The 5 TPS SubmitServiceJob limit is off by
   default and turned on with the fault ``submit_tps=5``.

@@ -59,7 +59,6 @@ MAX_RUNTIME_EXCEEDED = (
     SAGEMAKER_PREFIX + "MaxRuntimeExceeded: Training job runtime exceeded MaxRuntimeInSeconds"
 )
 ATTEMPT_TIMEOUT = "Job attempt duration exceeded timeout"
-RETRIES_EXHAUSTED = "Preemption retries exhausted: "
 TIME_LIMIT = "Terminated by JobStateTimeLimit action due to reason: "
 _CLEARED_PREFIXES = ("MISCONFIGURATION:", "CAPACITY:")
 
@@ -268,6 +267,8 @@ def view_of(ctx: Context, queue: JobQueue, jobs: Sequence[ServiceJob]) -> QueueV
                 started_at=j.scheduled_at if j.status in ACTIVE else None,
                 duration=j.run_for,
                 status_reason=j.status_reason,
+                preemption_retries=preemption_retries(j),
+                preemptions=j.preempted_count,
             )
             for j in jobs
             if j.status == RUNNABLE or j.status in ACTIVE
@@ -284,8 +285,8 @@ def apply(ctx: Context, decisions: Sequence[Decision], jobs: Mapping[str, Servic
         if job is None:
             continue
         if isinstance(decision, Dispatch) and job.status == RUNNABLE:
-            job.scheduled_at = ctx.now
-            job.stopped_at = None
+            # The job's times are those of its latest attempt, which has not started yet.
+            job.scheduled_at, job.started_at, job.stopped_at = ctx.now, None, None
             job.attempts.append(Attempt(training_job_arn(ctx, job)))
             _set_status(ctx, job, SCHEDULED, None)
         elif isinstance(decision, Preempt) and job.status in ACTIVE:
@@ -317,13 +318,29 @@ def _preempt(ctx: Context, job: ServiceJob, reason: str) -> None:
     attempt.stopped_at, attempt.status_reason = ctx.now, reason
     job.preempted_count += 1
     job.recent_preempted = [Attempt(**vars(attempt)), *job.recent_preempted][:RECENT_PREEMPTIONS]
-    retries = (job.preemption_configuration or {}).get("preemptionRetriesBeforeTermination")
+    retries = preemption_retries(job)
     job.running_since = None
-    if retries is not None and job.preempted_count > int(retries):
+    if retries is not None and job.preempted_count > retries:
         job.stopped_at = ctx.now
-        _set_status(ctx, job, FAILED, RETRIES_EXHAUSTED + reason)
+        _set_status(ctx, job, FAILED, retries_exhausted(retries, reason))
     else:
         _set_status(ctx, job, RUNNABLE, reason)
+
+
+def preemption_retries(job: ServiceJob) -> int | None:
+    """The job's ``preemptionRetriesBeforeTermination`` (None: requeued however often)."""
+    retries = (job.preemption_configuration or {}).get("preemptionRetriesBeforeTermination")
+    return None if retries is None else int(retries)
+
+
+def retries_exhausted(retries: int, reason: str) -> str:
+    """statusReason of a job FAILED by its last allowed preemption.
+
+    AWS publishes no text for it; this is the engine's wording (``quotactl.core.engine``), so
+    the emulator and ``simulate`` say the same thing.
+    """
+    budget = f"preemptionRetriesBeforeTermination={retries}"
+    return f"Terminated after preemption: {budget} used up. {reason}"
 
 
 def describe_request(job: dict[str, Any]) -> str:

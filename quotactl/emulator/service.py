@@ -20,14 +20,16 @@ from quotactl.emulator import tick as ticks
 from quotactl.emulator import wire
 from quotactl.emulator.arns import Account
 from quotactl.emulator.context import Context
+from quotactl.emulator.engine_scheduler import EngineScheduler
 from quotactl.emulator.errors import ServerException, ServiceError
 from quotactl.emulator.faults import Faults, FaultSpec, parse_faults
 from quotactl.emulator.handlers import HANDLERS
-from quotactl.emulator.scheduling import BuiltinScheduler, Scheduler
 from quotactl.emulator.store import Clock, Store, Tx
 
 if TYPE_CHECKING:
     from types import TracebackType
+
+    from quotactl.emulator.scheduling import Scheduler
 
 Wall = Callable[[], float]
 
@@ -45,7 +47,8 @@ class Emulator:
     """An AWS Batch quota-management account (SPEC §7) stored in ``state_path``.
 
     ``wall`` is the injected wall clock (the emulated clock only moves with ``advance`` or a
-    ``speed`` set by ``local serve``); ``scheduler`` decides dispatch and preemption.
+    ``speed`` set by ``local serve``); ``scheduler`` decides dispatch and preemption (by
+    default the engine of SPEC §6, ``EngineScheduler``).
     """
 
     def __init__(
@@ -60,7 +63,7 @@ class Emulator:
         sleep: Callable[[float], None] = time.sleep,
     ) -> None:
         self.state_path = state_path
-        self.scheduler: Scheduler = scheduler or BuiltinScheduler()
+        self.scheduler: Scheduler = scheduler or EngineScheduler()
         self.status_delay = status_delay
         self.wall = wall
         spec = faults if isinstance(faults, FaultSpec) else parse_faults(faults)
@@ -119,7 +122,7 @@ class Emulator:
             tx, clock.at(self.wall()), account, self.scheduler, self.status_delay, strict=True
         )
         if ticks.due(ctx, next_due):
-            ticks.tick(ctx)
+            ticks.catch_up(ctx)
         return ctx
 
     def now(self) -> float:

@@ -7,6 +7,7 @@ names its resources with a unique prefix (``names``) instead of assuming an empt
 
 from __future__ import annotations
 
+import sys
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,9 +23,11 @@ from quotactl.emulator import Emulator
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator
-    from pathlib import Path
 
 NO_RETRIES = {"total_max_attempts": 1}
+
+# The engine's scenario table (tests/core/engine/engine_scenarios.py) is played here too.
+sys.path.append(str(Path(__file__).resolve().parents[1] / "core" / "engine"))
 
 
 @dataclass

@@ -4,11 +4,17 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from emulator_support import payload
+
 from quotactl.emulator import Emulator
 
 if TYPE_CHECKING:
     from collections.abc import Callable
     from pathlib import Path
+
+    from conftest import Account
+
+    from tests.conftest import CliResult
 
 
 def test_advance_moves_the_stored_clock(cli: Callable[..., object], tmp_path: Path) -> None:
@@ -37,3 +43,40 @@ def test_reset_deletes_the_state(cli: Callable[..., object], tmp_path: Path) -> 
     assert not state.exists()
     again = cli("--state", str(state), "local", "reset")
     assert "nothing to delete" in again.stdout  # type: ignore[attr-defined]
+
+
+def test_demo_config_lends_idle_capacity_after_local_advance(
+    cli: Callable[..., CliResult], inproc: Account, repo_root: Path
+) -> None:
+    """The quick start: apply configs/demo, submit with boto3, `local advance 10m`: nlp runs
+    on more p5s than its own 4 while research (LEND) sits idle."""
+    state = str(inproc.state)
+    applied = cli("--state", state, "apply", str(repo_root / "configs" / "demo"), "--auto-approve")
+    assert applied.exit_code == 0, applied.stderr
+    client = inproc.client
+    for index in range(6):
+        client.submit_service_job(
+            jobName=f"nlp-{index}",
+            jobQueue="training",
+            serviceJobType="SAGEMAKER_TRAINING",
+            serviceRequestPayload=payload("ml.p5.48xlarge", 1, max_runtime=3600),
+            quotaShareName="nlp",
+        )
+    advanced = cli("--state", state, "local", "advance", "10m")
+    assert advanced.exit_code == 0, advanced.stderr
+    running = client.list_service_jobs(
+        jobQueue="training",
+        jobStatus="RUNNING",
+        filters=[{"name": "QUOTA_SHARE_NAME", "values": ["nlp"]}],
+    )["jobSummaryList"]
+    assert len(running) == 6
+    usage = client.get_job_queue_snapshot(jobQueue="training")["queueUtilization"]
+    by_share = {
+        s["quotaShareName"]: s["capacityUsage"]
+        for s in usage["quotaShareUtilization"]["topCapacityUtilization"]
+    }
+    assert by_share == {"nlp": [{"capacityUnit": "ml.p5.48xlarge", "quantity": 6.0}]}
+    research = client.list_service_jobs(
+        jobQueue="training", filters=[{"name": "QUOTA_SHARE_NAME", "values": ["research"]}]
+    )["jobSummaryList"]
+    assert research == []
