@@ -65,6 +65,9 @@ class QueueEngine(EngineState):
             self._emit(job, _RUNNABLE, job.status_reason)
         if job.count > self.capacity.max_count[job._k]:
             self._misconfigured(job)  # visible at once, not only when it reaches the head
+        elif job.status_reason is not None and job.status_reason.startswith("MISCONFIGURATION"):
+            job.status_reason = None  # the config changed: it can run now, if not yet
+            self._emit(job, _RUNNABLE, None)
         self._enqueue(job)
 
     def offer(self, job: Job) -> None:

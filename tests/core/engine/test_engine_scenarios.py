@@ -204,3 +204,16 @@ def test_misconfigured_job_stays_runnable_with_aws_reason_and_blocks_its_share(
     stuck = driver.observe(case.job.name)
     assert (stuck.status, stuck.status_reason) == (JobStatus.RUNNABLE, case.reason)
     assert driver.observe("behind").status is JobStatus.RUNNABLE
+
+
+def test_a_misconfiguration_reason_is_cleared_once_the_config_lets_the_job_run() -> None:
+    share = ShareModel("A", {"ml.g5.xlarge": 1})
+    running = Job("small", "A", "ml.g5.xlarge", 1, status=JobStatus.RUNNING, run_seconds=600)
+    big = Job("big", "A", "ml.g5.xlarge", 2, submitted_at=1.0, status=JobStatus.RUNNABLE)
+    [stuck] = schedule(QueueModel("q", {"ml.g5.xlarge": 4}, (share,)), [running, big], 10)
+    big.status_reason = stuck.reason  # what the caller stores
+    grown = QueueModel("q", {"ml.g5.xlarge": 4}, (replace(share, limits={"ml.g5.xlarge": 2}),))
+    # big fits its share now but waits for small: the stored reason is replaced by none.
+    assert [(t.job_id, t.status, t.reason) for t in schedule(grown, [running, big], 20)] == [
+        ("big", JobStatus.RUNNABLE, None)
+    ]
