@@ -120,9 +120,17 @@ def _register_commands() -> None:
         iam_commands,
         local_commands,
         plan_commands,
+        simulate_commands,
     )
 
-    for module in (config_commands, plan_commands, export_commands, iam_commands, local_commands):
+    for module in (
+        config_commands,
+        plan_commands,
+        export_commands,
+        iam_commands,
+        simulate_commands,
+        local_commands,
+    ):
         module.register(app)
 
 

@@ -1,0 +1,269 @@
+"""Views of a simulation: tables for a platform admin, and the versioned JSON document.
+
+JSON (``simulate -o json``), format version 1::
+
+    {
+      "format_version": "1",
+      "trace": "trace.csv",
+      "jobs": 1000000,                      # rows replayed
+      "run": RUN,                           # the configuration as written
+      "baseline": null | RUN,               # --baseline reserve: every share RESERVE
+      "verdict": null | "sharing raised utilisation from 41% to 57%; ..."
+    }
+    RUN = {
+      "strategy_override": null | "RESERVE",
+      "window_seconds": 1616400.0,          # 0 to the last submission
+      "end_seconds": 1700000.0,             # 0 to the last job's end
+      "utilisation": 0.5712 | null,         # all queues: used / claimed, over the window
+      "queues": [{"queue", "claimed": {instance type: instances},
+                  "used_instance_hours", "claimed_instance_hours", "utilisation"}],
+      "shares": [{"queue", "share", "team", "strategy",
+                  "jobs": {"submitted", "finished", "stuck", "misconfigured"},
+                  "wait_seconds": null | {"started", "mean", "p50", "p95", "max"},
+                  "instance_hours": {"own", "borrowed", "lent"},
+                  "preemptions": {"count", "discarded_instance_hours"}}]
+    }
+
+Seconds are rounded to 0.1, instance-hours to 0.001, utilisation to 0.0001. Fields are only
+ever added within a format version.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING
+
+from rich.table import Table
+from rich.text import Text
+
+from quotactl.core.simulate import human_duration, instance_hours
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from quotactl.core.simulate import Comparison, ShareResult, SimulationResult, WaitStats
+
+FORMAT_VERSION = "1"
+ARROW = "\u2192"  # →
+DASH = "\u2013"  # en dash: "no value"
+TIMES = "\u00d7"  # multiplication sign
+STRATEGIES = {"RESERVE": "reserve", "LEND": "lend", "LEND_AND_BORROW": "lend+borrow"}
+
+
+def simulation_json(result: SimulationResult, comparison: Comparison | None, *, trace: str) -> str:
+    """The JSON document of a simulation (and its baseline, if one was run)."""
+    document = {
+        "format_version": FORMAT_VERSION,
+        "trace": trace,
+        "jobs": result.jobs,
+        "run": _run(result, None),
+        "baseline": _run(comparison.baseline, "RESERVE") if comparison else None,
+        "verdict": comparison.verdict if comparison else None,
+    }
+    return json.dumps(document, indent=2, ensure_ascii=False)
+
+
+def print_simulation(
+    console: Console, result: SimulationResult, comparison: Comparison | None, *, trace: str
+) -> None:
+    """The human report: a headline, two tables per queue, and the baseline comparison."""
+    console.print(_headline(result, trace))
+    for queue in result.queues:
+        shares = [s for s in result.shares if s.queue == queue.queue]
+        console.print()
+        console.print(_queue_line(queue.queue, queue.utilisation, queue.claimed))
+        console.print(_wait_table(shares))
+        _stuck_notes(console, shares)
+        console.print()
+        console.print(_hours_table(shares))
+    if comparison is not None:
+        console.print()
+        console.print(_comparison_table(comparison))
+        for queue, old in zip(comparison.sharing.queues, comparison.baseline.queues, strict=True):
+            if queue.utilisation is not None and old.utilisation is not None:
+                console.print(
+                    f"Queue {queue.queue}: utilisation {old.utilisation:.0%} {ARROW}"
+                    f" {queue.utilisation:.0%}"
+                )
+        console.print()
+        console.print(Text.assemble(("Verdict: ", "bold"), comparison.verdict))
+
+
+def _headline(result: SimulationResult, trace: str) -> Text:
+    queues = ", ".join(q.queue for q in result.queues)
+    where = f"queue {queues}" if len(result.queues) == 1 else f"queues {queues}"
+    return Text.assemble(
+        ("Simulated ", "bold"),
+        (f"{result.jobs:,} jobs", "bold"),
+        f" from {trace} on {where}: submissions over {human_duration(result.window_seconds)},"
+        f" last job done after {human_duration(result.end_seconds)}.",
+    )
+
+
+def _queue_line(queue: str, utilisation: float | None, claimed: dict[str, int]) -> Text:
+    capacity = ", ".join(f"{n} {TIMES} {t}" for t, n in claimed.items()) or "nothing claimed"
+    used = f"{utilisation:.0%}" if utilisation is not None else "n/a"
+    return Text.assemble(
+        ("Queue ", "bold"),
+        (queue, "bold"),
+        f": {used} of claimed capacity used ({capacity})",
+    )
+
+
+def _table(title: str) -> Table:
+    return Table(
+        title=Text(title, style="bold"),
+        title_justify="left",
+        box=None,
+        pad_edge=False,
+        header_style="bold",
+    )
+
+
+def _wait_table(shares: list[ShareResult]) -> Table:
+    table = _table("Jobs and waits (first start - submit)")
+    table.add_column("share", overflow="fold")
+    table.add_column("sharing", no_wrap=True)
+    for header in ("jobs done", "wait mean", "p50", "p95", "max"):
+        table.add_column(header, justify="right", no_wrap=True)
+    for s in shares:
+        waits = _waits(s.wait)
+        table.add_row(s.share, STRATEGIES.get(s.strategy, s.strategy), f"{s.finished:,}", *waits)
+    return table
+
+
+def _hours_table(shares: list[ShareResult]) -> Table:
+    table = _table("Instance-hours and preemptions")
+    table.caption = Text(
+        "own: within the share's limit; borrowed: beyond it, on idle capacity of lending"
+        " shares; lent: borrowed by others from this share; lost: run by preempted attempts",
+        style="dim",
+    )
+    table.caption_justify = "left"
+    table.add_column("share", overflow="fold")
+    for header in ("own", "borrowed", "lent", "preemptions", "lost"):
+        table.add_column(header, justify="right", no_wrap=True)
+    for s in shares:
+        table.add_row(
+            s.share,
+            instance_hours(s.own_hours),
+            instance_hours(s.borrowed_hours),
+            instance_hours(s.lent_hours),
+            f"{s.preemptions:,}",
+            instance_hours(s.preempted_hours),
+        )
+    return table
+
+
+def _comparison_table(comparison: Comparison) -> Table:
+    sharing, baseline = comparison.sharing, comparison.baseline
+    table = _table("What sharing changes (against every share RESERVE)")
+    table.add_column("share", overflow="fold")
+    table.add_column("p95 wait", justify="right", no_wrap=True)
+    table.add_column("mean wait", justify="right", no_wrap=True)
+    table.add_column("preemptions", justify="right", no_wrap=True)
+    before = {(s.queue, s.share): s for s in baseline.shares}
+    for s in sharing.shares:
+        b = before[(s.queue, s.share)]
+        table.add_row(
+            s.share,
+            _change(b.wait.p95 if b.wait else None, s.wait.p95 if s.wait else None),
+            _change(b.wait.mean if b.wait else None, s.wait.mean if s.wait else None),
+            f"{b.preemptions:,} {ARROW} {s.preemptions:,}",
+        )
+    return table
+
+
+def _change(before: float | None, after: float | None) -> Text:
+    if before is None or after is None:
+        return Text(DASH)
+    style = "green" if after < before else "red" if after > before else ""
+    return Text(f"{human_duration(before)} {ARROW} {human_duration(after)}", style=style)
+
+
+def _waits(wait: WaitStats | None) -> tuple[str, str, str, str]:
+    if wait is None:
+        return (DASH, DASH, DASH, DASH)
+    return (
+        human_duration(wait.mean),
+        human_duration(wait.p50),
+        human_duration(wait.p95),
+        human_duration(wait.max),
+    )
+
+
+def _stuck_notes(console: Console, shares: list[ShareResult]) -> None:
+    for s in shares:
+        if not s.stuck:
+            continue
+        why = (
+            f", {s.misconfigured} of them misconfigured (they can never run and block the"
+            " share, as on AWS)"
+            if s.misconfigured
+            else ""
+        )
+        console.print(
+            Text(f"  {s.share}: {_plural(s.stuck, 'job')} never finished{why}", style="yellow")
+        )
+
+
+def _run(result: SimulationResult, override: str | None) -> dict[str, object]:
+    return {
+        "strategy_override": override,
+        "window_seconds": round(result.window_seconds, 1),
+        "end_seconds": round(result.end_seconds, 1),
+        "utilisation": _ratio(result.utilisation),
+        "queues": [
+            {
+                "queue": q.queue,
+                "claimed": q.claimed,
+                "used_instance_hours": round(q.used_hours, 3),
+                "claimed_instance_hours": round(q.claimed_hours, 3),
+                "utilisation": _ratio(q.utilisation),
+            }
+            for q in result.queues
+        ],
+        "shares": [_share(s) for s in result.shares],
+    }
+
+
+def _share(s: ShareResult) -> dict[str, object]:
+    wait = None
+    if s.wait is not None:
+        wait = {
+            "started": s.wait.started,
+            "mean": round(s.wait.mean, 1),
+            "p50": round(s.wait.p50, 1),
+            "p95": round(s.wait.p95, 1),
+            "max": round(s.wait.max, 1),
+        }
+    return {
+        "queue": s.queue,
+        "share": s.share,
+        "team": s.team,
+        "strategy": s.strategy,
+        "jobs": {
+            "submitted": s.submitted,
+            "finished": s.finished,
+            "stuck": s.stuck,
+            "misconfigured": s.misconfigured,
+        },
+        "wait_seconds": wait,
+        "instance_hours": {
+            "own": round(s.own_hours, 3),
+            "borrowed": round(s.borrowed_hours, 3),
+            "lent": round(s.lent_hours, 3),
+        },
+        "preemptions": {
+            "count": s.preemptions,
+            "discarded_instance_hours": round(s.preempted_hours, 3),
+        },
+    }
+
+
+def _ratio(value: float | None) -> float | None:
+    return round(value, 4) if value is not None else None
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n:,} {word}" if n == 1 else f"{n:,} {word}s"
