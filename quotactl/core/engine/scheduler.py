@@ -297,7 +297,7 @@ class QueueEngine(EngineState):
             s = job._s
             if self._head(s) is not job:
                 continue
-            if not any(p < job.priority for p in self._priorities[s]):
+            if not self._outranks(s, job.priority):
                 # nobody to preempt: only capacity of the type can help (see ``_park``)
                 self._park(job, kind, self._own_room(job))
                 continue

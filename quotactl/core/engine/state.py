@@ -153,7 +153,8 @@ class EngineState:
         Parked heads of the type are woken through ``_touched``. The share's own head is looked
         at again only if the freed instances are of its type and may change its case: it is not
         parked and now within its limit plus borrow cap; or, parked as a borrower, it is now
-        within its own limit (and may reclaim); or in-share preemption may now work for it.
+        within its own limit (and may reclaim); or it outranks an active job of its share (so
+        in-share preemption may now work for it).
         """
         s = job._s
         t = job._t
@@ -176,7 +177,11 @@ class EngineState:
                 need = cap.usage[k] + head.count
                 lim = cap.limit[k]
                 parked = self._waits_on[s] >= 0
-                if cap.in_share[s] or need <= lim or (not parked and need <= lim + cap.bcap[k]):
+                if (
+                    need <= lim
+                    or (not parked and need <= lim + cap.bcap[k])
+                    or (cap.in_share[s] and self._outranks(s, head.priority))
+                ):
                     self._dirty.add(s)
         job._attempt += 1
 
@@ -328,6 +333,10 @@ class EngineState:
         if self._by_id is None or job_id not in self._by_id:
             raise QuotactlError(f"no live job {job_id!r} in this engine", code="not-found")
         return self._by_id[job_id]
+
+    def _outranks(self, s: int, priority: int) -> bool:
+        """Does some active job of share ``s`` have a lower priority (a possible victim)?"""
+        return any(p < priority for p in self._priorities[s])
 
     def _uncount(self, s: int, priority: int) -> None:
         counts = self._priorities[s]
