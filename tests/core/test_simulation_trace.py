@@ -32,6 +32,11 @@ def test_csv_rows_carry_types_defaults_and_their_line_numbers() -> None:
     ]
 
 
+def test_quoted_fields_follow_csv_rules() -> None:
+    text = 'submit_time,share,instance_type,count,duration,name\n0,nlp,ml.g5.12xlarge,1,10,"a, b"\n'
+    assert rows(text) == [(0.0, "nlp", G5, 1, 10.0, 0, "a, b", 2)]
+
+
 def test_columns_may_come_in_any_order_and_optional_ones_may_be_absent() -> None:
     text = "share,count,duration,instance_type,submit_time\nnlp,1,10,ml.g5.12xlarge,3\n"
     assert rows(text) == [(3.0, "nlp", G5, 1, 10.0, 0, "", 2)]

@@ -64,12 +64,14 @@ def _read_csv(
     ipr = where.get("priority", -1)
     ina = where.get("name", -1)
     width = len(header)
-    reader = csv.reader(rest)
     previous = 0.0
-    for row in reader:
-        line = reader.line_num + offset
+    line = offset
+    for text in rest:
+        line += 1
+        # One job per line: split on commas, and leave quoted fields to the csv module.
+        row = next(csv.reader([text])) if '"' in text else text.rstrip("\r\n").split(",")
         if len(row) != width:
-            if not row or (len(row) == 1 and not row[0].strip()):
+            if not text.strip():
                 continue  # a blank line
             raise TraceError(
                 f"{source}:{line}: expected {width} fields ({', '.join(header)}), got {len(row)}",
