@@ -8,6 +8,8 @@ threaded, and parsing is a fifth of the work, so on a machine with two cores it 
 from __future__ import annotations
 
 import enum
+import os
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, TextIO
 
@@ -177,9 +179,18 @@ def trace_rows(path: Path) -> Iterator[TraceRow]:
             f"trace file {path} not found",
             hint="make one with: quotactl trace generate --jobs N --out FILE",
         )
-    if path.stat().st_size < PARALLEL_BYTES:
+    if path.stat().st_size < PARALLEL_BYTES or (os.cpu_count() or 1) < 2 or not _can_spawn():
         return _read_here(path)
     return _read_in_worker(path)
+
+
+def _can_spawn() -> bool:
+    """Can a spawned process import this one's ``__main__`` (not so for ``python -c``/stdin)?"""
+    main = sys.modules.get("__main__")
+    if main is None or getattr(main, "__spec__", None) is not None:
+        return main is not None  # python -m ...: imported by name
+    file = getattr(main, "__file__", None)
+    return file is not None and Path(file).is_file()
 
 
 def _read_here(path: Path) -> Iterator[TraceRow]:
@@ -202,14 +213,19 @@ def _read_in_worker(path: Path) -> Iterator[TraceRow]:
     worker = context.Process(target=_parse_worker, args=(str(path), sender), daemon=True)
     worker.start()
     sender.close()
+    received = False
     try:
         while True:
             try:
                 message = receiver.recv()
             except EOFError:
+                if not received:  # the worker never ran (spawn could not start it): read here
+                    yield from _read_here(path)
+                    return
                 raise QuotactlError(
                     f"the reader of {path} stopped unexpectedly", code="trace-invalid"
                 ) from None
+            received = True
             if message is None:
                 return
             if isinstance(message, tuple):
