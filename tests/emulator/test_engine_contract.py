@@ -1,20 +1,12 @@
-"""What the emulator's adapter (``engine_scheduler.py``) relies on from the engine's public
-API, and where the engine falls short of it (strict xfail: the adapter works around it)."""
+"""What the emulator's adapter (``engine_scheduler.py``) relies on from the engine's public API."""
 
 from __future__ import annotations
-
-import pytest
 
 from quotactl.core.engine import Job, JobStatus, QueueModel, ShareModel, schedule
 
 G5 = "ml.g5.xlarge"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="engine bug: schedule() emits MISCONFIGURATION reasons but never clears one that "
-    "stopped holding; a caller storing the reason keeps it until the job starts",
-)
 def test_engine_schedule_clears_a_misconfiguration_reason_that_no_longer_holds() -> None:
     running = Job("small", "A", G5, 1, status=JobStatus.RUNNING, started_at=0.0, run_seconds=600)
     big = Job("big", "A", G5, 2, submitted_at=1.0, status=JobStatus.RUNNABLE)
