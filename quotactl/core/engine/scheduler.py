@@ -63,40 +63,45 @@ class QueueEngine(EngineState):
             job.status = _RUNNABLE
             job.status_since = self.now
             self._emit(job, _RUNNABLE, job.status_reason)
-        if job.count > self.capacity.max_count[job._k]:
-            self._misconfigured(job)  # visible at once, not only when it reaches the head
-        elif job.status_reason is not None and job.status_reason.startswith("MISCONFIGURATION"):
-            job.status_reason = None  # the config changed: it can run now, if not yet
-            self._emit(job, _RUNNABLE, None)
-        self._enqueue(job)
+        self._admit(job)
 
     def offer(self, job: Job) -> None:
         """``submit(job)``, starting it at once when that is what the next pass would do.
 
-        That is the case when no other change awaits a pass and the job is its share's new
-        head within its own limit. Otherwise it waits for the caller's ``schedule(now)`` at the
-        end of the instant, like any submitted job. (The simulator's way of feeding arrivals:
-        most of them skip the pass machinery.)
+        That is the case when no other change awaits a pass, the job's share has nothing
+        queued, and the job fits the share's own limit. Otherwise it waits for the caller's
+        ``schedule(now)`` at the end of the instant, like any submitted job. (The simulator's
+        way of feeding arrivals: many skip the pass machinery and the queue altogether.)
         """
-        self.submit(job)
-        if self._touched or len(self._dirty) != 1:
+        if job.status is not _RUNNABLE or self._dirty or self._touched:
+            self.submit(job)
             return
+        self._index(job)
         cap = self.capacity
         s = job._s
         k = job._k
         n = job.count
         t = job._t
-        queue = self._runnable[s]
         if (
-            len(queue) == 1
+            not self._runnable[s]
             and self._waits_on[s] < 0
             and n <= cap.max_count[k]
             and cap.usage[k] + n <= cap.limit[k]
             and cap.used[t] + n <= cap.cap[t]
             and (not cap.lends_k[k] or cap.idle[t] - cap.borrowed[t] >= n)
         ):
-            self._dirty.clear()
             self._start(job)
+        else:
+            self._admit(job)
+
+    def _admit(self, job: Job) -> None:
+        """Put an indexed RUNNABLE job in its share's queue, with its misconfiguration if any."""
+        if job.count > self.capacity.max_count[job._k]:
+            self._misconfigured(job)  # visible at once, not only when it reaches the head
+        elif job.status_reason is not None and job.status_reason.startswith("MISCONFIGURATION"):
+            job.status_reason = None  # the config changed: it can run now, if not yet
+            self._emit(job, _RUNNABLE, None)
+        self._enqueue(job)
 
     def load(self, jobs: Iterable[Job]) -> None:
         """Take over a snapshot of live jobs: queued ones wait, active ones hold capacity.
@@ -202,12 +207,21 @@ class QueueEngine(EngineState):
                 if cap.used[t] + n <= cap.cap[t] and (
                     not cap.lends_k[k] or cap.idle[t] - cap.borrowed[t] >= n
                 ):
+                    heappop(queue)
                     self._start(job)
                     continue
                 return (_RECLAIMER, job)
+            in_share = cap.in_share[s] and self._outranks(s, job.priority)
             if u + n <= lim + cap.bcap[k]:
-                return (_BORROWER, job)
-            if cap.in_share[s]:
+                t = job._t
+                if in_share or (
+                    cap.used[t] + n <= cap.cap[t] and cap.idle[t] - cap.borrowed[t] >= n
+                ):
+                    return (_BORROWER, job)
+                # No room to borrow now, and nobody to preempt: park it at once. Capacity
+                # only comes back through releases, which wake it.
+                self._park(job, _BORROWER)
+            elif in_share:
                 return (_OVER_LIMIT, job)
             return None
         return None
@@ -248,6 +262,7 @@ class QueueEngine(EngineState):
             for victim in victims:
                 self._preempt(victim, reasons.CROSS_SHARE_PREEMPTION, job)
             self._unwait(s)
+            heappop(self._runnable[s])
             self._start(job)
             self._dirty.add(s)
 
@@ -262,6 +277,7 @@ class QueueEngine(EngineState):
             if self._head(s) is not job:
                 continue
             if cap.fits(job._k, job._t, job.count):
+                heappop(self._runnable[s])
                 self._start(job)
                 blocked = self._fill(s)
                 if blocked is None:
@@ -324,6 +340,7 @@ class QueueEngine(EngineState):
             for victim in victims:
                 self._preempt(victim, reasons.IN_SHARE_PREEMPTION, job)
             self._unwait(s)
+            heappop(self._runnable[s])
             self._start(job)
             self._dirty.add(s)
 
@@ -368,8 +385,7 @@ class QueueEngine(EngineState):
             slack = cap.idle[t] - cap.borrowed[t]
             woken = [s for s, (_, nf, ns) in waiting.items() if free >= nf and slack >= ns]
             for s in woken:
-                del waiting[s]
-                self._waits_on[s] = -1
+                self._unwait(s)
                 self._dirty.add(s)
         self._touched.clear()
 

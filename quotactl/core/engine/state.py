@@ -16,7 +16,7 @@ from __future__ import annotations
 from heapq import heappop, heappush
 
 from quotactl.core.engine import reasons
-from quotactl.core.engine.capacity import Capacity
+from quotactl.core.engine.capacity import NO_CAP, Capacity
 from quotactl.core.engine.model import (
     Job,
     JobStatus,
@@ -56,6 +56,10 @@ class EngineState:
         # per instance type: parked share -> (head job, free instances, slack it needs)
         self._waiting: list[dict[int, tuple[Job, int, int]]] = [{} for _ in self.capacity.types]
         self._waits_on = [-1] * shares
+        # per instance type: lower bounds of the parked heads' thresholds (a release that
+        # leaves less free capacity or slack than these cannot wake anybody)
+        self._wake_free = [NO_CAP] * len(self.capacity.types)
+        self._wake_slack = [NO_CAP] * len(self.capacity.types)
         # per share: bumped whenever its active jobs change (in-share preemption depends on them)
         self._version = [0] * shares
         self._in_share_failed: list[tuple[tuple[Job, int, int], tuple[int, int] | None] | None]
@@ -100,8 +104,7 @@ class EngineState:
     # -- primitives -----------------------------------------------------------------------------
 
     def _start(self, job: Job) -> None:
-        """RUNNABLE -> SCHEDULED: the job is the head of its share's heap and takes capacity."""
-        heappop(self._runnable[job._s])
+        """RUNNABLE -> SCHEDULED: the job (no longer in its share's heap) takes capacity."""
         job._entry = None
         cap = self.capacity
         k = job._k
@@ -164,7 +167,11 @@ class EngineState:
         if cap.in_share[s]:
             self._uncount(s, job.priority)
         cap.change(job._k, t, -job.count, self.now)
-        if self._waiting[t]:
+        if (
+            self._waiting[t]
+            and cap.cap[t] - cap.used[t] >= self._wake_free[t]
+            and cap.idle[t] - cap.borrowed[t] >= self._wake_slack[t]
+        ):
             self._touched.add(t)
         queue = self._runnable[s]
         if queue:
@@ -190,6 +197,9 @@ class EngineState:
         now = self.now
         started = job.started_at if job.started_at is not None else now
         self._release(job)
+        # Inside a pass: heads blocked earlier in it may not be parked yet, so the release
+        # must be seen by the next round whoever is parked now.
+        self._touched.add(job._t)
         job.preemptions += 1
         attempt = PreemptedAttempt(started, now, reason, by.job_id)
         retries = job.preemption_retries
@@ -292,6 +302,8 @@ class EngineState:
         if t is None:
             t = cap.add_type(job.instance_type)
             self._waiting.append({})
+            self._wake_free.append(NO_CAP)
+            self._wake_slack.append(NO_CAP)
         job._s = s
         job._t = t
         job._k = t * cap.S + s
@@ -322,12 +334,19 @@ class EngineState:
     def _wait(self, s: int, t: int, job: Job, need_free: int, need_slack: int) -> None:
         self._waiting[t][s] = (job, need_free, need_slack)
         self._waits_on[s] = t
+        if need_free < self._wake_free[t]:
+            self._wake_free[t] = need_free
+        if need_slack < self._wake_slack[t]:
+            self._wake_slack[t] = need_slack
 
     def _unwait(self, s: int) -> None:
         t = self._waits_on[s]
         if t >= 0:
-            del self._waiting[t][s]
+            waiting = self._waiting[t]
+            del waiting[s]
             self._waits_on[s] = -1
+            if not waiting:
+                self._wake_free[t] = self._wake_slack[t] = NO_CAP
 
     def _job(self, job_id: str) -> Job:
         if self._by_id is None or job_id not in self._by_id:

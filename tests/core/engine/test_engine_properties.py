@@ -232,12 +232,33 @@ BORROWED_BEFORE_PARKING = (
     + [_submit(0, 0, 2, 0, 10), _submit(1, 0, 1, 1, 10), _submit(0, 0, 1, 0, 10)],
 )
 
+# Found by hypothesis: in-share preemption frees capacity in the middle of a pass, after
+# another share's head failed to start for lack of it but before that head was parked.
+FREED_BEFORE_PARKING = (
+    QueueModel(
+        "q",
+        {G5: 2, P4D: 3},
+        (
+            ShareModel("s0", {G5: 1, P4D: 3}, Strategy.RESERVE, in_share_preemption=True),
+            ShareModel("s1", {G5: 1, P4D: 2}, Strategy.RESERVE, in_share_preemption=True),
+            ShareModel("s2", {G5: 1, P4D: 1}, Strategy.RESERVE),
+            ShareModel("s3", {G5: 1}, Strategy.RESERVE),
+        ),
+    ),
+    [Op("advance", seconds=5.0), _submit(0, 0, 1, 0, 10), Op("advance", seconds=5.0)]
+    + [Op("advance", seconds=5.0), _submit(0, 1, 3, 1, 10), Op("advance", seconds=5.0)]
+    + [_submit(0, 1, 1, 0, 10), _submit(1, 1, 1, 0, 10), Op("priority", target=2, priority=1)]
+    + [_submit(0, 0, 1, 0, 10)] * 4
+    + [Op("priority", target=1, priority=0)],
+)
+
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(queue=queues(), stream=ops)
 @example(*NEXT_HEAD_OTHER_TYPE)
 @example(*REPRIORITISED_VICTIM)
 @example(*BORROWED_BEFORE_PARKING)
+@example(*FREED_BEFORE_PARKING)
 def test_every_pass_keeps_the_invariants_and_is_work_conserving(
     queue: QueueModel, stream: list[Op]
 ) -> None:
