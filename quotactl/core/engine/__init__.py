@@ -24,14 +24,23 @@ Two ways in:
       for tr in advance(queue, jobs, last_tick, now):   # `local advance 2h`
           db.set_status(tr.job_id, tr.status, tr.reason, tr.at, tr.preempted_attempt)
 
-* **Stateful, for the simulator** (and an emulator that keeps one engine alive):
-  ``QueueEngine(queue, timing=..., record=...)`` with ``submit(job)``,
-  ``set_priority(job_id, p)``, ``remove(job_id)``, ``schedule(now)``, ``fire(now)``,
-  ``advance_to(t)`` and ``next_event_time()``; decisions accumulate in ``engine.transitions``.
+  Behind the emulator's ``Scheduler`` seam (``schedule(QueueView, now) -> [Decision]``) a
+  transition maps to one decision: SCHEDULED -> ``Dispatch``; a ``preempted_attempt`` ->
+  ``Preempt(job, attempt.status_reason)`` (RUNNABLE again, or FAILED once
+  ``preemption_retries`` are used up); RUNNABLE with a ``MISCONFIGURATION:`` reason -> ``Hold``
+  (a RUNNABLE transition with no reason clears a stale one). Jobs with equal
+  ``submitted_at`` keep the order they are given in.
 
-Modules: ``model`` (values), ``capacity`` (the L/U/O/B ledger), ``state`` (jobs, start, release,
-preempt, lifecycle timers), ``scheduler`` (the pass), ``preemption`` (victim choice),
-``reasons`` (AWS statusReason texts), ``api`` (the stateless entry points).
+* **Stateful, for the simulator** (and an emulator that keeps one engine alive):
+  ``QueueEngine(queue, timing=..., record=...)`` with ``submit(job)`` (or ``offer(job)``,
+  which starts an arrival at once when that is what the pass would do), ``set_priority``,
+  ``remove``, ``schedule(now)``, ``fire(now)``, ``advance_to(t)`` and ``next_event_time()``;
+  decisions accumulate in ``engine.transitions``.
+
+Modules: ``model`` (values), ``reasons`` (AWS statusReason texts), ``capacity`` (the L/U/O/B
+ledger), ``state`` (jobs and bookkeeping), ``lifecycle`` (start, release, preempt, timers),
+``preemption`` (victim choice), ``passes`` (the scheduling pass), ``scheduler`` (the public
+``QueueEngine``), ``api`` (the stateless entry points).
 """
 
 from quotactl.core.engine.api import advance, next_event_time, schedule

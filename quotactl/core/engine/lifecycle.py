@@ -1,0 +1,184 @@
+"""Status changes: a job starts, is released, preempted, or moves on when its timer fires.
+
+Lifecycle: a started job is SCHEDULED, then STARTING after ``Timing.scheduled_seconds``, then
+RUNNING after ``Timing.starting_seconds``, then SUCCEEDED after its ``run_seconds``. Capacity is
+held from SCHEDULED on. With zero phase times the three statuses are passed in one instant.
+Each change keeps the capacity ledger, the per-share active sets and the parking of blocked
+heads consistent, and marks what the next pass must look at.
+"""
+
+from __future__ import annotations
+
+from heapq import heappop, heappush
+
+from quotactl.core.engine import reasons
+from quotactl.core.engine.model import Job, JobStatus, PreemptedAttempt
+from quotactl.core.engine.state import EngineState
+
+_RUNNABLE = JobStatus.RUNNABLE
+_SCHEDULED = JobStatus.SCHEDULED
+_STARTING = JobStatus.STARTING
+_RUNNING = JobStatus.RUNNING
+_SUCCEEDED = JobStatus.SUCCEEDED
+
+_TO_STARTING, _TO_RUNNING, _DONE = 0, 1, 2
+
+
+class Lifecycle(EngineState):
+    """Start, release, preempt and the lifecycle timers."""
+
+    def _start(self, job: Job) -> None:
+        """RUNNABLE -> SCHEDULED: the job (no longer in its share's heap) takes capacity."""
+        job._entry = None
+        cap = self.capacity
+        k = job._k
+        t = job._t
+        n = job.count
+        u = cap.usage[k]
+        lim = cap.limit[k]
+        borrowed = (u + n - lim if u + n > lim else 0) - (u - lim if u > lim else 0)
+        if borrowed:
+            self._touched.add(t)  # new borrowing: new victims for blocked own-limit heads
+        now = self.now
+        s = job._s
+        self._active[s][job._seq] = job
+        self._version[s] += 1
+        if cap.in_share[s]:
+            counts = self._priorities[s]
+            counts[job.priority] = counts.get(job.priority, 0) + 1
+        cap.change(k, t, n, now)
+        job.started_at = now
+        job.status_since = now
+        job.status_reason = None
+        attempt = job._attempt = job._attempt + 1
+        if job.first_started_at is None:
+            job.first_started_at = now
+        if self._instant:
+            job.status = _RUNNING
+            if job.run_seconds is not None:
+                heappush(
+                    self._timers, (now + job.run_seconds, self._timer_seq, job, attempt, _DONE)
+                )
+                self._timer_seq += 1
+        else:
+            job.status = _SCHEDULED
+            self._timer(now + self.timing.scheduled_seconds, job, _TO_STARTING)
+        self._started(job, borrowed)
+
+    def _activate(self, job: Job) -> None:
+        s = job._s
+        self._active[s][job._seq] = job
+        self._version[s] += 1
+        if self.capacity.in_share[s]:
+            counts = self._priorities[s]
+            counts[job.priority] = counts.get(job.priority, 0) + 1
+        self.capacity.change(job._k, job._t, job.count, self.now)
+
+    def _release(self, job: Job) -> None:
+        """Free what an active job holds; look again at whatever that may unblock.
+
+        Parked heads of the type are woken through ``_touched``. The share's own head is looked
+        at again only if the freed instances are of its type and may change its case: it is not
+        parked and now within its limit plus borrow cap; or, parked as a borrower, it is now
+        within its own limit (and may reclaim); or it outranks an active job of its share (so
+        in-share preemption may now work for it).
+        """
+        s = job._s
+        t = job._t
+        del self._active[s][job._seq]
+        self._version[s] += 1
+        cap = self.capacity
+        if cap.in_share[s]:
+            self._uncount(s, job.priority)
+        cap.change(job._k, t, -job.count, self.now)
+        if (
+            self._waiting[t]
+            and cap.cap[t] - cap.used[t] >= self._wake_free[t]
+            and cap.idle[t] - cap.borrowed[t] >= self._wake_slack[t]
+        ):
+            self._touched.add(t)
+        queue = self._runnable[s]
+        if queue:
+            entry = queue[0]
+            head = entry[2]
+            if head._entry is not entry:
+                self._dirty.add(s)  # stale top: the head is unknown until the heap is cleaned
+            elif head._t == t:
+                k = head._k
+                need = cap.usage[k] + head.count
+                lim = cap.limit[k]
+                parked = self._waits_on[s] >= 0
+                if (
+                    need <= lim
+                    or (not parked and need <= lim + cap.bcap[k])
+                    or (cap.in_share[s] and self._outranks(s, head.priority))
+                ):
+                    self._dirty.add(s)
+        job._attempt += 1
+
+    def _preempt(self, job: Job, reason: str, by: Job) -> None:
+        """Stop an active job: back to RUNNABLE at its old queue position, or FAILED."""
+        now = self.now
+        started = job.started_at if job.started_at is not None else now
+        self._release(job)
+        # Inside a pass: heads blocked earlier in it may not be parked yet, so the release
+        # must be seen by the next round whoever is parked now.
+        self._touched.add(job._t)
+        job.preemptions += 1
+        attempt = PreemptedAttempt(started, now, reason, by.job_id)
+        retries = job.preemption_retries
+        job.status_since = now
+        if retries is not None and job.preemptions > retries:
+            job.status = JobStatus.FAILED
+            job.status_reason = reasons.preemption_retries_exhausted(retries, reason)
+            self._forget(job)
+        else:
+            job.status = _RUNNABLE
+            job.status_reason = reason
+            self._enqueue(job)
+        self._preempted(job, attempt)
+
+    def _misconfigured(self, job: Job) -> None:
+        reason = self.capacity.misconfiguration(job._k, job.count)
+        if reason != job.status_reason:
+            job.status_reason = reason
+            self._emit(job, _RUNNABLE, reason)
+
+    def _resume_timer(self, job: Job) -> None:
+        """Re-arm the timer of an active job handed over in a snapshot."""
+        since = job.status_since
+        if job.status is _SCHEDULED:
+            self._timer(since + self.timing.scheduled_seconds, job, _TO_STARTING)
+        elif job.status is _STARTING:
+            self._timer(since + self.timing.starting_seconds, job, _TO_RUNNING)
+        elif job.run_seconds is not None:
+            self._timer(since + job.run_seconds, job, _DONE)
+
+    def fire(self, now: float) -> None:
+        """Apply every lifecycle timer due at or before ``now``, each at its own time."""
+        timers = self._timers
+        while timers and timers[0][0] <= now:
+            at, _, job, attempt, phase = heappop(timers)
+            if job._attempt != attempt:
+                continue  # the attempt was preempted or the job removed
+            self.now = at
+            if phase == _DONE:
+                self._release(job)
+                job.status = _SUCCEEDED
+                job.status_since = at
+                if self._by_id is not None:
+                    self._by_id.pop(job.job_id, None)
+                self._finished(job)
+            elif phase == _TO_STARTING:
+                job.status = _STARTING
+                job.status_since = at
+                self._timer(at + self.timing.starting_seconds, job, _TO_RUNNING)
+                self._emit(job, _STARTING, None)
+            else:
+                job.status = _RUNNING
+                job.status_since = at
+                if job.run_seconds is not None:
+                    self._timer(at + job.run_seconds, job, _DONE)
+                self._emit(job, _RUNNING, None)
+        if now > self.now:
+            self.now = now
