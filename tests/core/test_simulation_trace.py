@@ -63,6 +63,7 @@ HEADER = "submit_time,share,instance_type,count,duration,priority\n"
     ("text", "message"),
     [
         ("", "trace.csv:1: the trace is empty"),
+        (HEADER + "\n", "trace.csv:2: the trace has a header but no jobs"),
         ("submit_time,share,instance_type,count\n", "trace.csv:1: missing column 'duration'"),
         (HEADER[:-1] + ",priorty\n", "trace.csv:1: unknown column 'priorty'"),
         (HEADER + "0,nlp,ml.p5.48xlarge,2\n", "trace.csv:2: expected 6 fields"),

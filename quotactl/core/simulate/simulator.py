@@ -43,7 +43,8 @@ class MeteredEngine(QueueEngine):
         self.used = [0.0] * shares  # instance-seconds held by attempts that have ended
         self.discarded = [0.0] * shares  # instance-seconds of preempted attempts
         self.last_finish = 0.0
-        self.window_used: tuple[float, ...] = ()  # per queue, until the last submission
+        # per queue: instance-seconds used until the last submission
+        self.window_used = tuple(0.0 for _ in queues)
 
     def _started(self, job: Job, borrowed: int) -> None:
         if not job.preemptions:

@@ -66,6 +66,7 @@ def _read_csv(
     width = len(header)
     previous = 0.0
     line = offset
+    found = False
     for text in rest:
         line += 1
         # One job per line: split on commas, and leave quoted fields to the csv module.
@@ -100,6 +101,9 @@ def _read_csv(
         previous = at
         name = row[ina] if ina >= 0 else ""
         yield (at, share, instance_type, count, duration, priority, name, line)
+        found = True
+    if not found:
+        raise TraceError(f"{source}:{line}: the trace has a header but no jobs", hint=_HINT)
 
 
 def _read_jsonl(first: str, rest: Iterator[str], source: str, offset: int) -> Iterator[TraceRow]:
