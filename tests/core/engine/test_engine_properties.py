@@ -64,6 +64,7 @@ class Op:
     priority: int = 0
     seconds: float = 0.0
     target: int = 0
+    offer: bool = False  # submit through offer() (the simulator's way), then schedule
 
 
 submits = st.builds(
@@ -74,6 +75,7 @@ submits = st.builds(
     count=st.sampled_from([1] * 6 + [2] * 3 + [3] * 2 + [6]),
     priority=st.integers(0, 3),
     seconds=st.sampled_from([10.0, 30.0, 60.0, 90.0]),
+    offer=st.booleans(),
 )
 advances = st.builds(Op, kind=st.just("advance"), seconds=st.sampled_from([5.0, 20.0, 45.0]))
 reprioritise = st.builds(
@@ -280,7 +282,11 @@ def test_every_pass_keeps_the_invariants_and_is_work_conserving(
                 run_seconds=op.seconds,
             )
             jobs[job.job_id] = job
-            engine.submit(job)
+            if op.offer:
+                job.status = JobStatus.RUNNABLE
+                engine.offer(job)
+            else:
+                engine.submit(job)
             engine.schedule(engine.now)
         elif op.kind == "advance":
             engine.advance_to(engine.now + op.seconds)
