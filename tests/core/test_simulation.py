@@ -18,6 +18,7 @@ from quotactl.core.simulate import (
     TraceError,
     compare,
     generate_trace,
+    human_duration,
     read_trace,
     simulate,
     summarise,
@@ -130,3 +131,21 @@ def test_generated_workload_balances_its_books() -> None:
     assert used <= 4 * result.end_seconds / 3600
     assert result.utilisation is not None
     assert 0 < result.utilisation <= 1
+
+
+@pytest.mark.parametrize(
+    ("seconds", "shown"),
+    [
+        (0, "0 s"),
+        (89, "89 s"),
+        (90, "2 min"),
+        (5399, "90 min"),
+        (5400, "1.5 h"),
+        (172_799, "48.0 h"),
+        (172_800, "2.0 d"),
+        (8_640_000, "100 d"),
+        (152_686_080, "1,767 d"),
+    ],
+)
+def test_durations_read_at_a_glance(seconds: float, shown: str) -> None:
+    assert human_duration(seconds) == shown

@@ -147,14 +147,15 @@ def compare(sharing: SimulationResult, baseline: SimulationResult) -> Comparison
 
 
 def human_duration(seconds: float) -> str:
-    """``45 s``, ``12 min``, ``5.1 h``, ``3.2 d``: what a person reads at a glance."""
+    """``45 s``, ``12 min``, ``5.1 h``, ``3.2 d``, ``1,767 d``: read at a glance."""
     if seconds < 90:
         return f"{seconds:.0f} s"
     if seconds < 90 * 60:
         return f"{seconds / 60:.0f} min"
     if seconds < 48 * HOUR:
         return f"{seconds / HOUR:.1f} h"
-    return f"{seconds / (24 * HOUR):.1f} d"
+    days = seconds / (24 * HOUR)
+    return f"{days:.1f} d" if days < 100 else f"{days:,.0f} d"
 
 
 def instance_hours(hours: float) -> str:
