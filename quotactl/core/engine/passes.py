@@ -15,8 +15,14 @@ C. head jobs of LEND_AND_BORROW shares that need to borrow take idle lendable ca
 D. a head job that still cannot start preempts lower-priority jobs of its own share, where
    in-share preemption is enabled and only if that frees enough (step 4).
 
-B runs before C so that no job is started by borrowing and preempted again in the same pass;
-the outcome is otherwise that of SPEC's order.
+B runs before C (SPEC lists borrowing first): a lending share's own jobs take their capacity
+back before idle capacity is handed to borrowers, so no job is started by borrowing and
+preempted again in the same instant.
+
+A head that cannot start is *parked* on its instance type with the free capacity and slack it
+would need (``_park``); a release wakes only the parked heads it may serve (``_wake``), and a
+share's own changes mark it dirty. Hypothesis checks that this bookkeeping never misses a
+start a full pass would make (``tests/core/engine/test_engine_properties.py``).
 """
 
 from __future__ import annotations
