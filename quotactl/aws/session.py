@@ -12,6 +12,8 @@ import os
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from quotactl.errors import QuotactlError, UsageError
+
 if TYPE_CHECKING:
     from pathlib import Path
 
@@ -73,7 +75,16 @@ def make_session(target: Target, *, emulator: Emulator | None = None) -> boto3.S
             hook: Any = BotocoreHook(emulator or emulator_for(target))
             session.events.register("before-send.batch", hook)
         return session
-    return boto3.Session(profile_name=target.profile, region_name=target.region)
+    from botocore.exceptions import ProfileNotFound
+
+    try:
+        return boto3.Session(profile_name=target.profile, region_name=target.region)
+    except ProfileNotFound as exc:
+        raise QuotactlError(
+            f"no AWS profile {exc.kwargs.get('profile')!r} in the AWS config files",
+            code="aws-profile",
+            hint="`aws configure list-profiles` lists them; check --profile and AWS_PROFILE",
+        ) from exc
 
 
 def client(
@@ -86,17 +97,32 @@ def client(
 ) -> Any:
     """A client for ``service``; ``--endpoint-url`` applies to Batch only and wins over local."""
     from botocore.config import Config
+    from botocore.exceptions import InvalidRegionError
 
     session = session or make_session(target)
     retry_config: Any = retries or dict(DEFAULT_RETRIES)
     endpoint = target.endpoint_url if service == "batch" else None
-    return session.client(
-        service,  # type: ignore[call-overload]
-        region_name=region or target.region or session.region_name or _region(target),
-        endpoint_url=endpoint,
-        # apply and plan keep up to 32 reads in flight; urllib3's default pool holds 10
-        config=Config(retries=retry_config, max_pool_connections=64),
-    )
+    chosen_region = region or target.region or session.region_name or _region(target)
+    try:
+        return session.client(
+            service,  # type: ignore[call-overload]
+            region_name=chosen_region,
+            endpoint_url=endpoint,
+            # apply and plan keep up to 32 reads in flight; urllib3's default pool holds 10
+            config=Config(retries=retry_config, max_pool_connections=64),
+        )
+    except InvalidRegionError as exc:
+        raise UsageError(
+            f"{chosen_region!r} is not an AWS region name",
+            hint="pass --region like us-east-1 (or fix AWS_REGION / the profile's region)",
+        ) from exc
+    except ValueError as exc:  # botocore: "Invalid endpoint: <url>"
+        if endpoint is None:
+            raise
+        raise UsageError(
+            f"--endpoint-url {endpoint!r} is not a URL",
+            hint="give a full URL such as http://127.0.0.1:8765 (or fix AWS_ENDPOINT_URL_BATCH)",
+        ) from exc
 
 
 def _region(target: Target) -> str:

@@ -3,15 +3,13 @@ the standard chain; clients retry in botocore's standard mode."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from pathlib import Path
 
 import pytest
 
 from quotactl.aws.session import Target, client, make_session
 from quotactl.emulator import Emulator
-
-if TYPE_CHECKING:
-    from pathlib import Path
+from quotactl.errors import QuotactlError, UsageError
 
 
 def test_local_ignores_the_users_aws_profile_and_config(
@@ -43,12 +41,24 @@ def test_an_endpoint_url_wins_over_the_local_emulator(tmp_path: Path) -> None:
 
 
 def test_aws_uses_the_named_profile_and_region(tmp_path: Path) -> None:
-    from botocore.exceptions import ProfileNotFound
-
-    with pytest.raises(ProfileNotFound):
+    with pytest.raises(QuotactlError) as raised:
         make_session(Target("aws", tmp_path / "s.db", profile="no-such-profile"))
+    assert raised.value.code == "aws-profile"
+    assert "'no-such-profile'" in raised.value.message
     session = make_session(Target("aws", tmp_path / "s.db", region="eu-west-1"))
     assert session.region_name == "eu-west-1"
+
+
+@pytest.mark.parametrize(
+    ("target", "says"),
+    [
+        (Target("local", Path("s.db"), endpoint_url="notaurl"), "'notaurl' is not a URL"),
+        (Target("aws", Path("s.db"), region="x y"), "'x y' is not an AWS region name"),
+    ],
+)
+def test_a_bad_endpoint_or_region_is_a_usage_error(target: Target, says: str) -> None:
+    with pytest.raises(UsageError, match=says):
+        client(target)
 
 
 def test_retries_can_be_overridden(tmp_path: Path) -> None:
