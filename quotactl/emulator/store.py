@@ -274,17 +274,29 @@ class Store:
         self._idle: list[sqlite3.Connection] = []
         self._lock = threading.Lock()
         self._closed = False
-        path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise StateError(
+                f"cannot create {exc.filename or path.parent} for the state file: {exc.strerror}",
+                hint="point --state (or QUOTACTL_STATE) at a file in a writable directory",
+            ) from exc
         with self.transaction() as tx:
             self._migrate(tx.db, account_id=account_id, region=region, wall=wall)
 
     def _connect(self) -> sqlite3.Connection:
-        db = sqlite3.connect(
-            self.path,
-            timeout=BUSY_TIMEOUT_MS / 1000,
-            isolation_level=None,
-            check_same_thread=False,
-        )
+        try:
+            db = sqlite3.connect(
+                self.path,
+                timeout=BUSY_TIMEOUT_MS / 1000,
+                isolation_level=None,
+                check_same_thread=False,
+            )
+        except sqlite3.Error as exc:  # a directory, a missing or unwritable parent
+            raise StateError(
+                f"cannot open the state file {self.path} ({exc})",
+                hint="point --state (or QUOTACTL_STATE) at a file in a writable directory",
+            ) from exc
         try:
             db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
             mode = db.execute("PRAGMA journal_mode = WAL").fetchone()[0]

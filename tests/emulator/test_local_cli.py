@@ -80,3 +80,29 @@ def test_demo_config_lends_idle_capacity_after_local_advance(
         jobQueue="training", filters=[{"name": "QUOTA_SHARE_NAME", "values": ["research"]}]
     )["jobSummaryList"]
     assert research == []
+
+
+def test_advance_refuses_to_move_the_clock_past_the_year_3000_and_keeps_it(
+    cli: Callable[..., object], tmp_path: Path
+) -> None:
+    """A huge advance used to commit the new clock, then fail formatting it: every later
+    `local advance` then failed too. Now it is refused before anything is written."""
+    state = str(tmp_path / "s.db")
+    huge = cli("--state", state, "local", "advance", "99999999999d")
+    assert huge.exit_code == 64  # type: ignore[attr-defined]
+    assert "year 3000" in huge.stderr  # type: ignore[attr-defined]
+    assert "error[internal]" not in huge.stderr  # type: ignore[attr-defined]
+    after = cli("--state", state, "local", "advance", "1h")
+    assert after.exit_code == 0, after.stderr  # type: ignore[attr-defined]
+    assert "(+1h)" in after.stdout  # type: ignore[attr-defined]
+
+
+def test_a_state_path_that_cannot_be_opened_is_an_emulator_state_error(
+    cli: Callable[..., object], tmp_path: Path
+) -> None:
+    (tmp_path / "a-file").write_text("x")
+    for state in (tmp_path, tmp_path / "a-file" / "s.db"):  # a directory; under a file
+        result = cli("--state", str(state), "local", "advance", "1m")
+        assert result.exit_code == 1  # type: ignore[attr-defined]
+        assert "error[emulator-state]" in result.stderr  # type: ignore[attr-defined]
+        assert "--state" in result.stderr  # type: ignore[attr-defined]
