@@ -25,6 +25,7 @@ from quotactl.emulator.errors import ServerException, ServiceError
 from quotactl.emulator.faults import Faults, FaultSpec, parse_faults
 from quotactl.emulator.handlers import HANDLERS
 from quotactl.emulator.store import Clock, Store, Tx
+from quotactl.errors import UsageError
 
 if TYPE_CHECKING:
     from types import TracebackType
@@ -32,6 +33,9 @@ if TYPE_CHECKING:
     from quotactl.emulator.scheduling import Scheduler
 
 Wall = Callable[[], float]
+CLOCK_HORIZON = 32_503_680_000.0
+"""3000-01-01T00:00:00Z: ``local advance`` stops here, so every emulated timestamp (and a job's
+end time after it) stays a datetime that botocore, ``json`` and the CLI can format."""
 
 
 @dataclass(frozen=True)
@@ -138,6 +142,12 @@ class Emulator:
             ctx = self._context(tx)
             ctx.strict = False
             before = ctx.now
+            if before + seconds > CLOCK_HORIZON:
+                raise UsageError(
+                    f"cannot move the emulated clock {seconds:g}s forward: it would pass "
+                    "the year 3000, and AWS timestamps after that are not representable",
+                    hint="advance by less; `quotactl local reset` starts the clock over",
+                )
             changes = ticks.advance(ctx, before + seconds)
             speed = tx.account_row()[2].speed
             tx.set_clock(Clock(ctx.now, self.wall(), speed))
