@@ -143,6 +143,7 @@ def apply(
 
 
 def _read_plan(path: Path) -> Plan:
+    from quotactl.core.plan import PlanError
     from quotactl.core.planfile import from_document
     from quotactl.errors import NotFoundError
 
@@ -150,8 +151,14 @@ def _read_plan(path: Path) -> Plan:
         document = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError as exc:
         raise NotFoundError(f"no plan file {path}") from exc
-    except (OSError, ValueError) as exc:
-        raise UsageError(f"cannot read plan file {path}: {exc}") from exc
+    except OSError as exc:
+        raise UsageError(f"cannot read plan file {path}: {exc.strerror or exc}") from exc
+    except ValueError as exc:  # not UTF-8, not JSON: the same verdict as a JSON non-plan
+        raise PlanError(
+            f"{path} is not a quotactl plan file: {exc}",
+            code="plan-invalid",
+            hint="write one with `quotactl plan --out FILE`",
+        ) from exc
     return from_document(document)
 
 
@@ -186,8 +193,14 @@ def _show(runtime: Runtime, the_plan: Plan, output: PlanFormat) -> None:
 def _save(the_plan: Plan, path: Path) -> None:
     from quotactl.render.plan import plan_json
 
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(plan_json(the_plan), encoding="utf-8")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(plan_json(the_plan), encoding="utf-8")
+    except OSError as exc:
+        raise UsageError(
+            f"cannot save the plan to {path}: {exc.strerror or exc}",
+            hint="give --out a file path in a writable directory",
+        ) from exc
 
 
 def register(app: typer.Typer) -> None:

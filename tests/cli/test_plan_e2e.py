@@ -116,6 +116,25 @@ def test_a_saved_plan_applies_exactly_what_it_says(applied: Path, cli: Cli) -> N
     assert share_limit("nlp") == {"ml.p5.48xlarge": 3}  # the plan's value, not today's config
 
 
+@pytest.mark.parametrize("content", [b"\x9c\x00garbage", b"{not json", b'{"format_version": "1"}'])
+def test_apply_refuses_a_file_that_is_not_a_plan_with_plan_invalid(
+    applied: Path, cli: Cli, content: bytes
+) -> None:
+    Path("plan.json").write_bytes(content)
+    result = cli("apply", "--plan", "plan.json", "--auto-approve")
+    assert result.exit_code == 1
+    assert "error[plan-invalid]" in result.stderr
+    assert "hint: write one with `quotactl plan --out FILE`" in result.stderr
+
+
+def test_plan_out_that_cannot_be_written_is_a_usage_error(demo: Path, cli: Cli) -> None:
+    Path("a-directory").mkdir()
+    result = cli("plan", "configs/demo", "--out", "a-directory")
+    assert result.exit_code == 64
+    assert "error[usage]: cannot save the plan to a-directory" in result.stderr
+    assert "error[internal]" not in result.stderr
+
+
 def test_export_round_trips_to_a_clean_plan(applied: Path, cli: Cli) -> None:
     exported = cli("export", "--out", "exported")
     assert exported.exit_code == 0, exported.stderr
