@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from quotactl.cli.plan_commands import PathsArgument
-from quotactl.errors import QuotactlError, UsageError
+from quotactl.errors import NotFoundError, QuotactlError, UsageError
 
 if TYPE_CHECKING:
     from quotactl.core.observed import ObservedState
@@ -43,9 +43,16 @@ def export(
     from quotactl.core.export import quota_queues
 
     runtime = runtime_of(ctx)
+    if out is not None and out.exists() and not out.is_dir():
+        raise UsageError(f"--out {out} is a file; export writes a directory of YAML files")
     backend = open_backend(runtime, None)
     observed = backend.observe("", queue or [])
     chosen = list(queue or quota_queues(observed))
+    if not chosen:
+        raise NotFoundError(
+            "the account has no quota-management job queue to export",
+            hint="check --backend/--state/--region; `quotactl apply` creates them",
+        )
     missing = [q for q in chosen if f"queue.{q}" not in observed.present()]
     if missing:
         raise UsageError(f"no such job queue: {', '.join(missing)}")
@@ -61,8 +68,14 @@ def export(
         return
     for relative, document in result.files.items():
         path = out / relative
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(_dump(yaml, document), encoding="utf-8")
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(_dump(yaml, document), encoding="utf-8")
+        except OSError as exc:
+            raise UsageError(
+                f"cannot write {path}: {exc.strerror or exc}",
+                hint="give --out a directory (new or existing) that quotactl can write to",
+            ) from exc
     runtime.notice(
         f"Wrote {len(result.files)} file(s) to {out}; check them with: quotactl plan {out}"
     )

@@ -153,6 +153,23 @@ def test_export_round_trips_to_a_clean_plan(applied: Path, cli: Cli) -> None:
     assert cli("plan", "single.yaml", "--detailed-exitcode").exit_code == 0
 
 
+def test_export_into_a_path_it_cannot_write_is_a_usage_error(applied: Path, cli: Cli) -> None:
+    Path("a-file").write_text("x")
+    Path("blocked").mkdir()
+    Path("blocked/platform.yaml").mkdir()  # a directory where a file must go
+    for out, says in (("a-file", "--out a-file is a file"), ("blocked", "cannot write blocked")):
+        result = cli("export", "--out", out)
+        assert result.exit_code == 64, result.stderr
+        assert f"error[usage]: {says}" in result.stderr
+    assert Path("a-file").read_text() == "x"
+
+
+def test_export_of_an_empty_account_says_there_is_nothing_to_export(demo: Path, cli: Cli) -> None:
+    result = cli("export")
+    assert result.exit_code == 1
+    assert "error[not-found]: the account has no quota-management job queue" in result.stderr
+
+
 def test_json_plan_puts_only_json_on_stdout(demo: Path, cli: Cli) -> None:
     result = cli("plan", "configs/demo", "-o", "json")
     document = json.loads(result.stdout)
