@@ -132,7 +132,19 @@ def apply(
             hint="review the plan (and its runtime impact), then re-run with --allow-delete",
         )
     confirm(runtime, "Apply this plan?", auto_approve=auto_approve)
-    result = run_plan(the_plan, backend, ProgressHooks(runtime.console()))
+    hooks = ProgressHooks(runtime.console())
+    try:
+        result = run_plan(the_plan, backend, hooks)
+    except KeyboardInterrupt:
+        hooks.close()
+        print(
+            "quotactl: apply interrupted; calls already sent may still complete. "
+            "Run apply again: it picks up where this one stopped.",
+            file=runtime.stderr,
+        )
+        raise
+    finally:
+        hooks.close()
     report_calls(runtime, backend)
     if not result.ok:
         raise QuotactlError(

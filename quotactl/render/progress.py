@@ -80,10 +80,15 @@ class ProgressHooks(NullHooks):
         self._refresh()
 
     def apply_finished(self, result: ApplyResult) -> None:
+        self.close()
+        self.console.print(result_text(result))
+
+    def close(self) -> None:
+        """Stop the live bar; safe to call twice. Apply's caller calls it on every way out
+        (Ctrl-C, an unexpected error), else the terminal is left with its cursor hidden."""
         if self.bar is not None:
             self.bar.stop()
             self.bar = None
-        self.console.print(result_text(result))
 
     def _print(self, text: Text) -> None:
         (self.bar.console if self.bar else self.console).print(text)

@@ -115,3 +115,29 @@ def test_an_apply_killed_half_way_converges_when_run_again(stack: Path, cli: Cli
     shares = live_shares()
     assert len(shares) == len(set(shares)) == QUEUES * SHARES
     assert cli("plan", str(stack), "--detailed-exitcode").exit_code == 0
+
+
+@pytest.mark.slow
+def test_ctrl_c_half_way_exits_130_says_so_and_a_rerun_converges(stack: Path, cli: Cli) -> None:
+    env = {**os.environ, "QUOTACTL_EMULATOR_FAULTS": "latency_ms=100", "NO_COLOR": "1"}
+    argv = [sys.executable, "-m", "quotactl", "apply", str(stack), "--auto-approve"]
+    with subprocess.Popen(
+        argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env, text=True
+    ) as process:
+        deadline = time.monotonic() + 60
+        while process.poll() is None and time.monotonic() < deadline:
+            if count_live_shares() >= 30:
+                break
+            time.sleep(0.02)
+        process.send_signal(signal.SIGINT)
+        _, stderr = process.communicate(timeout=30)
+    assert process.returncode == 130, stderr
+    assert "apply interrupted" in stderr
+    assert "Traceback" not in stderr
+    assert len(live_shares()) < QUEUES * SHARES, "the interrupt must land half-way"
+
+    again = cli("apply", str(stack), "--auto-approve")
+    assert again.exit_code == 0, again.stdout[-2000:] + again.stderr
+    shares = live_shares()
+    assert len(shares) == len(set(shares)) == QUEUES * SHARES
+    assert cli("plan", str(stack), "--detailed-exitcode").exit_code == 0
