@@ -95,7 +95,8 @@ def root(
         profile=profile,
         region=region,
         endpoint_url=endpoint_url,
-        color=not no_color and "NO_COLOR" not in environ,
+        # no-color.org: NO_COLOR counts when "present and not an empty string"
+        color=not no_color and not environ.get("NO_COLOR"),
         quiet=quiet,
         debug=debug,
         environ=environ,

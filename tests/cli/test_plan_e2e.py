@@ -293,3 +293,32 @@ def test_debug_reports_the_api_calls_a_plan_made(applied: Path, cli: Cli) -> Non
     assert result.exit_code == 0
     assert "API calls (" in result.stderr
     assert "ListServiceJobs" not in result.stderr  # no change disturbs a job: none are read
+
+
+@pytest.mark.parametrize(
+    ("argv", "no_color", "coloured"),
+    [
+        ((), None, True),
+        (("--no-color",), None, False),
+        ((), "1", False),
+        ((), "", True),  # no-color.org: an empty NO_COLOR does not count
+    ],
+)
+def test_colour_follows_no_color_and_quiet_silences_the_local_notice(
+    demo: Path,
+    cli: Cli,
+    monkeypatch: pytest.MonkeyPatch,
+    argv: tuple[str, ...],
+    no_color: str | None,
+    coloured: bool,
+) -> None:
+    monkeypatch.setenv("FORCE_COLOR", "1")  # rich colours a captured stream only when forced
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    if no_color is not None:
+        monkeypatch.setenv("NO_COLOR", no_color)
+    result = cli(*argv, "-q", "plan", "configs/demo")
+    assert result.exit_code == 0, result.stderr
+    assert ("\x1b[" in result.stdout) is coloured
+    if not coloured:
+        assert "+ share.training/nlp will be created" in result.stdout
+    assert result.stderr == ""  # -q: no "using the local emulator" notice
