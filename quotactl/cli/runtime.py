@@ -10,7 +10,7 @@ import os
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import TYPE_CHECKING, TextIO
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -48,7 +48,6 @@ class Runtime:
             self.stderr if stderr else self.stdout, color=self.color, width=self.width
         )
 
-    _batch: Any = field(default=None, init=False, repr=False)
     _noticed: bool = field(default=False, init=False, repr=False)
 
     def notice(self, message: str) -> None:
@@ -77,14 +76,6 @@ class Runtime:
             where = self.endpoint_url or f"state {self.state_path}"
             self.notice(f"quotactl: using the local emulator ({where}); --backend aws for AWS")
         return target
-
-    def batch_client(self) -> Any:
-        """The boto3 Batch client of this invocation (built once, on first use)."""
-        if self._batch is None:
-            from quotactl.aws.session import client
-
-            self._batch = client(self.target())
-        return self._batch
 
 
 @dataclass
