@@ -10,7 +10,7 @@ import os
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -49,6 +49,7 @@ class Runtime:
         )
 
     _noticed: bool = field(default=False, init=False, repr=False)
+    _sessions: dict[Target, Any] = field(default_factory=dict, init=False, repr=False)
 
     def notice(self, message: str) -> None:
         """One informational line on stderr, silenced by -q."""
@@ -76,6 +77,15 @@ class Runtime:
             where = self.endpoint_url or f"state {self.state_path}"
             self.notice(f"quotactl: using the local emulator ({where}); --backend aws for AWS")
         return target
+
+    def session(self, target: Target) -> Any:
+        """One boto3 session per target and invocation: the account guard's STS client and
+        the Batch client share credentials, so an assume-role profile asks for MFA once."""
+        if target not in self._sessions:
+            from quotactl.aws.session import make_session
+
+            self._sessions[target] = make_session(target)
+        return self._sessions[target]
 
 
 @dataclass

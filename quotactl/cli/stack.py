@@ -35,7 +35,8 @@ def open_backend(runtime: Runtime, region: str | None) -> AwsBackend:
     from quotactl.aws.backend import AwsBackend
     from quotactl.aws.session import client
 
-    return AwsBackend(client(runtime.target(region)))
+    target = runtime.target(region)
+    return AwsBackend(client(target, session=runtime.session(target)))
 
 
 def guard_account(runtime: Runtime, account_id: str | None, region: str | None) -> None:
@@ -50,7 +51,7 @@ def guard_account(runtime: Runtime, account_id: str | None, region: str | None) 
     from quotactl.aws.guard import check_account
     from quotactl.aws.session import client
 
-    check_account(account_id, client(target, "sts"))
+    check_account(account_id, client(target, "sts", session=runtime.session(target)))
 
 
 def confirm(runtime: Runtime, question: str, *, auto_approve: bool) -> None:

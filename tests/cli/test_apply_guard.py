@@ -67,3 +67,26 @@ def test_local_backend_says_it_does_not_check_the_account(
     result = cli("apply", "demo", "--auto-approve")
     assert result.exit_code == 0, result.stderr
     assert "account guard not checked on the local emulator" in result.stderr
+
+
+def test_the_guard_and_the_backend_share_one_aws_session(
+    aws: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two sessions resolve credentials twice: an assume-role profile with MFA would ask
+    for the code twice in one apply."""
+    from quotactl.aws import session as sessions
+    from quotactl.cli.runtime import Runtime
+    from quotactl.cli.stack import guard_account, open_backend
+
+    made: list[object] = []
+    real = sessions.make_session
+
+    def counting(*args: object, **kwargs: object) -> object:
+        made.append(args)
+        return real(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(sessions, "make_session", counting)
+    runtime = Runtime(backend="aws")
+    guard_account(runtime, MOTO_ACCOUNT, "us-east-1")
+    open_backend(runtime, "us-east-1").close()
+    assert len(made) == 1
