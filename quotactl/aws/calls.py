@@ -140,7 +140,12 @@ def _translate(exc: Exception, operation: str) -> QuotactlError:
             "no AWS region configured", code="aws-region", hint="set platform.region or --region"
         )
     if isinstance(exc, BotoConnectionError | ReadTimeoutError):
-        return BackendError(f"{operation}: {exc}", retryable=True)
+        return BackendError(
+            f"{operation}: {exc}",
+            retryable=True,
+            hint="check --endpoint-url (AWS_ENDPOINT_URL_BATCH) and the network; for a "
+            "`quotactl local serve` endpoint, is the server still running?",
+        )
     if isinstance(exc, BotoCoreError):
         return BackendError(f"{operation}: {exc}")
     raise exc

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 import boto3
 import pytest
+from botocore.config import Config
 from botocore.stub import Stubber
 
 from quotactl.aws.backend import AwsBackend
@@ -301,3 +302,23 @@ def test_observe_of_many_queues_on_a_small_pool_does_not_deadlock(
             stub.add_response("list_tags_for_resource", {"tags": TAGS}, {"resourceArn": arn})
     observed = AwsBackend(client, concurrency=1).observe("demo", [])
     assert len([r for r in observed.resources if r.address.startswith("share.")]) == 4
+
+
+def test_an_unreachable_endpoint_says_which_setting_to_check() -> None:
+    # Port 9 (discard) on loopback: nothing listens, the connection is refused at once.
+    unreachable = boto3.client(
+        "batch",
+        region_name="us-east-1",
+        endpoint_url="http://127.0.0.1:9",
+        aws_access_key_id="testing",
+        aws_secret_access_key="testing",
+        config=Config(retries={"total_max_attempts": 1}),
+    )
+    backend = AwsBackend(unreachable)
+    with pytest.raises(BackendError) as info:
+        backend.create(ShareSpec("training", "nlp", {"ml.g5.xlarge": 4}, tags=TAGS))
+    assert info.value.code == "aws-error"
+    assert "127.0.0.1:9" in info.value.message
+    assert info.value.hint is not None
+    assert "--endpoint-url" in info.value.hint
+    assert "local serve" in info.value.hint
