@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from quotactl.cli.options import PathsArgument
 from quotactl.errors import ConfigError, QuotactlError
 
 if TYPE_CHECKING:
@@ -26,14 +27,7 @@ class OutputFormat(enum.StrEnum):
 
 def validate(
     ctx: typer.Context,
-    paths: Annotated[
-        list[Path] | None,
-        typer.Argument(
-            metavar="PATH",
-            help="Config files or directories (recursive *.yaml, *.yml) [default: configs/].",
-            show_default=False,
-        ),
-    ] = None,
+    paths: PathsArgument = None,
     strict: Annotated[
         bool, typer.Option("--strict", help="Fail (exit 1) on warnings too.")
     ] = False,

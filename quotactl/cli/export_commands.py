@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from quotactl.cli.plan_commands import PathsArgument
+from quotactl.cli.options import PathsArgument
 from quotactl.errors import NotFoundError, QuotactlError, UsageError
 
 if TYPE_CHECKING:

@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from quotactl.cli.plan_commands import PathsArgument
+from quotactl.cli.options import PathsArgument
 
 
 def iam_policy(

@@ -10,21 +10,13 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from quotactl.cli.exitcodes import ExitCode
+from quotactl.cli.options import PathsArgument
 from quotactl.errors import UsageError
 
 if TYPE_CHECKING:
     from quotactl.aws.backend import AwsBackend
     from quotactl.cli.runtime import Runtime
     from quotactl.core.plan import Plan
-
-PathsArgument = Annotated[
-    list[Path] | None,
-    typer.Argument(
-        metavar="PATH",
-        help="Config files or directories (recursive *.yaml, *.yml) [default: configs/].",
-        show_default=False,
-    ),
-]
 
 
 class PlanFormat(enum.StrEnum):

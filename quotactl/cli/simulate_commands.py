@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Annotated, TextIO
 
 import typer
 
+from quotactl.cli.options import PathsArgument
 from quotactl.errors import NotFoundError, QuotactlError
 
 if TYPE_CHECKING:
@@ -25,14 +26,6 @@ if TYPE_CHECKING:
     from quotactl.core.model import DesiredState
     from quotactl.core.simulate import TraceRow
 
-PathsArgument = Annotated[
-    list[Path] | None,
-    typer.Argument(
-        metavar="PATH",
-        help="Config files or directories (recursive *.yaml, *.yml) [default: configs/].",
-        show_default=False,
-    ),
-]
 PARALLEL_BYTES = 4 * 2**20
 """Traces at least this big are parsed in a worker process (starting one costs ~60 ms)."""
 BATCH = 1000
