@@ -32,10 +32,11 @@ def _policies(params: Params) -> tuple[dict[str, Any] | None, dict[str, Any] | N
     return quota, fair
 
 
-def _find(ctx: Context, arn: str) -> SchedulingPolicy:
+def find_policy(ctx: Context, arn: str, field: str = "arn") -> SchedulingPolicy:
+    """The policy an ARN names; ``field`` is the request member, for the error message."""
     parsed = parse_arn(arn)
     if parsed is None or parsed.kind != SchedulingPolicy.KIND:
-        raise ClientException(f"arn {arn!r} is not a scheduling policy ARN")
+        raise ClientException(f"{field} {arn!r} is not a scheduling policy ARN")
     policy = ctx.tx.get(SchedulingPolicy, parsed.name)
     if policy is None or policy.arn != arn:
         raise ClientException(f"scheduling policy {arn!r} does not exist")
@@ -60,7 +61,7 @@ def create_scheduling_policy(ctx: Context, params: Params) -> dict[str, Any]:
 
 
 def update_scheduling_policy(ctx: Context, params: Params) -> dict[str, Any]:
-    policy = _find(ctx, v.required_string(params, "arn"))
+    policy = find_policy(ctx, v.required_string(params, "arn"))
     quota, fair = _policies(params)
     if (policy.quota_share_policy is not None and fair is not None) or (
         policy.fairshare_policy is not None and quota is not None
@@ -80,7 +81,7 @@ def update_scheduling_policy(ctx: Context, params: Params) -> dict[str, Any]:
 
 
 def delete_scheduling_policy(ctx: Context, params: Params) -> dict[str, Any]:
-    policy = _find(ctx, v.required_string(params, "arn"))
+    policy = find_policy(ctx, v.required_string(params, "arn"))
     users = [q.name for q in ctx.tx.records(JobQueue) if q.scheduling_policy_arn == policy.arn]
     if users:
         raise ClientException(

@@ -5,17 +5,16 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from quotactl.emulator import validate as v
-from quotactl.emulator.arns import parse_arn
 from quotactl.emulator.errors import ClientException
 from quotactl.emulator.handlers.common import find, require_disabled, require_settled, tag_new
 from quotactl.emulator.handlers.environments import uses_instance_types
+from quotactl.emulator.handlers.policies import find_policy
 from quotactl.emulator.models import (
     CREATING,
     DELETING,
     UPDATING,
     VALID,
     JobQueue,
-    SchedulingPolicy,
     ServiceEnvironment,
 )
 
@@ -30,16 +29,6 @@ TIME_LIMIT_REASONS = (
     "MISCONFIGURATION:SERVICE_ENVIRONMENT_MAX_RESOURCE",
     "MISCONFIGURATION:QUOTA_MANAGEMENT_LIMIT_EXCEEDED",
 )
-
-
-def _policy(ctx: Context, arn: str) -> SchedulingPolicy:
-    parsed = parse_arn(arn)
-    if parsed is None or parsed.kind != SchedulingPolicy.KIND:
-        raise ClientException(f"schedulingPolicyArn {arn!r} is not a scheduling policy ARN")
-    policy = ctx.tx.get(SchedulingPolicy, parsed.name)
-    if policy is None or policy.arn != arn:
-        raise ClientException(f"scheduling policy {arn!r} does not exist")
-    return policy
 
 
 def _environment(
@@ -143,7 +132,9 @@ def create_job_queue(ctx: Context, params: Params) -> dict[str, Any]:
     environment, order = _environment(ctx, params, name)
     policy = None
     if params.get("schedulingPolicyArn") is not None:
-        policy = _policy(ctx, v.required_string(params, "schedulingPolicyArn"))
+        policy = find_policy(
+            ctx, v.required_string(params, "schedulingPolicyArn"), "schedulingPolicyArn"
+        )
     quota_managed = policy is not None and policy.quota_share_policy is not None
     if quota_managed:
         _check_quota_management(ctx, name, environment)
@@ -185,7 +176,9 @@ def update_job_queue(ctx: Context, params: Params) -> dict[str, Any]:
             "serviceEnvironmentOrder, not a computeEnvironmentOrder"
         )
     if params.get("schedulingPolicyArn") is not None:
-        policy = _policy(ctx, v.required_string(params, "schedulingPolicyArn"))
+        policy = find_policy(
+            ctx, v.required_string(params, "schedulingPolicyArn"), "schedulingPolicyArn"
+        )
         if queue.scheduling_policy_arn is None:
             raise ClientException(
                 f"job queue {queue.name!r} was created without a scheduling policy and cannot "
