@@ -89,24 +89,32 @@ def count_live_shares() -> int:
     return count
 
 
-@pytest.mark.slow
-def test_an_apply_killed_half_way_converges_when_run_again(stack: Path, cli: Cli) -> None:
-    # Every call takes 100 ms, so 100 shares take seconds to create: the kill, sent as soon as
-    # 30 exist (watched on the live account, not on the apply's output, which trails the
-    # creates in flight), lands half-way.
+def signal_apply_half_way(stack: Path, sig: signal.Signals) -> tuple[int, str]:
+    """Start an apply, send ``sig`` once 30 shares are live; its exit status and stderr.
+
+    Every call takes 100 ms, so 100 shares take seconds to create: the signal, sent as soon as
+    30 exist (watched on the live account, not on the apply's output, which trails the
+    creates in flight), lands half-way.
+    """
     env = {**os.environ, "QUOTACTL_EMULATOR_FAULTS": "latency_ms=100", "NO_COLOR": "1"}
     argv = [sys.executable, "-m", "quotactl", "apply", str(stack), "--auto-approve"]
     with subprocess.Popen(
-        argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env
+        argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env, text=True
     ) as process:
         deadline = time.monotonic() + 60
         while process.poll() is None and time.monotonic() < deadline:
             if count_live_shares() >= 30:
                 break
             time.sleep(0.02)
-        process.send_signal(signal.SIGKILL)
-        process.wait(timeout=30)
-    assert process.returncode == -signal.SIGKILL
+        process.send_signal(sig)
+        _, stderr = process.communicate(timeout=30)
+    return process.returncode, stderr
+
+
+@pytest.mark.slow
+def test_an_apply_killed_half_way_converges_when_run_again(stack: Path, cli: Cli) -> None:
+    returncode, _ = signal_apply_half_way(stack, signal.SIGKILL)
+    assert returncode == -signal.SIGKILL
     partial = live_shares()
     assert 30 <= len(partial) < QUEUES * SHARES, "the kill must land half-way"
 
@@ -119,19 +127,8 @@ def test_an_apply_killed_half_way_converges_when_run_again(stack: Path, cli: Cli
 
 @pytest.mark.slow
 def test_ctrl_c_half_way_exits_130_says_so_and_a_rerun_converges(stack: Path, cli: Cli) -> None:
-    env = {**os.environ, "QUOTACTL_EMULATOR_FAULTS": "latency_ms=100", "NO_COLOR": "1"}
-    argv = [sys.executable, "-m", "quotactl", "apply", str(stack), "--auto-approve"]
-    with subprocess.Popen(
-        argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env, text=True
-    ) as process:
-        deadline = time.monotonic() + 60
-        while process.poll() is None and time.monotonic() < deadline:
-            if count_live_shares() >= 30:
-                break
-            time.sleep(0.02)
-        process.send_signal(signal.SIGINT)
-        _, stderr = process.communicate(timeout=30)
-    assert process.returncode == 130, stderr
+    returncode, stderr = signal_apply_half_way(stack, signal.SIGINT)
+    assert returncode == 130, stderr
     assert "apply interrupted" in stderr
     assert "Traceback" not in stderr
     assert len(live_shares()) < QUEUES * SHARES, "the interrupt must land half-way"
