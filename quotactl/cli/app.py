@@ -119,15 +119,19 @@ def _register_commands() -> None:
         config_commands,
         export_commands,
         iam_commands,
+        job_commands,
         local_commands,
         plan_commands,
         simulate_commands,
+        submit_commands,
     )
 
     for module in (
         config_commands,
         plan_commands,
         export_commands,
+        submit_commands,
+        job_commands,
         iam_commands,
         simulate_commands,
         local_commands,

@@ -194,3 +194,18 @@ def engine_jobs(record: JobRecord) -> list[Job]:
         )
         for unit in types
     ]
+
+
+_SAGEMAKER_STATUS = {
+    "SCHEDULED": ("InProgress", "Pending"),
+    "STARTING": ("InProgress", "Downloading"),
+    "RUNNING": ("InProgress", "Training"),
+    "SUCCEEDED": ("Completed", "Completed"),
+    "FAILED": ("Failed", "Failed"),
+}
+
+
+def sagemaker_status(status: str) -> tuple[str | None, str | None]:
+    """The training job's (status, secondary status) for a service job status, from AWS's
+    documented mapping (used where there is no SageMaker to ask: the emulator)."""
+    return _SAGEMAKER_STATUS.get(status, (None, None))

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import re
+import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -81,8 +82,6 @@ def resolve_target(spec: JobSpec, options: SubmitOptions) -> tuple[str, str]:
 
 def default_name(spec: JobSpec, now: float) -> str:
     """``<image repository>-<YYYYMMDDHHMMSS>``, the SageMaker SDK's naming."""
-    import time
-
     image = str(spec.payload.get("AlgorithmSpecification", {}).get("TrainingImage", "job"))
     repository = image.rsplit("/", 1)[-1].split(":", 1)[0].split("@", 1)[0]
     base = re.sub(r"[^A-Za-z0-9-]+", "-", repository).strip("-")[:40] or "job"
@@ -110,7 +109,8 @@ def requests(
     if not 1 <= options.count <= MAX_COUNT:
         raise UsageError(f"--count must be 1 to {MAX_COUNT}, got {options.count}")
     queue, share = resolve_target(spec, options)
-    base = options.name or spec.name or default_name(spec, now)
+    raw_name = spec.payload.get("TrainingJobName") if spec.form == "raw" else None
+    base = options.name or spec.name or raw_name or default_name(spec, now)
     priority = options.priority if options.priority is not None else spec.priority
     retries = (
         options.preemption_retries
