@@ -122,11 +122,13 @@ def _register_commands() -> None:
         local_commands,
         plan_commands,
         simulate_commands,
+        status_commands,
     )
 
     for module in (
         config_commands,
         plan_commands,
+        status_commands,
         export_commands,
         iam_commands,
         simulate_commands,
