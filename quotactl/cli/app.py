@@ -123,12 +123,14 @@ def _register_commands() -> None:
         local_commands,
         plan_commands,
         simulate_commands,
+        status_commands,
         submit_commands,
     )
 
     for module in (
         config_commands,
         plan_commands,
+        status_commands,
         export_commands,
         submit_commands,
         job_commands,
