@@ -1,5 +1,5 @@
-"""Service jobs over the Batch API: submit (paced, idempotent), list, describe, resolve a job
-by name, ID or ARN, re-prioritise, terminate in bulk, and read a queue's scheduling model.
+"""Service jobs over the Batch API: submit (paced, idempotent), describe, resolve a job by
+name, ID or ARN, re-prioritise, terminate in bulk. Queues are read by ``quotactl.aws.live``.
 
 Every call goes through ``BatchCalls`` (only operations in ``permissions.OPERATIONS``). Time is
 injected (``clock``, ``sleep``) so the pacing of SubmitServiceJob is tested without sleeping.
@@ -13,15 +13,13 @@ from collections import deque
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from quotactl.aws import convert
 from quotactl.aws.calls import BatchCalls
-from quotactl.core.engine import QueueModel, ShareModel
-from quotactl.core.jobs.records import STATUSES, JobRecord, record_of
-from quotactl.core.model import ShareSpec
+from quotactl.aws.live import LiveReader
+from quotactl.core.jobs.records import JobDetail, detail_of
 from quotactl.errors import NotFoundError, QuotactlError
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterable, Sequence
+    from collections.abc import Callable, Sequence
 
     from quotactl.core.jobs.spec import SubmitRequest
 
@@ -118,107 +116,48 @@ class JobsApi:
 
     # -- reads ----------------------------------------------------------------------------
 
-    def queues(self) -> list[str]:
-        """Every SAGEMAKER_TRAINING job queue's name (the ones service jobs run on)."""
-        return sorted(
-            q["jobQueueName"]
-            for q in self.api.pages("DescribeJobQueues", "jobQueues")
-            if q.get("jobQueueType") == "SAGEMAKER_TRAINING" and q.get("status") != "DELETED"
-        )
+    def reader(self) -> LiveReader:
+        """A live-queue reader over the same client and counters."""
+        return LiveReader(self.api)
 
-    def list_jobs(
-        self,
-        queues: Iterable[str],
-        statuses: Iterable[str] = STATUSES,
-        *,
-        share: str | None = None,
-    ) -> list[JobRecord]:
-        """Jobs of ``queues`` in ``statuses`` (one paginated ListServiceJobs per pair: without
-        a status the API lists RUNNING jobs only), newest first."""
-        pairs = [(q, s) for q in queues for s in statuses]
-        filters = [{"name": "QUOTA_SHARE_NAME", "values": [share]}] if share else None
-
-        def read(pair: tuple[str, str]) -> list[JobRecord]:
-            queue, status = pair
-            params: dict[str, Any] = {"jobQueue": queue, "jobStatus": status}
-            if filters:
-                params["filters"] = filters
-            return [
-                record_of(item, queue)
-                for item in self.api.pages("ListServiceJobs", "jobSummaryList", **params)
-                if item.get("status") == status  # a filter may widen what AWS returns
-            ]
-
-        found = {r.job_id: r for chunk in self.api.map(read, pairs) for r in chunk}
-        return sorted(found.values(), key=lambda r: (-(r.created_at or 0.0), r.job_id))
-
-    def describe(self, job_id: str) -> JobRecord:
+    def describe(self, job_id: str) -> JobDetail:
         try:
             item = self.api.call("DescribeServiceJob", jobId=job_id)
         except QuotactlError as exc:
             if getattr(exc, "retryable", False):
                 raise
             raise NotFoundError(f"no service job {job_id}", hint=exc.message) from exc
-        return record_of(item)
+        return detail_of(item)
 
-    def resolve(self, ref: str) -> JobRecord:
-        """A job by ID, ARN or name (a name must match exactly one job)."""
+    def resolve(self, ref: str) -> JobDetail:
+        """A job by ID, ARN or name (a name must match exactly one job of any status)."""
         if JOB_ID.fullmatch(ref) or ref.startswith("arn:"):
             return self.describe(ref)
+        with self.reader() as reader:
+            queues = reader.queue_names()
         filters = [{"name": "JOB_NAME", "values": [ref]}]
-        matches: list[JobRecord] = []
-        for queue in self.queues():
+        matches: list[tuple[float, str]] = []
+        for queue in queues:
             items = self.api.pages(
                 "ListServiceJobs", "jobSummaryList", jobQueue=queue, filters=filters
             )
-            matches += [record_of(i, queue) for i in items if i.get("jobName") == ref]
+            matches += [
+                (float(i.get("createdAt") or 0), i["jobId"])
+                for i in items
+                if i.get("jobName") == ref
+            ]
         if not matches:
             raise NotFoundError(
                 f"no service job named {ref!r}", hint="`quotactl jobs` lists jobs with their IDs"
             )
         if len(matches) > 1:
-            ids = ", ".join(m.job_id for m in sorted(matches, key=lambda m: -(m.created_at or 0)))
+            ids = ", ".join(job_id for _, job_id in sorted(matches, reverse=True))
             raise QuotactlError(
                 f"{len(matches)} service jobs are named {ref!r}: {ids}",
                 code="ambiguous-job",
                 hint="name the job by its ID",
             )
-        return self.describe(matches[0].job_id)
-
-    def queue_model(self, queue: str) -> QueueModel:
-        """The queue's environment capacity and quota shares, as the engine models them."""
-        found = self.api.call("DescribeJobQueues", jobQueues=[queue]).get("jobQueues") or []
-        live = [q for q in found if q.get("status") != "DELETED"]
-        if not live:
-            raise NotFoundError(f"no job queue {queue!r}", hint="`quotactl status` lists queues")
-        item = live[0]
-        order = sorted(item.get("serviceEnvironmentOrder") or [], key=lambda o: o["order"])
-        capacity: dict[str, int] = {}
-        if order:
-            environment = convert.name_from_arn(order[0]["serviceEnvironment"])
-            envs = (
-                self.api.call("DescribeServiceEnvironments", serviceEnvironments=[environment]).get(
-                    "serviceEnvironments"
-                )
-                or []
-            )
-            if envs and envs[0].get("state") != "DISABLED":
-                capacity = convert.capacity(envs[0].get("capacityLimits"))
-        shares = []
-        for share in self.api.pages("ListQuotaShares", "quotaShares", jobQueue=queue):
-            spec = convert.observed_share(share, queue, {}).spec
-            assert isinstance(spec, ShareSpec)
-            shares.append(
-                ShareModel(
-                    name=spec.name,
-                    limits=dict(spec.capacity),
-                    strategy=spec.strategy,
-                    borrow_limit=spec.borrow_limit,
-                    in_share_preemption=spec.in_share_preemption,
-                    enabled=spec.enabled,
-                )
-            )
-        return QueueModel(name=queue, capacity=capacity, shares=tuple(shares))
+        return self.describe(matches[0][1])
 
     # -- writes ---------------------------------------------------------------------------
 

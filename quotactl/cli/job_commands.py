@@ -12,7 +12,7 @@ from quotactl.errors import QuotactlError, UsageError
 if TYPE_CHECKING:
     from quotactl.aws.jobs import JobsApi
     from quotactl.cli.runtime import Runtime
-    from quotactl.core.jobs.records import JobRecord
+    from quotactl.core.jobs.records import JobDetail
 
 job = typer.Typer(
     name="job",
@@ -48,26 +48,26 @@ def jobs(
     ] = None,
     status: Annotated[
         list[str] | None,
-        typer.Option(
-            metavar="STATUS", help="Only jobs in this status (repeatable).", case_sensitive=False
-        ),
+        typer.Option(metavar="STATUS", help="Only jobs in this status (repeatable)."),
     ] = None,
     since: Annotated[
         str | None, typer.Option(metavar="DURATION", help="Only jobs submitted this recently.")
     ] = None,
     output: Output = OutputFormat.TEXT,
 ) -> None:
-    """List service jobs of every status, newest first."""
-    from quotactl.cli.job_support import account_now, describe_all
+    """List service jobs of every status (not only RUNNING, as the API does), newest first."""
+    from quotactl.cli.job_support import read_live
     from quotactl.core.durations import DurationError, parse_duration
-    from quotactl.core.jobs.records import STATUSES
+    from quotactl.core.engine import JobStatus
 
     runtime = _runtime(ctx)
-    wanted = [s.upper() for s in status or []] or list(STATUSES)
-    unknown = [s for s in wanted if s not in STATUSES]
+    names = [s.value for s in JobStatus]
+    wanted = list(dict.fromkeys(s.upper() for s in status or [])) or names
+    unknown = [s for s in wanted if s not in names]
     if unknown:
         raise UsageError(
-            f"--status {unknown[0]!r} is not a job status", hint=f"use one of {', '.join(STATUSES)}"
+            f"--status {unknown[0]!r} is not a service job status",
+            hint=f"use one of {', '.join(names)}",
         )
     window = None
     if since is not None:
@@ -77,14 +77,18 @@ def jobs(
             raise UsageError(f"--since: {exc}") from exc
     api = _api(runtime)
     try:
-        queues = queue or api.queues()
-        found = api.list_jobs(queues, wanted, share=share)
-        now = account_now(runtime, found)
-        if window is not None:
-            found = [j for j in found if (j.created_at or 0.0) >= now - window]
-        found = describe_all(api, found)
+        queues = read_live(api, queue, [JobStatus(s) for s in wanted])
     finally:
         api.close()
+    now = max((q.read_at for q in queues), default=0.0)
+    found = [
+        j
+        for q in queues
+        for j in q.jobs
+        if (share is None or j.share == share)
+        and (window is None or (j.created_at or 0.0) >= now - window)
+    ]
+    found.sort(key=lambda j: (-(j.created_at or 0.0), j.job_id))
     if output is OutputFormat.JSON:
         from quotactl.render.jobs_json import jobs_json
 
@@ -98,38 +102,39 @@ def jobs(
 @job.command("describe")
 def describe(ctx: typer.Context, ref: JobArgument, output: Output = OutputFormat.TEXT) -> None:
     """Show one job: status, attempts, preemptions, and its SageMaker training job."""
-    from quotactl.cli.job_support import account_now
+    from quotactl.cli.job_support import read_live
     from quotactl.core.jobs.why import preemptions_of
+    from quotactl.core.live import ALL_STATUSES
 
     runtime = _runtime(ctx)
     api = _api(runtime)
     try:
-        record = api.resolve(ref)
-        others = api.list_jobs([record.queue]) if record.preempted_attempts else []
-        training = _training_job(runtime, record)
-        now = account_now(runtime, [record])
+        detail = api.resolve(ref)
+        # The queue's jobs name who preempted it; the read also gives the account's clock.
+        (live,) = read_live(api, [detail.job.queue], ALL_STATUSES, details=False)
+        history = preemptions_of(detail.job, live.jobs)
+        now = max(detail.job.created_at or 0.0, live.read_at)
+        training = _training_job(runtime, detail)
     finally:
         api.close()
-    history = preemptions_of(record, others)
     if output is OutputFormat.JSON:
         from quotactl.render.jobs_json import describe_json
 
-        runtime.stdout.write(describe_json(record, history, training))
+        runtime.stdout.write(describe_json(detail, history, training))
         return
     from quotactl.render.jobs import print_job
 
-    print_job(runtime.console(), record, history, training, now)
+    print_job(runtime.console(), detail, history, training, now)
 
 
-def _training_job(runtime: Runtime, record: JobRecord) -> dict[str, object] | None:
+def _training_job(runtime: Runtime, detail: JobDetail) -> dict[str, object] | None:
     """SageMaker's status of the latest attempt: DescribeTrainingJob on the aws backend; on
     the emulator (no SageMaker) AWS's documented mapping from the service job's status."""
     from quotactl.core.jobs.records import sagemaker_status
 
-    arn = record.latest_training_job_arn
-    if not arn:
+    name = detail.latest_training_job
+    if name is None:
         return None
-    name = arn.rsplit("/", 1)[-1]
     if runtime.backend == "aws":
         from quotactl.aws.training import describe_training_job
         from quotactl.cli.job_support import aws_client
@@ -138,7 +143,7 @@ def _training_job(runtime: Runtime, record: JobRecord) -> dict[str, object] | No
         if found is None:
             return {"name": name, "status": None, "secondary_status": None}
         return {"name": name, "status": found.status, "secondary_status": found.secondary_status}
-    status, secondary = sagemaker_status(record.status)
+    status, secondary = sagemaker_status(detail.job.status.value)
     return {"name": name, "status": status, "secondary_status": secondary}
 
 
@@ -150,7 +155,7 @@ def cancel(
         typer.Argument(metavar="ID...", help="Jobs by name, ID or ARN.", show_default=False),
     ],
     reason: Annotated[
-        str, typer.Option(metavar="REASON", help="Why (shown in the job's statusReason).")
+        str, typer.Option(metavar="REASON", help="Why (shown as the job's statusReason).")
     ] = DEFAULT_REASON,
     output: Output = OutputFormat.TEXT,
 ) -> None:
@@ -158,8 +163,8 @@ def cancel(
     runtime = _runtime(ctx)
     api = _api(runtime)
     try:
-        records = [api.resolve(r) for r in refs]
-        ids = list(dict.fromkeys(r.job_id for r in records))
+        details = [api.resolve(r) for r in refs]
+        ids = list(dict.fromkeys(d.job.job_id for d in details))
         errors = api.terminate(ids, reason)
     finally:
         api.close()
@@ -170,7 +175,7 @@ def cancel(
 
         runtime.stdout.write(dump({"cancelled": done, "errors": errors}))
     else:
-        names = {r.job_id: r.name for r in records}
+        names = {d.job.job_id: d.job.name for d in details}
         for job_id in done:
             print(f"cancelled {names[job_id]} ({job_id})", file=runtime.stdout)
     for error in errors:
@@ -191,21 +196,21 @@ def priority(
     output: Output = OutputFormat.TEXT,
 ) -> None:
     """Change a job's scheduling priority, saying which preemptions that triggers."""
-    from quotactl.cli.job_support import account_now, live_queue
+    from quotactl.cli.job_support import read_live
     from quotactl.core.jobs.reprioritise import consequences
 
     runtime = _runtime(ctx)
     api = _api(runtime)
     try:
-        record = api.resolve(ref)
-        if record.is_final:
+        detail = api.resolve(ref)
+        if detail.job.is_final:
             raise QuotactlError(
-                f"job {record.name} is {record.status}: its priority cannot change",
+                f"job {detail.job.name} is {detail.job.status.value}: its priority is final",
                 code="job-finished",
             )
-        model, live = live_queue(api, record.queue)
-        effect = consequences(model, live, record, value, account_now(runtime, live))
-        api.update_priority(record.job_id, value)
+        (live,) = read_live(api, [detail.job.queue])
+        effect = consequences(live, live.job(detail.job.job_id) or detail.job, value)
+        api.update_priority(detail.job.job_id, value)
     finally:
         api.close()
     if output is OutputFormat.JSON:
@@ -221,24 +226,18 @@ def priority(
 @job.command("why")
 def why(ctx: typer.Context, ref: JobArgument, output: Output = OutputFormat.TEXT) -> None:
     """Explain why a job waits (a stable wait code) and what preempted it."""
-    from quotactl.cli.job_support import account_now, describe_all
+    from quotactl.cli.job_support import read_live
     from quotactl.core.jobs.why import explain
+    from quotactl.core.live import ALL_STATUSES
 
     runtime = _runtime(ctx)
     api = _api(runtime)
     try:
-        record = api.resolve(ref)
-        everyone = api.list_jobs([record.queue])
-        live = describe_all(api, [j for j in everyone if not j.is_final])
-        model = api.queue_model(record.queue)
-        answer = explain(
-            model,
-            record,
-            [*live, *(j for j in everyone if j.is_final)],
-            account_now(runtime, everyone),
-        )
+        detail = api.resolve(ref)
+        (live,) = read_live(api, [detail.job.queue], ALL_STATUSES)
     finally:
         api.close()
+    answer = explain(live, live.job(detail.job.job_id) or detail.job)
     if output is OutputFormat.JSON:
         from quotactl.render.jobs_json import why_json
 
@@ -261,7 +260,7 @@ def logs(
     runtime = _runtime(ctx)
     api = _api(runtime)
     try:
-        record = api.resolve(ref)
+        detail = api.resolve(ref)
         if runtime.backend != "aws":
             raise QuotactlError(
                 "the local emulator runs no containers, so its jobs write no logs",
@@ -271,7 +270,7 @@ def logs(
             )
         from quotactl.cli.job_logs import print_logs
 
-        print_logs(runtime, api, record, follow=follow)
+        print_logs(runtime, api, detail, follow=follow)
     finally:
         api.close()
 

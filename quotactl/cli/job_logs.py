@@ -10,13 +10,13 @@ if TYPE_CHECKING:
 
     from quotactl.aws.jobs import JobsApi
     from quotactl.cli.runtime import Runtime
-    from quotactl.core.jobs.records import JobRecord
+    from quotactl.core.jobs.records import JobDetail
 
 
 def print_logs(
     runtime: Runtime,
     api: JobsApi,
-    record: JobRecord,
+    detail: JobDetail,
     *,
     follow: bool,
     sleep: Callable[[float], None] | None = None,
@@ -29,11 +29,9 @@ def print_logs(
     from quotactl.cli.job_support import aws_client
 
     logs = aws_client(runtime, "logs")
-    names = [a.training_job_name for a in record.attempts if a.training_job_name]
-    if not names and record.latest_training_job_arn:
-        names = [record.latest_training_job_arn.rsplit("/", 1)[-1]]
+    names = list(detail.training_jobs)
     if not names:
-        runtime.notice(f"quotactl: {record.name} has not started yet: no training job, no logs")
+        runtime.notice(f"quotactl: {detail.job.name} has not started: no training job, no logs")
         return
     many = len(names) > 1
     for index, name in enumerate(names):
@@ -44,7 +42,7 @@ def print_logs(
         if follow and last:
 
             def finished() -> bool:
-                return api.describe(record.job_id).is_final
+                return api.describe(detail.job.job_id).job.is_final
 
             lines = follow_lines(reader, finished, sleep=sleep or time.sleep)
         else:

@@ -121,21 +121,15 @@ def _dry_run(
     share: str,
     output: OutputFormat,
 ) -> None:
-    from quotactl.cli.job_support import account_now, live_queue
+    from quotactl.cli.job_support import read_live
     from quotactl.core.jobs.placement import preview
     from quotactl.core.jobs.spec import instance_of
 
-    model, jobs = live_queue(api, queue)
+    (live,) = read_live(api, [queue])
     instance_type, count = instance_of(spec)
     priority = options.priority if options.priority is not None else (spec.priority or 0)
     placement = preview(
-        model,
-        jobs,
-        share=share,
-        instance_type=instance_type,
-        count=count,
-        priority=priority,
-        now=account_now(runtime, jobs),
+        live, share=share, instance_type=instance_type, count=count, priority=priority
     )
     if output is OutputFormat.JSON:
         from quotactl.render.jobs_json import placement_json
@@ -156,18 +150,17 @@ def _submit(
     share: str,
     output: OutputFormat,
 ) -> None:
+    import time
     import uuid
 
-    from quotactl.cli.job_support import account_now
+    from quotactl.cli.job_support import read_live
     from quotactl.core.jobs.placement import preview
     from quotactl.core.jobs.spec import instance_of, requests
 
-    model = api.queue_model(queue)
+    # Whether the share could ever run the job depends on the configuration only: no jobs.
+    (live,) = read_live(api, [queue], statuses=(), details=False)
     instance_type, count = instance_of(spec)
-    # Whether the share could ever run it depends on the configuration only: no jobs needed.
-    static = preview(
-        model, [], share=share, instance_type=instance_type, count=count, priority=0, now=0.0
-    )
+    static = preview(live, share=share, instance_type=instance_type, count=count, priority=0)
     warnings: list[str] = []
     if static.placement == "misconfigured":
         warnings.append(
@@ -175,7 +168,8 @@ def _submit(
         )
     if runtime.backend == "aws":
         _preflight(runtime, spec)
-    batch = requests(spec, options, now=account_now(runtime), token=lambda: uuid.uuid4().hex)
+    now = max(time.time(), live.read_at)
+    batch = requests(spec, options, now=now, token=lambda: uuid.uuid4().hex)
     submitted = api.submit(batch)
     for warning in warnings:
         print(f"warning: {warning}", file=runtime.stderr)

@@ -15,21 +15,22 @@ if TYPE_CHECKING:
     from rich.console import Console
 
     from quotactl.core.jobs.placement import Placement
-    from quotactl.core.jobs.records import JobRecord
+    from quotactl.core.jobs.records import JobDetail
     from quotactl.core.jobs.reprioritise import PriorityChange
     from quotactl.core.jobs.why import Preemption, Why
+    from quotactl.core.observed import LiveJob
 
 DASH = "\u2013"
 REASON_WIDTH = 60
 
 
-def instances(job: JobRecord) -> str:
+def instances(job: LiveJob) -> str:
     if not job.instances:
         return DASH
     return ", ".join(f"{n} x {t}" for t, n in sorted(job.instances.items()))
 
 
-def age(job: JobRecord, now: float) -> str:
+def age(job: LiveJob, now: float) -> str:
     if job.created_at is None:
         return DASH
     return human_duration(max(0.0, now - job.created_at))
@@ -41,7 +42,7 @@ def _short(text: str | None, width: int = REASON_WIDTH) -> str:
     return text if len(text) <= width else text[: width - 3] + "..."
 
 
-def print_jobs(console: Console, jobs: Sequence[JobRecord], now: float) -> None:
+def print_jobs(console: Console, jobs: Sequence[LiveJob], now: float) -> None:
     if not jobs:
         console.print("No service jobs match.")
         return
@@ -67,11 +68,11 @@ def print_jobs(console: Console, jobs: Sequence[JobRecord], now: float) -> None:
             job.name,
             job.job_id,
             f"{job.queue}/{job.share or DASH}",
-            job.status,
+            job.status.value,
             DASH if job.priority is None else str(job.priority),
             instances(job),
             age(job, now),
-            str(job.preemption_count) if job.described else DASH,
+            DASH if job.preemptions is None else str(job.preemptions),
             _short(job.status_reason),
         )
     print_table(console, table)
@@ -98,26 +99,27 @@ def _natural_width(console: Console, table: Table) -> int:
 
 def print_job(
     console: Console,
-    job: JobRecord,
+    detail: JobDetail,
     preemptions: Sequence[Preemption],
     training_job: dict[str, object] | None,
     now: float,
 ) -> None:
+    job = detail.job
     rows = [
         ("Name", job.name),
         ("Job ID", job.job_id),
         ("ARN", job.job_arn),
         ("Queue", job.queue),
         ("Share", job.share or DASH),
-        ("Status", job.status + (" (terminated)" if job.is_terminated else "")),
+        ("Status", job.status.value + (" (terminated)" if job.is_terminated else "")),
         ("Reason", job.status_reason or DASH),
         ("Priority", DASH if job.priority is None else str(job.priority)),
         ("Instances", instances(job)),
         ("Created", f"{iso(job.created_at) or DASH} ({age(job, now)} ago)"),
         ("Started", iso(job.started_at) or DASH),
         ("Stopped", iso(job.stopped_at) or DASH),
-        ("Attempts", str(len(job.attempts))),
-        ("Preempted", str(job.preemption_count)),
+        ("Attempts", str(job.attempts or 0)),
+        ("Preempted", str(job.preemptions or 0)),
     ]
     if job.preemption_retries is not None:
         rows.append(("Preemption retries", str(job.preemption_retries)))
@@ -126,14 +128,14 @@ def print_job(
             f"{training_job.get('status') or DASH} / {training_job.get('secondary_status') or DASH}"
         )
         rows.append(("Training job", f"{training_job.get('name')}  {status}"))
-    if job.tags:
-        rows.append(("Tags", ", ".join(f"{k}={v}" for k, v in sorted(job.tags.items()))))
+    if detail.tags:
+        rows.append(("Tags", ", ".join(f"{k}={v}" for k, v in sorted(detail.tags.items()))))
     table = Table(box=None, show_header=False, pad_edge=False)
     table.add_column(style="bold", no_wrap=True)
     table.add_column()
     for key, value in rows:
         table.add_row(key, value)
-    console.print(table)
+    print_table(console, table)
     if preemptions:
         console.print()
         _print_preemptions(console, preemptions)
@@ -152,7 +154,7 @@ def _print_preemptions(console: Console, preemptions: Sequence[Preemption]) -> N
 
 def print_why(console: Console, why: Why) -> None:
     job = why.job
-    console.print(f"[bold]{job.name}[/bold] ({job.job_id}) is {job.status}.")
+    console.print(f"[bold]{job.name}[/bold] ({job.job_id}) is {job.status.value}.")
     wait = why.wait
     if wait is not None:
         console.print(f"  wait: {wait.code} \u2013 {wait.message}")
@@ -160,13 +162,13 @@ def print_why(console: Console, why: Why) -> None:
             console.print(f"  ahead of it: {', '.join(wait.ahead)}")
         if wait.status_reason:
             console.print(f"  AWS statusReason: {wait.status_reason}")
-    elif job.status == "RUNNING":
+    elif job.status.value == "RUNNING":
         console.print("  It is running: nothing holds it back.")
     elif job.is_final:
         console.print(f"  It has ended{': ' + job.status_reason if job.status_reason else '.'}")
     if why.preemptions:
         _print_preemptions(console, why.preemptions)
-    elif job.preemption_count == 0:
+    elif not job.preemptions:
         console.print("  It has never been preempted.")
 
 

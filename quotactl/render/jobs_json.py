@@ -32,9 +32,10 @@ if TYPE_CHECKING:
 
     from quotactl.core.jobs.analysis import Wait
     from quotactl.core.jobs.placement import Placement
-    from quotactl.core.jobs.records import JobRecord
+    from quotactl.core.jobs.records import JobDetail
     from quotactl.core.jobs.reprioritise import PriorityChange
     from quotactl.core.jobs.why import Preemption, Why
+    from quotactl.core.observed import LiveJob
 
 FORMAT_VERSION = "1"
 
@@ -53,14 +54,14 @@ def dump(document: dict[str, Any]) -> str:
     return json.dumps({"format_version": FORMAT_VERSION, **document}, indent=2) + "\n"
 
 
-def job_view(job: JobRecord) -> dict[str, Any]:
+def job_view(job: LiveJob) -> dict[str, Any]:
     return {
         "job_id": job.job_id,
         "job_arn": job.job_arn,
         "name": job.name,
         "queue": job.queue,
         "share": job.share,
-        "status": job.status,
+        "status": job.status.value,
         "status_reason": job.status_reason,
         "priority": job.priority,
         "instance_type": job.instance_type,
@@ -68,12 +69,12 @@ def job_view(job: JobRecord) -> dict[str, Any]:
         "created_at": iso(job.created_at),
         "started_at": iso(job.started_at),
         "stopped_at": iso(job.stopped_at),
-        "attempts": len(job.attempts) if job.described else None,
-        "preemptions": job.preemption_count if job.described else None,
+        "attempts": job.attempts,
+        "preemptions": job.preemptions,
     }
 
 
-def jobs_json(jobs: Sequence[JobRecord]) -> str:
+def jobs_json(jobs: Sequence[LiveJob]) -> str:
     return dump({"jobs": [job_view(j) for j in jobs]})
 
 
@@ -88,20 +89,20 @@ def preemption_view(p: Preemption) -> dict[str, Any]:
 
 
 def describe_json(
-    job: JobRecord,
+    detail: JobDetail,
     preemptions: Sequence[Preemption],
     training_job: dict[str, Any] | None,
 ) -> str:
     payload: Any = None
-    if job.payload:
+    if detail.payload:
         try:
-            payload = json.loads(job.payload)
+            payload = json.loads(detail.payload)
         except ValueError:
-            payload = job.payload
+            payload = detail.payload
     view = {
-        **job_view(job),
+        **job_view(detail.job),
         "payload": payload,
-        "tags": dict(job.tags),
+        "tags": dict(detail.tags),
         "preemption_history": [preemption_view(p) for p in preemptions],
         "training_job": training_job,
     }
@@ -123,7 +124,7 @@ def why_json(why: Why) -> str:
     return dump(
         {
             "job_id": why.job.job_id,
-            "status": why.job.status,
+            "status": why.job.status.value,
             "wait": wait_view(why.wait),
             "preemptions": [preemption_view(p) for p in why.preemptions],
         }

@@ -17,14 +17,10 @@ from typing import TYPE_CHECKING
 
 from quotactl.core.engine import Job, JobStatus
 from quotactl.core.jobs.analysis import Victim, Wait, run_pass
-from quotactl.core.jobs.records import engine_jobs
 from quotactl.errors import NotFoundError, QuotactlError
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
-
-    from quotactl.core.engine import QueueModel
-    from quotactl.core.jobs.records import JobRecord
+    from quotactl.core.live import LiveQueue
 
 DRY_RUN_ID = "(this job)"
 PLACEMENTS = ("own", "borrow", "preempt", "wait", "misconfigured")
@@ -44,16 +40,16 @@ class Placement:
 
 
 def preview(
-    queue: QueueModel,
-    jobs: Sequence[JobRecord],
+    live: LiveQueue,
     *,
     share: str,
     instance_type: str,
     count: int,
     priority: int,
-    now: float,
 ) -> Placement:
-    """Run the live ``jobs`` and the hypothetical job through one pass at ``now``."""
+    """Run the queue's unfinished jobs and the hypothetical one through one pass, at the
+    time the queue was read (``live.read_at``: the account's own clock)."""
+    queue = live.model
     model = next((s for s in queue.shares if s.name == share), None)
     if model is None:
         names = ", ".join(s.name for s in queue.shares) or "none"
@@ -64,9 +60,8 @@ def preview(
         raise QuotactlError(
             f"quota share {share!r} is DISABLED and accepts no new jobs", code="share-disabled"
         )
-    known = {s.name for s in queue.shares}
-    live = [e for j in jobs if j.share in known for e in engine_jobs(j)]
-    latest = max([now, *(j.submitted_at for j in live)])
+    jobs = live.engine_jobs()
+    latest = max([live.read_at, *(j.submitted_at for j in jobs)])
     candidate = Job(
         job_id=DRY_RUN_ID,
         share=share,
@@ -77,7 +72,7 @@ def preview(
         status=JobStatus.SUBMITTED,
         status_since=latest,
     )
-    result = run_pass(queue, [*live, candidate], DRY_RUN_ID, latest)
+    result = run_pass(queue, [*jobs, candidate], DRY_RUN_ID, latest)
     need = f"{count} x {instance_type}"
     if result.started and result.victims:
         kinds = sorted({v.kind for v in result.victims})

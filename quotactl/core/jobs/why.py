@@ -1,6 +1,6 @@
 """``job why``: why a job waits, and what preempted it, from what the Batch API reports.
 
-The wait comes from one engine pass over the job's queue (``analysis.run_pass``). The
+The wait comes from one engine pass over the job's live queue (``analysis.run_pass``). The
 preemption history comes from DescribeServiceJob's ``preemptionSummary``: each preempted
 attempt's statusReason says the kind (cross-share reclaim or in-share), and the job that was
 scheduled at the moment the attempt stopped is the one that took the capacity. That needs
@@ -13,12 +13,12 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from quotactl.core.jobs.analysis import Wait, kind_of, run_pass
-from quotactl.core.jobs.records import JobRecord, engine_jobs
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from quotactl.core.engine import QueueModel
+    from quotactl.core.live import LiveQueue
+    from quotactl.core.observed import LiveJob
 
 MATCH_BEFORE = 1.0
 """Seconds a preempting job may appear scheduled before the preempted attempt stopped."""
@@ -40,43 +40,44 @@ class Preemption:
 
 @dataclass(frozen=True)
 class Why:
-    """``job why``'s answer: the job's status, its wait (None while running or done), its
+    """``job why``'s answer: the job, its wait (None while running or done), its
     preemptions (newest first, as AWS lists them)."""
 
-    job: JobRecord
+    job: LiveJob
     wait: Wait | None
     preemptions: tuple[Preemption, ...]
 
 
-def wait_for(queue: QueueModel, jobs: Sequence[JobRecord], job_id: str, now: float) -> Wait | None:
-    """The wait code of ``job_id`` among its queue's live ``jobs`` (None if it runs or ended).
+def wait_of(queue: LiveQueue, job_id: str) -> Wait | None:
+    """The wait code of ``job_id`` (ID or ARN) in its live queue; None if it runs or ended.
 
-    A job already SCHEDULED or STARTING is ``starting``; a RUNNABLE one is looked at by one
-    pass of the scheduling engine over the queue's live jobs.
+    A SCHEDULED or STARTING job is ``starting``; a queued one is looked at by one pass of the
+    scheduling engine over the queue's unfinished jobs at ``queue.read_at``. For ``behind``,
+    the queue's jobs need their priorities (DescribeServiceJob): read it with details.
     """
-    target = next((j for j in jobs if j.job_id == job_id), None)
-    if target is None or target.is_final or target.status == "RUNNING":
+    target = queue.job(job_id)
+    if target is None or target.is_final or target.status.value == "RUNNING":
         return None
-    if target.holds_capacity:
+    if target.holds_instances:
         return Wait(
             "starting",
-            f"it is {target.status}: SageMaker is acquiring its instances and downloading data",
+            f"it is {target.status.value}: SageMaker is acquiring its instances and data",
             target.status_reason,
         )
-    if target.share is None or target.share not in {s.name for s in queue.shares}:
+    shares = {s.name for s in queue.shares}
+    if target.share not in shares:
         return Wait(
             "misconfigured",
             f"its quota share {target.share!r} does not exist on queue {queue.name}",
             target.status_reason,
         )
-    if not target.instances:
+    if target.instance_type is None:
         return Wait(
             "misconfigured",
             "its request names no instances, so no quota share can place it",
             target.status_reason,
         )
-    engine = [e for j in jobs for e in engine_jobs(j) if j.share in {s.name for s in queue.shares}]
-    result = run_pass(queue, engine, job_id, now)
+    result = run_pass(queue.model, queue.engine_jobs(), target.job_id, queue.read_at)
     if result.started:
         return Wait(
             "starting",
@@ -87,10 +88,10 @@ def wait_for(queue: QueueModel, jobs: Sequence[JobRecord], job_id: str, now: flo
     return result.wait
 
 
-def preemptions_of(job: JobRecord, others: Sequence[JobRecord]) -> tuple[Preemption, ...]:
+def preemptions_of(job: LiveJob, others: Sequence[LiveJob]) -> tuple[Preemption, ...]:
     """The job's preempted attempts, each matched to the job that took the capacity."""
     out: list[Preemption] = []
-    for attempt in job.preempted_attempts:
+    for attempt in job.recent_preemptions:
         kind = kind_of(attempt.status_reason)
         by = _preemptor(job, others, attempt.stopped_at, kind)
         by_share = by.share if by is not None else (job.share if kind == "in-share" else None)
@@ -108,32 +109,25 @@ def preemptions_of(job: JobRecord, others: Sequence[JobRecord]) -> tuple[Preempt
 
 
 def _preemptor(
-    job: JobRecord, others: Sequence[JobRecord], at: float | None, kind: str
-) -> JobRecord | None:
+    job: LiveJob, others: Sequence[LiveJob], at: float | None, kind: str
+) -> LiveJob | None:
+    """The job of the right share scheduled nearest the moment the attempt stopped."""
     if at is None:
         return None
     types = set(job.instances)
-    found: list[tuple[float, JobRecord]] = []
+    found: list[tuple[float, LiveJob]] = []
     for other in others:
         when = other.scheduled_at
         if other.job_id == job.job_id or when is None or not types & set(other.instances):
             continue
         if not at - MATCH_BEFORE <= when <= at + MATCH_AFTER:
             continue
-        if kind == "in-share" and other.share != job.share:
-            continue
-        if kind == "reclaim" and other.share == job.share:
+        if (kind == "in-share") != (other.share == job.share):
             continue
         found.append((abs(when - at), other))
     return min(found, key=lambda pair: pair[0])[1] if found else None
 
 
-def explain(queue: QueueModel | None, job: JobRecord, jobs: Sequence[JobRecord], now: float) -> Why:
-    """``job why`` for ``job`` (described), given every job of its queue and its model."""
-    live = [j for j in jobs if j.job_id != job.job_id] + [job]
-    wait = None if queue is None else wait_for(queue, live, job.job_id, now)
-    if queue is None and not job.is_final and job.status != "RUNNING":
-        wait = Wait(
-            "misconfigured", f"its job queue {job.queue} has no quota shares", job.status_reason
-        )
-    return Why(job, wait, preemptions_of(job, jobs))
+def explain(queue: LiveQueue, job: LiveJob) -> Why:
+    """``job why`` for ``job`` (described), in its live queue (all statuses, for history)."""
+    return Why(job, wait_of(queue, job.job_id), preemptions_of(job, queue.jobs))
