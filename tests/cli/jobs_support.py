@@ -82,8 +82,8 @@ class Jobs:
     def json(self, *args: str) -> Any:
         return json.loads(self.ok(*args, "-o", "json").stdout)
 
-    def spec(self, name: str = "spec", count: int = 1, **extra: Any) -> str:
-        path = self.tmp / f"{name}.yaml"
+    def spec(self, file: str = "spec", count: int = 1, **extra: Any) -> str:
+        path = self.tmp / f"{file}.yaml"
         lines = [SPEC, f"instance_count: {count}"]
         lines += [f"{key}: {json.dumps(value)}" for key, value in extra.items()]
         path.write_text("\n".join(lines) + "\n")
@@ -110,11 +110,13 @@ def batch_client(state: Path) -> Any:
 
 
 def all_jobs(client: Any, queue: str = "q") -> list[dict[str, Any]]:
+    """Every job of the queue, once each (a job may move on between two status listings)."""
     statuses = ["SUBMITTED", "RUNNABLE", "SCHEDULED", "STARTING", "RUNNING", "SUCCEEDED", "FAILED"]
-    found: list[dict[str, Any]] = []
+    found: dict[str, dict[str, Any]] = {}
     for status in statuses:
-        found += client.list_service_jobs(jobQueue=queue, jobStatus=status)["jobSummaryList"]
-    return found
+        for job in client.list_service_jobs(jobQueue=queue, jobStatus=status)["jobSummaryList"]:
+            found[job["jobId"]] = job
+    return sorted(found.values(), key=lambda j: j["jobId"])
 
 
 __all__ = ["TYPE", "Jobs", "all_jobs", "batch_client", "boto3"]
