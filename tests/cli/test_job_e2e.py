@@ -59,7 +59,8 @@ def test_jobs_lists_every_status_newest_first_and_filters(jobs: Jobs) -> None:
         TYPE,
         1,
     )
-    assert first["created_at"].endswith("Z") and first["stopped_at"] is None
+    assert first["created_at"].endswith("Z")
+    assert first["stopped_at"] is None
     assert (first["attempts"], first["preemptions"]) == (1, 0)
     assert _ids(jobs.json("jobs", "--status", "FAILED")) == [done]
     assert _ids(jobs.json("jobs", "--status", "failed", "--status", "RUNNABLE")) == [waiting, done]
@@ -99,7 +100,8 @@ def test_job_describe_by_name_id_and_arn(jobs: Jobs) -> None:
     assert training["name"].startswith("AWSBatchdescribed")
     assert (training["status"], training["secondary_status"]) == ("InProgress", "Training")
     text = jobs.ok("job", "describe", "described").stdout
-    assert "InProgress / Training" in text and "k=v" in text
+    assert "InProgress / Training" in text
+    assert "k=v" in text
 
 
 def test_job_describe_unknown_and_ambiguous_names(jobs: Jobs) -> None:
@@ -117,7 +119,8 @@ def test_job_cancel_terminates_every_job_named(jobs: Jobs) -> None:
     ids = jobs.submit("b", 1, "--count", "55", "--name", "bulk")
     client = batch_client(jobs.tmp / "state.db")
     out = jobs.json("job", "cancel", *ids, "--reason", "sweep over")
-    assert sorted(out["cancelled"]) == sorted(ids) and out["errors"] == []
+    assert sorted(out["cancelled"]) == sorted(ids)
+    assert out["errors"] == []
     described = client.describe_service_job(jobId=ids[-1])
     assert (described["status"], described["statusReason"], described["isTerminated"]) == (
         "FAILED",
@@ -195,7 +198,8 @@ def test_why_share_at_limit_and_behind(jobs: Jobs) -> None:
     behind = _wait(jobs, second)
     assert (behind["code"], behind["ahead"]) == ("behind", [head])
     text = jobs.ok("job", "why", second).stdout
-    assert "wait: behind" in text and head in text
+    assert "wait: behind" in text
+    assert head in text
 
 
 def test_why_borrow_limit(jobs: Jobs) -> None:

@@ -70,7 +70,8 @@ def test_submit_count_never_sends_more_than_five_a_second(batch: Any, tmp_path: 
     batch.meta.events.register("before-call.batch.SubmitServiceJob", record)
     api = JobsApi(batch, pacer=Pacer(clock=clock, sleep=clock.sleep))
     submitted = api.submit(_requests(tmp_path, 23))
-    assert len(submitted) == 23 and len(sent) == 23
+    assert len(submitted) == 23
+    assert len(sent) == 23
     for index in range(len(sent) - 5):
         assert sent[index + 5] - sent[index] >= 1.0  # any 6 calls span at least a second
     assert len(clock.slept) == 4  # 23 calls: bursts of 5, four waits between them

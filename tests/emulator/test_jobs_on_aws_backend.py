@@ -4,6 +4,7 @@ reading the training job from SageMaker, and `job logs` (also --follow)."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import time
 from typing import TYPE_CHECKING, Any
@@ -176,15 +177,11 @@ def test_job_describe_reads_the_training_job_status_from_sagemaker(
 
 def _log(training: str, *lines: tuple[int, str]) -> None:
     logs = boto3.client("logs", region_name="us-east-1")
-    try:
+    with contextlib.suppress(logs.exceptions.ResourceAlreadyExistsException):
         logs.create_log_group(logGroupName=LOG_GROUP)
-    except logs.exceptions.ResourceAlreadyExistsException:
-        pass
     stream = f"{training}/algo-1-1700000000"
-    try:
+    with contextlib.suppress(logs.exceptions.ResourceAlreadyExistsException):
         logs.create_log_stream(logGroupName=LOG_GROUP, logStreamName=stream)
-    except logs.exceptions.ResourceAlreadyExistsException:
-        pass
     logs.put_log_events(
         logGroupName=LOG_GROUP,
         logStreamName=stream,
