@@ -116,10 +116,8 @@ def final_state(backend: Backend) -> dict[str, tuple[str, bool, object]]:
 
 
 def play(backend: Backend, steps: list[Step]) -> tuple[list[str], dict[str, object]]:
-    refs = [ENV, POLICY, QUEUE, SHARE]
-    all_refs = [Ref.of(s) for s in refs] + [
-        Ref(Kind.SHARE, f"s{i:02}", "training") for i in range(21)
-    ]
+    numbered = [Ref(Kind.SHARE, f"s{i:02}", "training") for i in range(21)]
+    all_refs = [Ref.of(ENV), Ref.of(POLICY), QUEUE_REF, SHARE_REF, *numbered]
     outcomes = []
     for step in steps:
         outcomes.append(f"{step[0]}: {outcome(backend, step)}")
