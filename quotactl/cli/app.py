@@ -16,6 +16,7 @@ from typing import Annotated, NoReturn
 import typer
 
 from quotactl import __version__
+from quotactl.cli import completion_commands
 from quotactl.cli.exitcodes import ExitCode
 from quotactl.cli.runtime import BACKENDS, DEFAULT_STATE, Runtime, RuntimeHolder
 from quotactl.errors import QuotactlError, UsageError
@@ -116,6 +117,7 @@ def runtime_of(ctx: typer.Context) -> Runtime:
 
 def _register_commands() -> None:
     from quotactl.cli import (
+        completion_commands,
         config_commands,
         export_commands,
         iam_commands,
@@ -131,6 +133,7 @@ def _register_commands() -> None:
         iam_commands,
         simulate_commands,
         local_commands,
+        completion_commands,
     ):
         module.register(app)
 
@@ -142,6 +145,7 @@ def run(argv: list[str] | None = None, holder: RuntimeHolder | None = None) -> i
     """Run the CLI and return its exit code; the error boundary of the whole program."""
     args = list(sys.argv[1:] if argv is None else argv)
     holder = holder or RuntimeHolder()
+    completion_commands.enable_if_requested()
     command = typer.main.get_command(app)
     try:
         result = command.main(args=args, prog_name="quotactl", standalone_mode=False, obj=holder)
