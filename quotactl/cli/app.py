@@ -16,7 +16,7 @@ from typing import Annotated, NoReturn
 import typer
 
 from quotactl import __version__
-from quotactl.cli import completion_commands
+from quotactl.cli import completion_commands, helptext
 from quotactl.cli.exitcodes import ExitCode
 from quotactl.cli.runtime import BACKENDS, DEFAULT_STATE, Runtime, RuntimeHolder
 from quotactl.errors import QuotactlError, UsageError
@@ -46,6 +46,7 @@ def root(
     backend: Annotated[
         str | None,
         typer.Option(
+            metavar="local|aws",
             help="Where resources live: 'local' (embedded emulator, default) or 'aws'.",
             envvar="QUOTACTL_BACKEND",
             show_envvar=True,
@@ -54,18 +55,22 @@ def root(
     state: Annotated[
         Path | None,
         typer.Option(
+            metavar="FILE",
             help=f"Emulator state file for --backend local [default: {DEFAULT_STATE}].",
             envvar="QUOTACTL_STATE",
             show_envvar=True,
         ),
     ] = None,
-    profile: Annotated[str | None, typer.Option(help="AWS profile (aws backend).")] = None,
+    profile: Annotated[
+        str | None, typer.Option(metavar="NAME", help="AWS profile (aws backend).")
+    ] = None,
     region: Annotated[
         str | None, typer.Option(help="AWS region (else platform.region, else AWS defaults).")
     ] = None,
     endpoint_url: Annotated[
         str | None,
         typer.Option(
+            metavar="URL",
             help="Any Batch-compatible endpoint, e.g. a `quotactl local serve`.",
             envvar="AWS_ENDPOINT_URL_BATCH",
             show_envvar=True,
@@ -75,7 +80,7 @@ def root(
         bool, typer.Option("--no-color", help="Plain output (NO_COLOR is honoured too).")
     ] = False,
     quiet: Annotated[bool, typer.Option("-q", "--quiet", help="Only results and errors.")] = False,
-    debug: Annotated[bool, typer.Option(help="Show tracebacks for errors.")] = False,
+    debug: Annotated[bool, typer.Option("--debug", help="Show tracebacks for errors.")] = False,
     version: Annotated[
         bool,
         typer.Option(
@@ -147,6 +152,7 @@ def run(argv: list[str] | None = None, holder: RuntimeHolder | None = None) -> i
     holder = holder or RuntimeHolder()
     completion_commands.enable_if_requested()
     command = typer.main.get_command(app)
+    helptext.humanise(command)
     try:
         result = command.main(args=args, prog_name="quotactl", standalone_mode=False, obj=holder)
     except typer.Exit as exc:
