@@ -48,9 +48,8 @@ def humanise(root: Any) -> None:
         for param in command.params:
             if isinstance(param, TyperArgument):
                 param.__class__ = _ReadableArgument
-            elif isinstance(param, TyperOption) and param.metavar is None:
-                if not (param.is_flag or param.count):
-                    param.metavar = option_metavar(param)
+            elif isinstance(param, TyperOption) and not (param.metavar or param.is_flag):
+                param.metavar = option_metavar(param)
 
 
 def option_metavar(option: TyperOption) -> str:
