@@ -174,6 +174,14 @@ def run(argv: list[str] | None = None, holder: RuntimeHolder | None = None) -> i
             print(f"error[usage]: {exc}", file=sys.stderr)
         code = getattr(exc, "exit_code", 2)
         return ExitCode.USAGE if code == 2 else int(code)
+    except BrokenPipeError:  # `quotactl ... | head`: the reader has all it wanted
+        _discard_stdout()
+        return ExitCode.OK
+    except SystemExit as exc:  # typer turns a closed pipe into exit 1; it is not an error
+        if isinstance(exc.__context__, BrokenPipeError):
+            _discard_stdout()
+            return ExitCode.OK
+        raise
     except Exception:
         if "--debug" in args:
             traceback.print_exc()
@@ -188,14 +196,48 @@ def run(argv: list[str] | None = None, holder: RuntimeHolder | None = None) -> i
 
 
 def _report(exc: QuotactlError, holder: RuntimeHolder, args: list[str]) -> None:
+    """The error on stderr; with ``-o json`` also the error document on stdout, unless the
+    command already printed its own document."""
     from quotactl.render.errors import print_error
 
-    stream = holder.runtime.stderr if holder.runtime else sys.stderr
+    runtime = holder.runtime
+    stream = runtime.stderr if runtime else sys.stderr
     if "--debug" in args:
         traceback.print_exc(file=stream)
     print_error(exc, stream)
+    if wants_json(args) and not (runtime and runtime.json_written):
+        import json
+
+        from quotactl.render.errors import error_document
+
+        out = runtime.stdout if runtime else sys.stdout
+        out.write(json.dumps(error_document(exc), indent=2) + "\n")
+
+
+def wants_json(args: list[str]) -> bool:
+    """``-o json``, ``-ojson``, ``--output json`` or ``--output=json`` among the arguments."""
+    for index, arg in enumerate(args):
+        if arg in ("-o", "--output") and args[index + 1 : index + 2] == ["json"]:
+            return True
+        if arg in ("-ojson", "--output=json"):
+            return True
+    return False
+
+
+def _discard_stdout() -> None:
+    """Point stdout at /dev/null so that the interpreter's last flush cannot fail again."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):  # pragma: no cover - stdout without a file descriptor
+        pass
 
 
 def main() -> NoReturn:
     """Console-script entry point."""
-    sys.exit(run())
+    code = run()
+    try:
+        sys.stdout.flush()
+    except BrokenPipeError:
+        _discard_stdout()
+    sys.exit(code)
