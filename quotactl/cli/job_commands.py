@@ -156,7 +156,7 @@ def cancel(
     ctx: typer.Context,
     refs: Annotated[
         list[str],
-        typer.Argument(metavar="ID...", help="Jobs by name, ID or ARN.", show_default=False),
+        typer.Argument(metavar="ID", help="Jobs by name, ID or ARN.", show_default=False),
     ],
     reason: Annotated[
         str, typer.Option(metavar="REASON", help="Why (shown as the job's statusReason).")

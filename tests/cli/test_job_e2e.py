@@ -6,7 +6,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 import pytest
-from jobs_support import TYPE, Jobs, batch_client
+
+from tests.cli.jobs_support import TYPE, Jobs, batch_client
 
 if TYPE_CHECKING:
     from collections.abc import Callable

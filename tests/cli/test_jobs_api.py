@@ -6,13 +6,13 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 import pytest
-from jobs_support import CONFIG, all_jobs
 
 from quotactl.aws.jobs import JobsApi, Pacer
 from quotactl.aws.session import Target, client, make_session
 from quotactl.cli.app import run
 from quotactl.config.jobspec import load_job_spec
 from quotactl.core.jobs.spec import SubmitOptions, requests
+from tests.cli.jobs_support import CONFIG, all_jobs
 
 if TYPE_CHECKING:
     from collections.abc import Iterator

@@ -8,7 +8,8 @@ import json
 from typing import TYPE_CHECKING
 
 import pytest
-from jobs_support import TYPE, Jobs, all_jobs, batch_client
+
+from tests.cli.jobs_support import TYPE, Jobs, all_jobs, batch_client
 
 if TYPE_CHECKING:
     from collections.abc import Callable

@@ -7,7 +7,6 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from emulator_support import TYPE, create_share, payload, wait_for
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -15,6 +14,7 @@ from quotactl.aws.live import describe_all, read_queue
 from quotactl.aws.session import Target, client, make_session
 from quotactl.core.jobs.placement import preview
 from quotactl.emulator import Emulator
+from tests.emulator.emulator_support import TYPE, create_share, payload, wait_for
 
 STRATEGIES = ("RESERVE", "LEND", "LEND_AND_BORROW")
 HOLDING = {"SCHEDULED", "STARTING", "RUNNING"}

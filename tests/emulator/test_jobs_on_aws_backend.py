@@ -11,11 +11,11 @@ from typing import TYPE_CHECKING, Any
 
 import boto3
 import pytest
-from emulator_support import Served
 from moto import mock_aws
 
 from quotactl.aws.training import LOG_GROUP, LogReader, follow
 from quotactl.emulator import Emulator
+from tests.emulator.emulator_support import Served
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator
@@ -93,7 +93,7 @@ def _bucket() -> None:
 
 
 def _jobs(served: Served, name: str) -> list[str]:
-    from conftest import http_client
+    from tests.emulator.conftest import http_client
 
     http = http_client(served.url)
     found = http.list_service_jobs(jobQueue="q", filters=[{"name": "JOB_NAME", "values": [name]}])

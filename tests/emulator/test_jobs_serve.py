@@ -12,10 +12,10 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 import pytest
-from conftest import http_client
-from emulator_support import Served
 
 from quotactl.emulator import Emulator
+from tests.emulator.conftest import http_client
+from tests.emulator.emulator_support import Served
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator
