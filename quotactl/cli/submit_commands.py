@@ -139,7 +139,8 @@ def _dry_run(
         return
     from quotactl.render.jobs import print_placement
 
-    print_placement(runtime.console(), placement, queue=queue, share=share)
+    names = {j.job_id: j.name for j in live.jobs}
+    print_placement(runtime.console(), placement, queue=queue, share=share, names=names)
 
 
 def _submit(
