@@ -8,7 +8,7 @@ from fractions import Fraction
 from pathlib import Path
 
 import pytest
-from status_data import report
+from tests.render.status_data import report
 
 from quotactl.core.status import CapacityRow
 from quotactl.render.console import make_console
