@@ -122,6 +122,7 @@ def _register_commands() -> None:
         local_commands,
         plan_commands,
         simulate_commands,
+        trace_commands,
     )
 
     for module in (
@@ -130,6 +131,7 @@ def _register_commands() -> None:
         export_commands,
         iam_commands,
         simulate_commands,
+        trace_commands,
         local_commands,
     ):
         module.register(app)
