@@ -82,14 +82,34 @@ def apply(
     dry_run: Annotated[
         bool, typer.Option("--dry-run", help="Print the plan and stop (changes nothing).")
     ] = False,
+    allow_disruption: Annotated[
+        bool,
+        typer.Option(
+            "--allow-disruption",
+            help="Allow changes that terminate or expose to preemption jobs that hold instances.",
+        ),
+    ] = False,
+    max_disruption: Annotated[
+        int | None,
+        typer.Option(
+            "--max-disruption",
+            min=0,
+            metavar="N",
+            help="Allow the plan if it disrupts at most N jobs that hold instances.",
+            show_default=False,
+        ),
+    ] = None,
 ) -> None:
     """Make live resources match the config (or a saved plan).
 
     Shows the plan first and asks for 'yes' on a terminal. Deletes and replaces need
-    --allow-delete. Waits for every resource to become VALID.
+    --allow-delete; changes that would terminate or expose to preemption SCHEDULED, STARTING
+    or RUNNING jobs (judged against the jobs live now) need --allow-disruption or
+    --max-disruption N. Waits for every resource to become VALID.
     """
     from quotactl.cli.app import runtime_of
     from quotactl.cli.stack import confirm, guard_account, load, open_backend, report_calls
+    from quotactl.core import disruption
     from quotactl.core.apply import apply as run_plan
     from quotactl.core.diff import make_plan
     from quotactl.core.plan import DeleteNotAllowedError
@@ -111,6 +131,7 @@ def apply(
             guard_account(runtime, desired.account_id, desired.region)
         backend = open_backend(runtime, desired.region)
         the_plan = make_plan(desired, backend)
+    the_plan = disruption.at_apply_time(the_plan, backend)  # the jobs live now, not at plan time
     _show(runtime, the_plan, PlanFormat.TEXT)
     if the_plan.empty or dry_run:
         if dry_run and not the_plan.empty:
@@ -123,6 +144,7 @@ def apply(
             "nothing was changed",
             hint="review the plan (and its runtime impact), then re-run with --allow-delete",
         )
+    disruption.check(the_plan, allow=allow_disruption, max_jobs=max_disruption)
     confirm(runtime, "Apply this plan?", auto_approve=auto_approve)
     hooks = ProgressHooks(runtime.console())
     try:
