@@ -84,8 +84,8 @@ quotactl will perform the following actions:
 - share.training/old will be deleted
 
 Plan: 1 to create, 1 to update, 1 to replace, 1 to delete.
-Disruption: 1 job holding instances (1 preemptible); apply refuses without --allow-disruption or --max-disruption 1.
-""".replace("<times>", "\u00d7")
+Disruption: 1 job holding instances (1 preemptible); apply refuses without <flags>.
+""".replace("<times>", "\u00d7").replace("<flags>", "--allow-disruption or --max-disruption 1")
 
 
 def render(plan: Plan) -> str:
