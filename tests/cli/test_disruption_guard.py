@@ -126,7 +126,7 @@ def live() -> dict[str, object]:
     return out
 
 
-CASES = {
+CASES: dict[str, tuple[Callable[[str], str], tuple[str, ...], list[str]]] = {
     "a busy share's limit lowered": (
         lambda text: text.replace(
             "capacity: {ml.p5.48xlarge: 4}\n        sharing: lend_and_borrow",
