@@ -84,6 +84,83 @@ def generate(
         )
 
 
+@trace_app.command("export")
+def export(
+    ctx: typer.Context,
+    out: Annotated[
+        Path,
+        typer.Option("--out", metavar="FILE", help="Write the trace here.", show_default=False),
+    ],
+    queues: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--queue",
+            metavar="QUEUE",
+            help="Only this job queue (repeatable; default: every quota-managed queue).",
+            show_default=False,
+        ),
+    ] = None,
+    since: Annotated[
+        str | None,
+        typer.Option(
+            "--since",
+            metavar="DURATION",
+            help="Only jobs submitted in this last stretch (90s, 30m, 2h, 7d).",
+            show_default=False,
+        ),
+    ] = None,
+    priorities: Annotated[
+        bool,
+        typer.Option(
+            "--priorities",
+            help="Read every job's priority (one DescribeServiceJob call per job).",
+        ),
+    ] = False,
+) -> None:
+    """Write the live account's job history as a trace that `quotactl simulate` replays.
+
+    Every job of every status, in submission order; a job's duration is the run time of its
+    last attempt. Jobs still running get the time they have run so far (a lower bound), queued
+    ones the run time they asked for (an upper bound); the closing note counts both.
+    """
+    from quotactl.aws.history import export_trace, queue_names
+    from quotactl.cli.app import runtime_of
+    from quotactl.cli.stack import open_backend, report_calls
+    from quotactl.core.durations import parse_duration
+    from quotactl.core.simulate import human_duration
+    from quotactl.errors import UsageError
+
+    runtime = runtime_of(ctx)
+    try:
+        look_back = parse_duration(since) if since is not None else None
+    except ValueError as exc:
+        raise UsageError(f"--since {since!r}: {exc}") from None
+    backend = open_backend(runtime, None)
+    names = queue_names(backend.api, queues or None)
+    partial = out.with_name(out.name + ".partial")  # the trace appears whole, or not at all
+    with open_for_writing(partial) as stream:
+        tally = export_trace(backend.api, names, since=look_back, priorities=priorities, out=stream)
+    partial.replace(out)
+    report_calls(runtime, backend)
+    span = human_duration((tally.last or 0.0) - (tally.first or 0.0))
+    runtime.notice(
+        f"quotactl: wrote {tally.rows:,} jobs from {', '.join(names)} (submissions over"
+        f" {span}) to {out}"
+    )
+    if tally.lower_bounds:
+        runtime.notice(
+            f"  {tally.lower_bounds:,} rows are lower bounds: jobs still running, with the"
+            " time they have run so far"
+        )
+    if tally.upper_bounds:
+        runtime.notice(
+            f"  {tally.upper_bounds:,} rows are upper bounds: queued jobs, with the run time"
+            " they asked for"
+        )
+    for reason, n in sorted(tally.left_out.items()):
+        runtime.notice(f"  {n:,} jobs left out: {reason}")
+
+
 def open_for_writing(path: Path) -> TextIO:
     try:
         return path.open("w", encoding="utf-8", newline="")
