@@ -72,7 +72,7 @@ def comparison_json(comparison: Comparison, *, trace: str) -> str:
     document = {
         "format_version": FORMAT_VERSION,
         "trace": trace,
-        "jobs": after.result.jobs,
+        "jobs": comparison.trace_jobs,
         "run": run_json(after.result, after.side.label, after.side.override),
         "baseline": run_json(before.result, before.side.label, before.side.override),
         "verdict": comparison.verdict,
@@ -182,7 +182,7 @@ def _headline(comparison: Comparison, trace: str) -> Text:
         (after.side.label, "bold"),
         " against ",
         (before.side.label, "bold"),
-        f" on {after.result.jobs:,} jobs from {trace}: submissions over"
+        f" on {comparison.trace_jobs:,} jobs from {trace}: submissions over"
         f" {human_duration(after.result.window_seconds)}.",
     )
 
@@ -255,7 +255,7 @@ def comparison_markdown(comparison: Comparison, *, trace: str) -> str:
     lines = [
         f"### quotactl what-if: `{after.side.label}` against `{before.side.label}`",
         "",
-        f"Replayed {after.result.jobs:,} jobs from `{trace}` (submissions over"
+        f"Replayed {comparison.trace_jobs:,} jobs from `{trace}` (submissions over"
         f" {human_duration(after.result.window_seconds)}) on both configurations.",
         "",
         f"**Verdict:** {comparison.verdict}",

@@ -79,6 +79,11 @@ class Comparison:
     def against_reserve(self) -> bool:
         return self.before.side.override == "RESERVE"
 
+    @property
+    def trace_jobs(self) -> int:
+        """Rows of the trace: what either side replayed plus what it had no share for."""
+        return max(r.result.jobs + sum(r.skipped.values()) for r in (self.before, self.after))
+
     def by_outcome(self, outcome: Outcome) -> tuple[ShareChange, ...]:
         return tuple(s for s in self.shares if s.outcome is outcome)
 
