@@ -63,9 +63,10 @@ def _run_step(script: str, repo: Path, env: dict[str, str], values: dict[str, st
 
 
 def test_workflow_commands_run_end_to_end_on_the_emulator(repo_root: Path, tmp_path: Path) -> None:
-    """A PR that moves two of nlp's instances to research while nlp's jobs run: the comment shows the plan, says the
-    guard will refuse it, and shows the what-if on the exported history; the merge job's apply
-    is refused, then goes through with the allow-disruption label."""
+    """A PR that moves two of nlp's instances to research while nlp's jobs run: the comment
+    shows the plan, says the guard will refuse it, and shows the what-if on the exported
+    history; the merge job's apply is refused, then goes through with the allow-disruption
+    label."""
     workflow = yaml.safe_load(
         (repo_root / "configs" / "ci" / "quotactl-gitops.yml.example").read_text()
     )
