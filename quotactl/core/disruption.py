@@ -88,7 +88,7 @@ def check(plan: Plan, *, allow: bool, max_jobs: int | None) -> tuple[DisruptedJo
         for d in disrupted[:10]
     )
     more = f" and {len(disrupted) - 10} more" if len(disrupted) > 10 else ""
-    limit = f" (--max-disruption {max_jobs} allows fewer)" if max_jobs is not None else ""
+    limit = f" (more than --max-disruption {max_jobs})" if max_jobs is not None else ""
     raise DisruptionNotAllowedError(
         f"the plan would terminate or expose to preemption {len(disrupted)} active job(s)"
         f"{limit}: {shown}{more}; nothing was changed",
