@@ -93,7 +93,6 @@ def apply(
         int | None,
         typer.Option(
             "--max-disruption",
-            min=0,
             metavar="N",
             help="Allow the plan if it disrupts at most N jobs that hold instances.",
             show_default=False,
@@ -144,6 +143,8 @@ def apply(
             "nothing was changed",
             hint="review the plan (and its runtime impact), then re-run with --allow-delete",
         )
+    if max_disruption is not None and max_disruption < 0:
+        raise UsageError(f"--max-disruption must be 0 or more, not {max_disruption}")
     disruption.check(the_plan, allow=allow_disruption, max_jobs=max_disruption)
     confirm(runtime, "Apply this plan?", auto_approve=auto_approve)
     hooks = ProgressHooks(runtime.console())

@@ -33,7 +33,7 @@ def simulate(
         typer.Option(
             "--trace",
             metavar="FILE",
-            help="The jobs to replay: CSV with a header, or JSON Lines (docs/simulate.md).",
+            help="The jobs to replay: CSV with a header, or JSON Lines.",
             show_default=False,
         ),
     ],
@@ -57,7 +57,9 @@ def simulate(
     ] = None,
     output: Annotated[
         OutputFormat,
-        typer.Option("-o", "--output", help="text, json, or markdown (a PR comment)."),
+        typer.Option(
+            "-o", "--output", metavar="text|json|markdown", help="markdown is a PR comment."
+        ),
     ] = OutputFormat.TEXT,
 ) -> None:
     """Replay a job trace against the config offline: waits, borrowing, lending, preemption.
