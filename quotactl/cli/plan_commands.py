@@ -118,6 +118,8 @@ def apply(
     runtime = runtime_of(ctx)
     if plan_file is not None and paths:
         raise UsageError("give config PATHs or --plan FILE, not both")
+    if max_disruption is not None and max_disruption < 0:
+        raise UsageError(f"--max-disruption must be 0 or more, not {max_disruption}")
     if plan_file is not None:
         saved = _read_plan(plan_file)
         if not dry_run:
@@ -143,8 +145,6 @@ def apply(
             "nothing was changed",
             hint="review the plan (and its runtime impact), then re-run with --allow-delete",
         )
-    if max_disruption is not None and max_disruption < 0:
-        raise UsageError(f"--max-disruption must be 0 or more, not {max_disruption}")
     disruption.check(the_plan, allow=allow_disruption, max_jobs=max_disruption)
     confirm(runtime, "Apply this plan?", auto_approve=auto_approve)
     hooks = ProgressHooks(runtime.console())
