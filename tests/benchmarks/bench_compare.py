@@ -63,6 +63,11 @@ def peak_mib(who: int) -> float:
     return resource.getrusage(who).ru_maxrss / 1024  # KiB on Linux
 
 
+def _cpu(who: int) -> float:
+    usage = resource.getrusage(who)
+    return usage.ru_utime + usage.ru_stime
+
+
 def run(kind: str, trace: Path) -> dict[str, float]:
     base = bench_queue()
     start, cpu = time.perf_counter(), time.process_time()
@@ -79,6 +84,7 @@ def run(kind: str, trace: Path) -> dict[str, float]:
         "jobs": jobs,
         "peak_mib": peak_mib(resource.RUSAGE_SELF),
         "child_peak_mib": peak_mib(resource.RUSAGE_CHILDREN),
+        "child_cpu": _cpu(resource.RUSAGE_CHILDREN),
         "verdict": verdict,  # type: ignore[dict-item]
     }
 
@@ -112,12 +118,14 @@ def main() -> None:
         print(f"trace: {args.jobs:,} jobs, 20 shares x 3 types, {size:.0f} MiB")
         print(f"cores: {os.cpu_count()}, load average before: {os.getloadavg()}")
         results = {kind: child(kind, trace) for kind in RUNS}
-    print(f"{'run':<10}{'seconds':>9}{'cpu s':>8}{'peak MiB':>10}{'child MiB':>11}")
+    header = f"{'run':<10}{'seconds':>9}{'cpu s':>8}{'child cpu s':>13}{'peak MiB':>10}"
+    print(header + f"{'child MiB':>11}")
     for kind, r in results.items():
         print(
-            f"{kind:<10}{r['seconds']:>9.2f}{r['cpu']:>8.2f}{r['peak_mib']:>10.0f}"
-            f"{r['child_peak_mib']:>11.0f}"
+            f"{kind:<10}{r['seconds']:>9.2f}{r['cpu']:>8.2f}{r['child_cpu']:>13.2f}"
+            f"{r['peak_mib']:>10.0f}{r['child_peak_mib']:>11.0f}"
         )
+    print("(cpu s: the main process; child: the parse worker (single) or the replay worker)")
     ratio = results["compare"]["seconds"] / results["single"]["seconds"]
     print(f"load average after: {os.getloadavg()}")
     print(f"verdict: {results['compare']['verdict']}")
