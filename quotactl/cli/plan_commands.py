@@ -132,7 +132,6 @@ def apply(
             guard_account(runtime, desired.account_id, desired.region)
         backend = open_backend(runtime, desired.region)
         the_plan = make_plan(desired, backend)
-    the_plan = disruption.at_apply_time(the_plan, backend)  # the jobs live now, not at plan time
     _show(runtime, the_plan, PlanFormat.TEXT)
     if the_plan.empty or dry_run:
         if dry_run and not the_plan.empty:
@@ -145,7 +144,7 @@ def apply(
             "nothing was changed",
             hint="review the plan (and its runtime impact), then re-run with --allow-delete",
         )
-    disruption.check(the_plan, allow=allow_disruption, max_jobs=max_disruption)
+    disruption.guard(the_plan, backend, allow=allow_disruption, max_jobs=max_disruption)
     confirm(runtime, "Apply this plan?", auto_approve=auto_approve)
     hooks = ProgressHooks(runtime.console())
     try:

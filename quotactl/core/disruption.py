@@ -97,9 +97,11 @@ def check(plan: Plan, *, allow: bool, max_jobs: int | None) -> tuple[DisruptedJo
     )
 
 
-def at_apply_time(plan: Plan, reader: StateReader) -> Plan:
-    """``plan`` with its runtime impact evaluated against the jobs live now (read here)."""
+def guard(plan: Plan, reader: StateReader, *, allow: bool, max_jobs: int | None) -> None:
+    """Apply's precondition: judge ``plan`` on the jobs live now (read here, under the lock)
+    and raise ``disruption-not-allowed`` unless the flags let it through."""
+    if allow:
+        return
     queues = plan.queues_at_risk()
-    if not queues:
-        return plan
-    return reassess(plan, reader.live_jobs(sorted(queues)))
+    if queues:
+        check(reassess(plan, reader.live_jobs(sorted(queues))), allow=False, max_jobs=max_jobs)
