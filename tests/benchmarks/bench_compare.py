@@ -28,12 +28,7 @@ import tempfile
 import time
 from dataclasses import replace
 from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).parent))
-
 from typing import TYPE_CHECKING
-
-from bench_simulate import bench_queue
 
 from quotactl.core.simulate import (
     Side,
@@ -43,6 +38,7 @@ from quotactl.core.simulate import (
     run_one,
     write_trace,
 )
+from tests.benchmarks.bench_simulate import bench_queue
 
 if TYPE_CHECKING:
     from quotactl.core.engine import QueueModel
