@@ -211,3 +211,15 @@ def test_generated_trace_goes_to_stdout_alone(cli: Cli, files: tuple[Path, Path]
     assert result.exit_code == 0
     assert result.stderr == ""
     assert len(result.stdout.splitlines()) == 6
+
+
+def test_single_run_markdown_is_one_table(cli: Cli, files: tuple[Path, Path]) -> None:
+    config, trace = files
+    result = cli("simulate", str(config), "--trace", str(trace), "-o", "markdown")
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout.startswith(f"### quotactl simulate: `{trace}`\n")
+    assert (
+        "| `training/alpha` | lend+borrow | 4 | 0 s | 0 s | 3.0 | 1.5 | 0.0 | 1 | 0.5 |"
+        in result.stdout
+    )
+    assert "Queue `training`: 100% of claimed capacity used." in result.stdout
