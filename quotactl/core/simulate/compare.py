@@ -90,9 +90,8 @@ class Comparison:
 
 def compare(before: Replay, after: Replay) -> Comparison:
     """Share by share and queue by queue, what ``after`` changes against ``before``."""
-    old = {(s.queue, s.share): s for s in before.result.shares if _takes_jobs(before, s)}
-    new = {(s.queue, s.share): s for s in after.result.shares if _takes_jobs(after, s)}
-    keys = list(dict.fromkeys([*(k for k in new), *(k for k in old)]))
+    old, new = _taking_jobs(before), _taking_jobs(after)
+    keys = list(dict.fromkeys([*new, *old]))
     keys.sort(key=_order(after.result, before.result))
     shares = tuple(_share_change(k, old.get(k), new.get(k), before, after) for k in keys)
     old_q = {q.queue: q for q in before.result.queues}
@@ -104,18 +103,10 @@ def compare(before: Replay, after: Replay) -> Comparison:
     return Comparison(before, after, shares, queues, verdict)
 
 
-def _takes_jobs(replay: Replay, share: ShareResult) -> bool:
-    model = next(
-        (
-            s
-            for q in replay.side.queues
-            if q.name == share.queue
-            for s in q.shares
-            if s.name == share.share
-        ),
-        None,
-    )
-    return model is not None and model.enabled
+def _taking_jobs(replay: Replay) -> dict[tuple[str, str], ShareResult]:
+    """The side's shares that take jobs (present and enabled), by (queue, share)."""
+    enabled = {(q.name, s.name) for q in replay.side.queues for s in q.shares if s.enabled}
+    return {(s.queue, s.share): s for s in replay.result.shares if (s.queue, s.share) in enabled}
 
 
 def _order(*results: SimulationResult) -> Callable[[tuple[str, str]], tuple[int, int]]:
