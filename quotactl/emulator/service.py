@@ -89,6 +89,7 @@ class Emulator:
             fault = self.faults.before(operation)
             if fault is not None:
                 raise fault
+            self.router.validate(operation, params)
             return wire.ok(self.call(operation, params), rid)
         except ServiceError as exc:
             return wire.error(exc, rid)
