@@ -16,10 +16,14 @@ import math
 import re
 from typing import TYPE_CHECKING, Any
 
-from botocore.validate import ParamValidator, ValidationErrors
+from botocore import validate as botocore_validate
 
 if TYPE_CHECKING:
-    from botocore.model import ServiceModel, Shape
+    from botocore.model import ListShape, MapShape, ServiceModel, Shape
+
+# botocore-stubs leave out the hooks (``_validate_<type>``, ``_format_error``) overridden here.
+_ParamValidator: Any = botocore_validate.ParamValidator
+_ValidationErrors: Any = botocore_validate.ValidationErrors
 
 INT_BOUNDS = {"integer": (-(2**31), 2**31 - 1), "long": (-(2**63), 2**63 - 1)}
 MAX_ERRORS = 5  # a message lists at most this many problems
@@ -58,7 +62,7 @@ def json_type(value: Any) -> str:
     return _JSON_TYPES.get(type(value), type(value).__name__)
 
 
-class WireErrors(ValidationErrors):
+class WireErrors(_ValidationErrors):  # type: ignore[misc]
     """botocore's report, with values quoted briefly and JSON type names."""
 
     def _format_error(self, error: Any) -> str:
@@ -85,7 +89,7 @@ class WireErrors(ValidationErrors):
         return [self._format_error(e) for e in self._errors]
 
 
-class WireValidator(ParamValidator):
+class WireValidator(_ParamValidator):  # type: ignore[misc]
     """``ParamValidator`` plus the checks AWS makes on its side of the wire."""
 
     def validate(self, params: Any, shape: Shape) -> WireErrors:
@@ -148,7 +152,7 @@ class WireValidator(ParamValidator):
             return
         super()._validate_structure(params, shape, errors, name)
 
-    def _validate_list(self, param: Any, shape: Shape, errors: Any, name: str) -> None:
+    def _validate_list(self, param: Any, shape: ListShape, errors: Any, name: str) -> None:
         if not isinstance(param, list):
             errors.report(name, "invalid type", param=param, expected="array")
             return
@@ -156,7 +160,7 @@ class WireValidator(ParamValidator):
         for index, item in enumerate(param):
             self._validate(item, shape.member, errors, f"{name}[{index}]")
 
-    def _validate_map(self, param: Any, shape: Shape, errors: Any, name: str) -> None:
+    def _validate_map(self, param: Any, shape: MapShape, errors: Any, name: str) -> None:
         if not isinstance(param, dict):
             errors.report(name, "invalid type", param=param, expected="object")
             return
