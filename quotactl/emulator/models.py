@@ -11,6 +11,8 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Self
 
+from quotactl.emulator.validate import conforms
+
 # Resource statuses (reference §1); INVALID is never produced by the emulator.
 CREATING, UPDATING, DELETING, VALID = "CREATING", "UPDATING", "DELETING", "VALID"
 SETTLING = (CREATING, UPDATING, DELETING)
@@ -73,6 +75,14 @@ class SchedulingPolicy(Record):
     quota_share_policy: dict[str, Any] | None = None
     fairshare_policy: dict[str, Any] | None = None
 
+    @classmethod
+    def from_doc(cls, doc: dict[str, Any], seq: int) -> Self:
+        policy = super().from_doc(doc, seq)
+        fair = policy.fairshare_policy
+        if fair is not None and not conforms(fair, "batch", "FairsharePolicy"):
+            policy.fairshare_policy = {}  # stored unchecked by an older version: not echoed
+        return policy
+
     def to_api(self, tags: dict[str, str]) -> dict[str, Any]:
         return _drop_none(
             {
@@ -116,6 +126,19 @@ class JobQueue(Settling):
     service_environment_order: list[dict[str, Any]] = field(default_factory=list)
     job_state_time_limit_actions: list[dict[str, Any]] = field(default_factory=list)
     status_reason: str | None = None
+
+    @classmethod
+    def from_doc(cls, doc: dict[str, Any], seq: int) -> Self:
+        """Entries an older version stored unchecked (no maxTimeSeconds, ...) are dropped:
+        the state machine reads them on every tick."""
+        queue = super().from_doc(doc, seq)
+        stored = queue.job_state_time_limit_actions
+        queue.job_state_time_limit_actions = [
+            action
+            for action in (stored if isinstance(stored, list) else [])
+            if conforms(action, "batch", "JobStateTimeLimitAction")
+        ]
+        return queue
 
     def to_api(self, tags: dict[str, str]) -> dict[str, Any]:
         return _drop_none(

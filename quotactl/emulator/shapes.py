@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 from botocore import validate as botocore_validate
 
 if TYPE_CHECKING:
-    from botocore.model import ListShape, MapShape, ServiceModel, Shape
+    from botocore.model import ListShape, MapShape, ServiceModel, Shape, StructureShape
 
 # botocore-stubs leave out the hooks (``_validate_<type>``, ``_format_error``) overridden here.
 _ParamValidator: Any = botocore_validate.ParamValidator
@@ -90,11 +90,18 @@ class WireErrors(_ValidationErrors):  # type: ignore[misc]
 
 
 class WireValidator(_ParamValidator):  # type: ignore[misc]
-    """``ParamValidator`` plus the checks AWS makes on its side of the wire."""
+    """``ParamValidator`` plus the checks AWS makes on its side of the wire.
 
-    def validate(self, params: Any, shape: Shape) -> WireErrors:
+    ``lenient`` leaves out enums and unknown members: for a document another service reads
+    (a SageMaker payload), where only the types and ranges of what the emulator uses matter.
+    """
+
+    def __init__(self, *, lenient: bool = False) -> None:
+        self.lenient = lenient
+
+    def validate(self, params: Any, shape: Shape, root: str = "") -> WireErrors:
         errors = WireErrors()
-        self._validate(params, shape, errors, name="")
+        self._validate(params, shape, errors, name=root)
         return errors
 
     # -- scalars -------------------------------------------------------------------------
@@ -108,7 +115,7 @@ class WireValidator(_ParamValidator):  # type: ignore[misc]
             )
             return
         _length(param, shape, errors, name)
-        allowed = shape.metadata.get("enum")
+        allowed = None if self.lenient else shape.metadata.get("enum")
         if allowed and param not in allowed:
             errors.report(
                 name, "invalid value", param=param, why=f"valid values: {', '.join(allowed)}"
@@ -146,10 +153,14 @@ class WireValidator(_ParamValidator):  # type: ignore[misc]
             errors.report(name, "invalid type", param=param, expected="timestamp")
 
     # -- containers ------------------------------------------------------------------------
-    def _validate_structure(self, params: Any, shape: Shape, errors: Any, name: str) -> None:
+    def _validate_structure(
+        self, params: Any, shape: StructureShape, errors: Any, name: str
+    ) -> None:
         if not isinstance(params, dict):
             errors.report(name, "invalid type", param=params, expected="object")
             return
+        if self.lenient:
+            params = {k: v for k, v in params.items() if k in shape.members}
         super()._validate_structure(params, shape, errors, name)
 
     def _validate_list(self, param: Any, shape: ListShape, errors: Any, name: str) -> None:
@@ -214,9 +225,9 @@ def service_model(service: str) -> ServiceModel:
     return botocore.model.ServiceModel(raw, service_name=service)
 
 
-def problems(value: Any, shape: Shape) -> list[str]:
-    """Every way ``value`` breaks ``shape``, as messages naming the member path."""
-    return WireValidator().validate(value, shape).messages()
+def problems(value: Any, shape: Shape, *, root: str = "", lenient: bool = False) -> list[str]:
+    """Every way ``value`` breaks ``shape``, as messages naming the member path from ``root``."""
+    return WireValidator(lenient=lenient).validate(value, shape, root).messages()
 
 
 def report(found: list[str]) -> str:
