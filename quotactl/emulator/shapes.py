@@ -12,6 +12,7 @@ botocore's model is checked without a line changing here.
 from __future__ import annotations
 
 import functools
+import json
 import math
 import re
 from typing import TYPE_CHECKING, Any
@@ -79,10 +80,8 @@ class WireErrors(_ValidationErrors):  # type: ignore[misc]
             )
         if kind == "unknown field":
             valid = ", ".join(extra["valid_names"])
-            return (
-                f"Unknown parameter in {name}: {shown(extra['unknown_param'])}, "
-                f"must be one of: {valid}"
-            )
+            unknown = json.dumps(str(extra["unknown_param"])[:MAX_SHOWN])
+            return f"Unknown parameter in {name}: {unknown}, must be one of: {valid}"
         return str(super()._format_error(error))
 
     def messages(self) -> list[str]:
