@@ -70,7 +70,7 @@ class Router:
                 "^"
                 + re.sub(
                     r"\\{(\w+)\\}",
-                    lambda m: f"(?P<{m.group(1)}>.+)",
+                    lambda m: f"(?P<{m.group(1)}>.*)",
                     re.escape(uri.split("?")[0]),
                 )
                 + "$"
