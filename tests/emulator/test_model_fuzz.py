@@ -124,7 +124,8 @@ def seed(batch: Any) -> dict[str, list[Any]]:
     resources = [arns["queue"], arns["policy"], arns["a"], fair, jobs[0]["jobArn"]]
     order = [{"order": 1, "serviceEnvironment": "e1"}]
     return {
-        "name": ["fq-quota", "fair", "p1", "p2"],
+        "name": ["fq-quota", "fair", "p1", "AFTER_CREATED_AT", "JOB_NAME"],
+        "values": [["\u00b2"], ["1700000000000"], ["seed*"]],
         "arn": [arns["policy"], fair],
         "arns": [[arns["policy"], fair]],
         "schedulingPolicyArn": [arns["policy"], fair],

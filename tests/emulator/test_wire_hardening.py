@@ -363,3 +363,11 @@ def test_an_arn_of_another_account_names_nothing(
     assert client.describe_scheduling_policies(arns=[foreign["policy"]])["schedulingPolicies"] == []
     client.terminate_service_jobs(jobs=[foreign_job], reason="r")
     assert client.describe_service_job(jobId=job["jobId"])["status"] != "FAILED"
+
+
+@pytest.mark.parametrize("value", ["\u00b2", "9" * 5000, "1e3", " 12"])
+def test_a_created_at_filter_takes_ascii_digits_only(batch: Account, value: str) -> None:
+    """'²'.isdigit() is true but int('²') fails: this answered 500 once."""
+    filters = [{"name": "BEFORE_CREATED_AT", "values": [value]}]
+    with pytest.raises(batch.client.exceptions.ClientException, match="epoch milliseconds"):
+        batch.client.list_service_jobs(filters=filters)

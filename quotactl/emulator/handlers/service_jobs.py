@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from typing import TYPE_CHECKING, Any
 
 from quotactl.emulator import jobs
@@ -38,6 +39,7 @@ FILTERS = (
 )
 SHARE_FILTERS = ("SHARE_IDENTIFIER", "QUOTA_SHARE_NAME")
 MAX_BULK_TERMINATE = 50
+EPOCH_MS = re.compile(r"[0-9]{1,19}")  # ASCII digits only: "²".isdigit() but int("²") fails
 
 
 def find_job(ctx: Context, value: str) -> ServiceJob:
@@ -214,7 +216,7 @@ def _filter(params: Params) -> tuple[str, str] | None:
     if len(values) != 1 or not isinstance(values[0], str):
         raise ClientException(f"filter {name} takes exactly one string value, got {values!r}")
     value = values[0]
-    if name in ("BEFORE_CREATED_AT", "AFTER_CREATED_AT") and not value.isdigit():
+    if name in ("BEFORE_CREATED_AT", "AFTER_CREATED_AT") and not EPOCH_MS.fullmatch(value):
         raise ClientException(f"filter {name} takes epoch milliseconds, got {value!r}")
     return name, value
 
