@@ -21,16 +21,16 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import quote, urlencode
 
 import pytest
-from conftest import http_client
-from emulator_support import POLICY, TYPE, Served, make_queue, payload
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
-from model_strategies import broken, mutations, places, replaced, valid
-from wire_support import BATCH, Answer, output_problems
 
 from quotactl.aws.session import Target, client, make_session
 from quotactl.emulator import Emulator
 from quotactl.emulator.handlers import HANDLERS
+from tests.emulator.conftest import http_client
+from tests.emulator.emulator_support import POLICY, TYPE, Served, make_queue, payload
+from tests.emulator.model_strategies import broken, mutations, places, replaced, valid
+from tests.emulator.wire_support import BATCH, Answer, output_problems
 
 if TYPE_CHECKING:
     from collections.abc import Iterator

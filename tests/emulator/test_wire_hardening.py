@@ -10,13 +10,14 @@ import sqlite3
 from typing import TYPE_CHECKING, Any
 
 import pytest
-from emulator_support import POLICY, TYPE, make_queue, payload
-from wire_support import output_problems, raw
+
+from tests.emulator.emulator_support import POLICY, TYPE, make_queue, payload
+from tests.emulator.wire_support import output_problems, raw
 
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from conftest import Account
+    from tests.emulator.conftest import Account
 
 REASON = "MISCONFIGURATION:QUOTA_MANAGEMENT_LIMIT_EXCEEDED"
 ACCOUNT = "arn:aws:batch:us-east-1:123456789012"

@@ -15,7 +15,8 @@ from quotactl.emulator.shapes import service_model
 
 if TYPE_CHECKING:
     from botocore.model import Shape
-    from conftest import Account
+
+    from tests.emulator.conftest import Account
 
 BATCH = service_model("batch")
 AWS_OMITS = {("DescribeServiceJobResponse", "startedAt")}
