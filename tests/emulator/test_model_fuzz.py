@@ -62,6 +62,12 @@ class Fuzzed:
     def _capture(self, response_dict: dict[str, Any], **_: Any) -> None:
         self.last = response_dict
 
+    def pools_for(self, operation: str) -> dict[str, list[Any]]:
+        """The pools, with ``<Operation>.<member>`` entries overriding ``<member>``."""
+        prefix = f"{operation}."
+        own = {k[len(prefix) :]: v for k, v in self.pools.items() if k.startswith(prefix)}
+        return {**self.pools, **own}
+
     def raw(self, method: str, target: str, data: bytes) -> Answer:
         SENT[f"{self.transport} raw"] += 1
         path, _, query = target.partition("?")
@@ -153,7 +159,8 @@ def seed(batch: Any) -> dict[str, list[Any]]:
         "schedulingPriority": [1, 10],
         "order": [1],
         "jobName": ["j1", "j2"],
-        "jobId": [j["jobId"] for j in jobs] + [j["jobArn"] for j in jobs],
+        "jobId": [j["jobId"] for j in jobs[1:]] + [j["jobArn"] for j in jobs[1:]],
+        "TerminateServiceJob.jobId": [jobs[0]["jobId"], jobs[0]["jobArn"]],
         "jobs": [[jobs[0]["jobId"]]],
         "serviceRequestPayload": [payload(), payload(count=2), "{}", "not json"],
         "resourceArn": resources,
@@ -209,7 +216,7 @@ def check_valid(account: Fuzzed, operation: str, data: st.DataObject) -> None:
     """A request the model accepts, through boto3: a 200 with a valid output, or a 400."""
     model = BATCH.operation_model(operation)
     assert model.input_shape is not None
-    params = data.draw(valid(model.input_shape, account.pools), label="params")
+    params = data.draw(valid(model.input_shape, account.pools_for(operation)), label="params")
     call = getattr(account.client, snake(operation))
     with contextlib.suppress(account.client.exceptions.ClientException):
         call(**params)
@@ -258,7 +265,7 @@ def check_broken(account: Fuzzed, operation: str, data: st.DataObject) -> None:
     model = BATCH.operation_model(operation)
     shape = model.input_shape
     assert shape is not None
-    params = data.draw(valid(shape, account.pools), label="params")
+    params = data.draw(valid(shape, account.pools_for(operation)), label="params")
     path, where = data.draw(st.sampled_from(places(params, shape)), label="place")
     way = data.draw(st.sampled_from(mutations(where)), label="way")
     pick = data.draw(st.integers(0, 5), label="pick")
@@ -292,18 +299,33 @@ def test_broken_requests_over_http(
     check_broken(http_account, operation, data)
 
 
+def _containers(inner: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
+    return st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner, max_size=3)
+
+
+def _json_bytes(value: Any) -> bytes:
+    return json.dumps(value).encode()
+
+
+def _nested(depth: int) -> bytes:
+    return b'{"a":' + b"[" * depth + b"]" * depth + b"}"
+
+
+def _long_name(length: int) -> bytes:
+    return _json_bytes({"name": "x" * length})
+
+
+def _text_bytes(text: str) -> bytes:
+    return text.encode("utf-8", "surrogatepass")
+
+
+SCALARS = st.none() | st.booleans() | st.floats() | st.integers() | st.text(max_size=8)
 GARBAGE = st.one_of(
     st.binary(max_size=64),
-    st.text(max_size=64).map(lambda t: t.encode("utf-8", "surrogatepass")),
-    st.integers(1, 5000).map(lambda n: b'{"a":' + b"[" * n + b"]" * n + b"}"),
-    st.integers(1, 200_000).map(lambda n: json.dumps({"name": "x" * n}).encode()),
-    st.recursive(
-        st.none() | st.booleans() | st.floats() | st.integers() | st.text(max_size=8),
-        lambda inner: (
-            st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner, max_size=3)
-        ),
-        max_leaves=12,
-    ).map(lambda v: json.dumps(v).encode()),
+    st.text(max_size=64).map(_text_bytes),
+    st.integers(1, 5000).map(_nested),
+    st.integers(1, 200_000).map(_long_name),
+    st.recursive(SCALARS, _containers, max_leaves=12).map(_json_bytes),
 )
 
 
