@@ -11,7 +11,7 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Self
 
-from quotactl.emulator.validate import conforms
+from quotactl.emulator.validate import stored_fairshare, stored_time_limits
 
 # Resource statuses (reference §1); INVALID is never produced by the emulator.
 CREATING, UPDATING, DELETING, VALID = "CREATING", "UPDATING", "DELETING", "VALID"
@@ -78,9 +78,7 @@ class SchedulingPolicy(Record):
     @classmethod
     def from_doc(cls, doc: dict[str, Any], seq: int) -> Self:
         policy = super().from_doc(doc, seq)
-        fair = policy.fairshare_policy
-        if fair is not None and not conforms(fair, "batch", "FairsharePolicy"):
-            policy.fairshare_policy = {}  # stored unchecked by an older version: not echoed
+        policy.fairshare_policy = stored_fairshare(policy.fairshare_policy)
         return policy
 
     def to_api(self, tags: dict[str, str]) -> dict[str, Any]:
@@ -129,15 +127,8 @@ class JobQueue(Settling):
 
     @classmethod
     def from_doc(cls, doc: dict[str, Any], seq: int) -> Self:
-        """Entries an older version stored unchecked (no maxTimeSeconds, ...) are dropped:
-        the state machine reads them on every tick."""
         queue = super().from_doc(doc, seq)
-        stored = queue.job_state_time_limit_actions
-        queue.job_state_time_limit_actions = [
-            action
-            for action in (stored if isinstance(stored, list) else [])
-            if conforms(action, "batch", "JobStateTimeLimitAction")
-        ]
+        queue.job_state_time_limit_actions = stored_time_limits(queue.job_state_time_limit_actions)
         return queue
 
     def to_api(self, tags: dict[str, str]) -> dict[str, Any]:

@@ -203,10 +203,24 @@ def _overlap(one: str, other: str) -> bool:
 
 
 def conforms(value: Any, service: str, shape: str) -> bool:
-    """Whether a stored value still fits its input shape (state files from older versions
-    may hold what the emulator once accepted unchecked)."""
+    """Whether a value fits an input shape of ``service``'s botocore model."""
     model = shapes.service_model(service)
     return not shapes.problems(value, model.shape_for(shape))
+
+
+# State files from older versions may hold what the emulator once accepted unchecked; what
+# does not fit the model now is left out when read (it could fail every request otherwise).
+def stored_time_limits(actions: Any) -> list[dict[str, Any]]:
+    """A job queue's stored jobStateTimeLimitActions, without entries that do not fit."""
+    found = actions if isinstance(actions, list) else []
+    return [a for a in found if conforms(a, "batch", "JobStateTimeLimitAction")]
+
+
+def stored_fairshare(policy: Any) -> dict[str, Any] | None:
+    """A stored fairsharePolicy, or ``{}`` if it does not fit the model."""
+    if policy is None or conforms(policy, "batch", "FairsharePolicy"):
+        return policy  # type: ignore[no-any-return]
+    return {}
 
 
 TRAINING_MEMBERS = {"ResourceConfig": "ResourceConfig", "StoppingCondition": "StoppingCondition"}
