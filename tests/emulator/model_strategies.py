@@ -53,10 +53,24 @@ def _drawn(shape: Shape, pools: Pools, member: str) -> st.SearchStrategy[Any]:
     if kind == "structure":
         members: Mapping[str, Shape] = shape.members  # type: ignore[attr-defined]
         required = set(meta.get("required", []))
-        return st.fixed_dictionaries(
-            {m: valid(s, pools, m) for m, s in members.items() if m in required},
-            optional={m: valid(s, pools, m) for m, s in members.items() if m not in required},
+        # An optional member with realistic values is sent three times in four.
+        pooled = {m for m in members if m not in required and m in pools}
+        drawn = st.fixed_dictionaries(
+            {
+                **{m: valid(s, pools, m) for m, s in members.items() if m in required},
+                **{
+                    m: valid(s, pools, m) | st.just(ABSENT)
+                    for m, s in members.items()
+                    if m in pooled
+                },
+            },
+            optional={
+                m: valid(s, pools, m)
+                for m, s in members.items()
+                if m not in required and m not in pooled
+            },
         )
+        return drawn.map(_present)
     if kind == "list":
         item = valid(shape.member, pools, member)  # type: ignore[attr-defined]
         low = meta.get("min", 0)
@@ -70,6 +84,13 @@ def _drawn(shape: Shape, pools: Pools, member: str) -> st.SearchStrategy[Any]:
             max_size=min(meta.get("max", 3), max(low, 3)),
         )
     return _scalar(shape)
+
+
+ABSENT = object()
+
+
+def _present(value: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in value.items() if v is not ABSENT}
 
 
 def _scalar(shape: Shape) -> st.SearchStrategy[Any]:

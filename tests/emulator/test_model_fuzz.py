@@ -167,7 +167,6 @@ def seed(batch: Any) -> dict[str, list[Any]]:
         "reason": ["done", "MISCONFIGURATION:QUOTA_MANAGEMENT_LIMIT_EXCEEDED"],
         "maxTimeSeconds": [600, 3600],
         "attempts": [1, 3],
-        "shareIdentifier": ["T", "TeamA"],
         "tags": [{"team": "ml"}],
         "tags.key": ["team", "quotactl:duration"],
         "tags.value": ["ml", "90m"],
