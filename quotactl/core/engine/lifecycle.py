@@ -177,9 +177,8 @@ class Lifecycle(EngineState):
                     self._emit(job, _RUNNABLE, reason)
                 fits = False
                 break
-            if cap.usage[k] + n > cap.limit[k] or cap.used[t] + n > cap.cap[t]:
-                fits = False
-            elif cap.lends_k[k] and cap.idle[t] - cap.borrowed[t] < n:
+            slack = cap.idle[t] - cap.borrowed[t] if cap.lends_k[k] else n
+            if cap.usage[k] + n > cap.limit[k] or cap.used[t] + n > cap.cap[t] or slack < n:
                 fits = False
         if not fits:
             self._whole[s] = job
