@@ -11,19 +11,15 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Self
 
+from quotactl.core.engine import JobStatus
+
 # Resource statuses (reference §1); INVALID is never produced by the emulator.
 CREATING, UPDATING, DELETING, VALID = "CREATING", "UPDATING", "DELETING", "VALID"
 SETTLING = (CREATING, UPDATING, DELETING)
 ENABLED, DISABLED = "ENABLED", "DISABLED"
 NUM_INSTANCES = "NUM_INSTANCES"
 
-# Service-job statuses, in lifecycle order (PENDING exists in the enum but is never used).
-SUBMITTED, PENDING, RUNNABLE = "SUBMITTED", "PENDING", "RUNNABLE"
-SCHEDULED, STARTING, RUNNING = "SCHEDULED", "STARTING", "RUNNING"
-SUCCEEDED, FAILED = "SUCCEEDED", "FAILED"
-JOB_STATUSES = (SUBMITTED, PENDING, RUNNABLE, SCHEDULED, STARTING, RUNNING, SUCCEEDED, FAILED)
-ACTIVE = (SCHEDULED, STARTING, RUNNING)  # hold capacity
-TERMINAL = (SUCCEEDED, FAILED)
+# Service-job statuses are the engine's ``JobStatus`` (``quotactl.core.engine``).
 
 
 def ms(seconds: float | None) -> int | None:
@@ -210,7 +206,7 @@ class ServiceJob:
     capacity: dict[str, int]  # instance type -> instances requested (from ResourceConfig)
     run_for: float  # emulated seconds of training once RUNNING
     max_runtime: float | None
-    status: str = SUBMITTED
+    status: str = JobStatus.SUBMITTED
     status_since: float = 0.0
     status_reason: str | None = None
     reason_since: float = 0.0

@@ -1,14 +1,19 @@
-"""The emulated account on disk: one SQLite file, one short write transaction per request.
+"""The emulated account on disk: one SQLite file, one short transaction per request.
 
-Why SQLite: several quotactl processes and a ``local serve`` may share one state file, so
-every request runs in ``BEGIN IMMEDIATE`` (writers queue on the busy timeout instead of
-failing), the journal is WAL (readers never block the writer) and the schema carries a
-version (``PRAGMA user_version``) so an older quotactl refuses a newer file instead of
-corrupting it. Rows hold one JSON document each plus the few columns that are indexed.
+Why SQLite: several quotactl processes and a ``local serve`` may share one state file. The
+journal is WAL, so readers never block the writer nor wait for it: a read runs in ``BEGIN
+DEFERRED`` and takes no lock a writer waits on; a write runs in ``BEGIN IMMEDIATE`` (writers
+of one process queue on a lock, those of other processes on the busy timeout). Every write
+bumps ``account.generation``, so a process knows when another one has written. The schema
+carries a version (``PRAGMA user_version``) so an older quotactl refuses a newer file instead
+of corrupting it. Rows hold one JSON document each plus the few columns that are indexed;
+``due_at`` (jobs and resources) is when the row next changes by itself, so the next event of
+the account is one index lookup, never a scan.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sqlite3
 import threading
@@ -16,14 +21,16 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from quotactl.core.engine import FINAL, HOLDING, JobStatus
 from quotactl.emulator.models import (
-    TERMINAL,
+    SETTLING,
     JobQueue,
     QuotaShare,
     Record,
     SchedulingPolicy,
     ServiceEnvironment,
     ServiceJob,
+    Settling,
 )
 from quotactl.errors import QuotactlError
 
@@ -31,7 +38,7 @@ if TYPE_CHECKING:
     from collections.abc import Iterator
     from pathlib import Path
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 BUSY_TIMEOUT_MS = 30_000
 
 _SCHEMA = """
@@ -42,7 +49,8 @@ CREATE TABLE account (
     clock REAL NOT NULL,   -- emulated epoch seconds at wall time `anchor`
     anchor REAL NOT NULL,  -- wall epoch seconds when `clock` was last set
     speed REAL NOT NULL,   -- emulated seconds per wall second (local serve --speed), else 0
-    next_due REAL          -- earliest emulated time at which something changes by itself
+    next_due REAL,         -- earliest emulated time at which something changes by itself
+    generation INTEGER NOT NULL DEFAULT 0  -- bumped by every write transaction
 );
 CREATE TABLE resources (
     seq INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -50,9 +58,11 @@ CREATE TABLE resources (
     parent TEXT NOT NULL,  -- quota shares: their job queue's name, others: ''
     name TEXT NOT NULL,
     arn TEXT NOT NULL UNIQUE,
-    doc TEXT NOT NULL
+    doc TEXT NOT NULL,
+    due_at REAL            -- when a CREATING/UPDATING/DELETING step completes
 );
 CREATE UNIQUE INDEX resources_by_name ON resources (kind, parent, name);
+CREATE INDEX resources_due ON resources (due_at) WHERE due_at IS NOT NULL;
 CREATE TABLE tags (
     arn TEXT NOT NULL,
     key TEXT NOT NULL,
@@ -66,12 +76,32 @@ CREATE TABLE jobs (
     share TEXT,
     status TEXT NOT NULL,
     client_token TEXT,
-    doc TEXT NOT NULL
+    doc TEXT NOT NULL,
+    priority INTEGER NOT NULL DEFAULT 0,
+    due_at REAL            -- when the job's status next changes by itself (an event)
 );
 CREATE INDEX jobs_by_queue ON jobs (queue_ref, status, seq);
+CREATE INDEX jobs_in_order ON jobs (queue_ref, status, priority DESC, seq);
+CREATE INDEX jobs_due ON jobs (due_at, queue_ref) WHERE due_at IS NOT NULL;
 CREATE INDEX jobs_by_status ON jobs (status, seq);
 CREATE INDEX jobs_by_token ON jobs (client_token) WHERE client_token IS NOT NULL;
 """
+
+_TO_VERSION_2 = """
+ALTER TABLE account ADD COLUMN generation INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE resources ADD COLUMN due_at REAL;
+ALTER TABLE jobs ADD COLUMN priority INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE jobs ADD COLUMN due_at REAL;
+CREATE INDEX resources_due ON resources (due_at) WHERE due_at IS NOT NULL;
+CREATE INDEX jobs_in_order ON jobs (queue_ref, status, priority DESC, seq);
+CREATE INDEX jobs_due ON jobs (due_at, queue_ref) WHERE due_at IS NOT NULL;
+UPDATE resources SET due_at = json_extract(doc, '$.status_since')
+    WHERE json_extract(doc, '$.status') IN ('CREATING', 'UPDATING', 'DELETING');
+UPDATE jobs SET priority = coalesce(json_extract(doc, '$.priority'), 0),
+    due_at = (SELECT clock FROM account) WHERE status NOT IN ('SUCCEEDED', 'FAILED');
+UPDATE account SET next_due = clock
+"""
+"""Schema 1 -> 2: every unfinished job is looked at by the next request, which re-arms it."""
 
 R = TypeVar("R", bound=Record)
 KINDS: dict[str, type[Record]] = {
@@ -110,18 +140,21 @@ class Tx:
         ).fetchone()
         return row[0], row[1], Clock(row[2], row[3], row[4]), row[5]
 
+    def generation(self) -> int:
+        return int(self.db.execute("SELECT generation FROM account").fetchone()[0])
+
     def set_clock(self, clock: Clock) -> None:
         self.db.execute(
             "UPDATE account SET clock = ?, anchor = ?, speed = ?",
             (clock.clock, clock.anchor, clock.speed),
         )
 
-    def set_next_due(self, due: float | None) -> None:
-        self.db.execute("UPDATE account SET next_due = ?", (due,))
-
-    def wake(self, at: float) -> None:
-        """Make the next request at or after emulated time ``at`` run the scheduler tick."""
-        self.db.execute("UPDATE account SET next_due = min(coalesce(next_due, ?), ?)", (at, at))
+    def written(self, next_due: float | None) -> int:
+        """End of a write: store the next event time, bump the generation; returns it."""
+        self.db.execute(
+            "UPDATE account SET next_due = ?, generation = generation + 1", (next_due,)
+        )
+        return self.generation()
 
     # -- resources -----------------------------------------------------------------------
     def get(self, cls: type[R], name: str, parent: str = "") -> R | None:
@@ -130,6 +163,12 @@ class Tx:
             (cls.KIND, parent, name),
         ).fetchone()
         return None if row is None else cls.from_doc(json.loads(row[0]), row[1])
+
+    def record(self, cls: type[R], seq: int) -> R | None:
+        row = self.db.execute(
+            "SELECT doc FROM resources WHERE seq = ? AND kind = ?", (seq, cls.KIND)
+        ).fetchone()
+        return None if row is None else cls.from_doc(json.loads(row[0]), seq)
 
     def by_arn(self, arn: str) -> Record | None:
         row = self.db.execute("SELECT kind, doc, seq FROM resources WHERE arn = ?", (arn,))
@@ -160,29 +199,40 @@ class Tx:
 
     def insert(self, record: Record) -> None:
         cur = self.db.execute(
-            "INSERT INTO resources (kind, parent, name, arn, doc) VALUES (?, ?, ?, ?, ?)",
-            (record.KIND, record.parent, record.name, record.arn, json.dumps(record.doc())),
+            "INSERT INTO resources (kind, parent, name, arn, doc, due_at) "
+            "VALUES (?, ?, ?, ?, ?, ?)",
+            (
+                record.KIND,
+                record.parent,
+                record.name,
+                record.arn,
+                json.dumps(record.doc()),
+                _settling_since(record),
+            ),
         )
         record.seq = int(cur.lastrowid or 0)
 
     def update(self, record: Record) -> None:
         self.db.execute(
-            "UPDATE resources SET doc = ? WHERE seq = ?", (json.dumps(record.doc()), record.seq)
+            "UPDATE resources SET doc = ?, due_at = ? WHERE seq = ?",
+            (json.dumps(record.doc()), _settling_since(record), record.seq),
         )
 
     def delete(self, record: Record) -> None:
         self.db.execute("DELETE FROM resources WHERE seq = ?", (record.seq,))
         self.db.execute("DELETE FROM tags WHERE arn = ?", (record.arn,))
 
-    def settling(self) -> list[Record]:
-        """Resources whose status is CREATING, UPDATING or DELETING."""
+    def settling(self, since_before: float) -> list[Record]:
+        """Resources CREATING, UPDATING or DELETING since at most ``since_before``."""
         rows = self.db.execute(
-            "SELECT kind, doc, seq FROM resources WHERE kind != ? "
-            "AND json_extract(doc, '$.status') IN ('CREATING', 'UPDATING', 'DELETING') "
-            "ORDER BY seq",
-            (SchedulingPolicy.KIND,),
+            "SELECT kind, doc, seq FROM resources WHERE due_at <= ? ORDER BY seq",
+            (since_before,),
         )
         return [KINDS[k].from_doc(json.loads(d), s) for k, d, s in rows]
+
+    def first_settling(self) -> float | None:
+        """When the oldest pending CREATING/UPDATING/DELETING step began."""
+        return self.db.execute("SELECT min(due_at) FROM resources").fetchone()[0]  # type: ignore[no-any-return]
 
     # -- tags ----------------------------------------------------------------------------
     def tags(self, arn: str) -> dict[str, str]:
@@ -209,19 +259,27 @@ class Tx:
         ).fetchone()
         return None if row is None else ServiceJob.from_doc(json.loads(row[0]), row[1])
 
-    def insert_job(self, job: ServiceJob) -> None:
+    def insert_job(self, job: ServiceJob, due_at: float | None) -> None:
         cur = self.db.execute(
             "INSERT INTO jobs (job_id, queue_ref, share, status, client_token, doc) "
             "VALUES (?, ?, ?, ?, ?, ?)",
             (job.job_id, job.queue_ref, job.share, job.status, job.client_token, "{}"),
         )
         job.seq = int(cur.lastrowid or 0)
-        self.save_job(job)
+        self.save_job(job, due_at)
 
-    def save_job(self, job: ServiceJob) -> None:
+    def save_job(self, job: ServiceJob, due_at: float | None) -> None:
+        """Store the job; ``due_at``: when its status next changes by itself (None: never)."""
         self.db.execute(
-            "UPDATE jobs SET status = ?, doc = ? WHERE seq = ?",
-            (job.status, json.dumps(job.doc()), job.seq),
+            "UPDATE jobs SET status = ?, priority = ?, due_at = ?, doc = ? WHERE seq = ?",
+            (job.status, job.priority or 0, due_at, json.dumps(job.doc()), job.seq),
+        )
+
+    def update_job(self, job: ServiceJob) -> None:
+        """Store the job's record, keeping when its status next changes by itself."""
+        self.db.execute(
+            "UPDATE jobs SET status = ?, priority = ?, doc = ? WHERE seq = ?",
+            (job.status, job.priority or 0, json.dumps(job.doc()), job.seq),
         )
 
     def jobs(
@@ -232,8 +290,10 @@ class Tx:
         share: str | None = None,
         before: int | None = None,
         newest_first: bool = True,
+        in_queue_order: bool = False,
         limit: int = -1,
     ) -> list[ServiceJob]:
+        """Jobs by seq (newest first unless told), or in queue order: priority, then seq."""
         where, args = [], []  # type: tuple[list[str], list[Any]]
         if queue_ref is not None:
             where.append("queue_ref = ?")
@@ -250,16 +310,57 @@ class Tx:
         sql = "SELECT doc, seq FROM jobs"
         if where:
             sql += " WHERE " + " AND ".join(where)
-        sql += f" ORDER BY seq {'DESC' if newest_first else 'ASC'} LIMIT ?"
+        if in_queue_order:
+            sql += " ORDER BY priority DESC, seq ASC LIMIT ?"
+        else:
+            sql += f" ORDER BY seq {'DESC' if newest_first else 'ASC'} LIMIT ?"
         args.append(limit)
         return [ServiceJob.from_doc(json.loads(d), s) for d, s in self.db.execute(sql, args)]
 
-    def unfinished_jobs(self) -> list[ServiceJob]:
-        marks = ", ".join("?" * len(TERMINAL))
+    def shares_waiting(self, queue_ref: int) -> list[str]:
+        """The quota shares of a queue that have RUNNABLE jobs."""
         rows = self.db.execute(
-            f"SELECT doc, seq FROM jobs WHERE status NOT IN ({marks}) ORDER BY seq", TERMINAL
+            "SELECT DISTINCT share FROM jobs WHERE queue_ref = ? AND status = ? "
+            "AND share IS NOT NULL ORDER BY share",
+            (queue_ref, JobStatus.RUNNABLE),
+        )
+        return [r[0] for r in rows]
+
+    def due_queues(self, until: float) -> list[int]:
+        """Queues with a job whose status changes by itself at or before ``until``."""
+        rows = self.db.execute(
+            "SELECT DISTINCT queue_ref FROM jobs WHERE due_at <= ? ORDER BY queue_ref", (until,)
+        )
+        return [r[0] for r in rows]
+
+    def due_jobs(self, queue_ref: int, until: float) -> list[ServiceJob]:
+        rows = self.db.execute(
+            "SELECT doc, seq FROM jobs WHERE due_at <= ? AND queue_ref = ? ORDER BY seq",
+            (until, queue_ref),
         )
         return [ServiceJob.from_doc(json.loads(d), s) for d, s in rows]
+
+    def first_job_event(self) -> float | None:
+        return self.db.execute("SELECT min(due_at) FROM jobs").fetchone()[0]  # type: ignore[no-any-return]
+
+    def queued_and_active(self, queue_ref: int) -> list[ServiceJob]:
+        """A queue's RUNNABLE, SCHEDULED, STARTING and RUNNING jobs, oldest first."""
+        live = (JobStatus.RUNNABLE, *HOLDING)
+        return self.jobs(queue_ref=queue_ref, statuses=live, newest_first=False)
+
+    def queues_with_work(self) -> list[int]:
+        """Queues that have unfinished jobs."""
+        marks = ", ".join("?" * len(FINAL))
+        rows = self.db.execute(
+            f"SELECT DISTINCT queue_ref FROM jobs WHERE status NOT IN ({marks})", FINAL
+        )
+        return [r[0] for r in rows]
+
+
+def _settling_since(record: Record) -> float | None:
+    if isinstance(record, Settling) and record.status in SETTLING:
+        return record.status_since
+    return None
 
 
 class Store:
@@ -273,6 +374,7 @@ class Store:
         self.path = path
         self._idle: list[sqlite3.Connection] = []
         self._lock = threading.Lock()
+        self._write_lock = threading.Lock()
         self._closed = False
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
@@ -312,17 +414,20 @@ class Store:
         return db
 
     @contextmanager
-    def transaction(self) -> Iterator[Tx]:
-        """``BEGIN IMMEDIATE`` ... ``COMMIT`` (or ``ROLLBACK`` on any exception)."""
+    def transaction(self, *, write: bool = True) -> Iterator[Tx]:
+        """``BEGIN IMMEDIATE`` (``write``) or ``BEGIN DEFERRED`` ... ``COMMIT``, or
+        ``ROLLBACK`` on any exception. A read sees the last committed state and never waits
+        for a writer; this process's writers take turns on a lock before SQLite's."""
         db = self._checkout()
         try:
-            db.execute("BEGIN IMMEDIATE")
-            try:
-                yield Tx(db)
-            except BaseException:
-                db.execute("ROLLBACK")
-                raise
-            db.execute("COMMIT")
+            with self._write_lock if write else contextlib.nullcontext():
+                db.execute("BEGIN IMMEDIATE" if write else "BEGIN DEFERRED")
+                try:
+                    yield Tx(db)
+                except BaseException:
+                    db.execute("ROLLBACK")
+                    raise
+                db.execute("COMMIT")
         finally:
             self._checkin(db)
 
@@ -365,7 +470,12 @@ class Store:
                 if statement.strip():
                     db.execute(statement)
             db.execute(
-                "INSERT INTO account VALUES (1, ?, ?, ?, ?, 0, NULL)",
+                "INSERT INTO account VALUES (1, ?, ?, ?, ?, 0, NULL, 0)",
                 (account_id, region, wall, wall),
             )
+            db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+        elif version == 1:
+            for statement in _TO_VERSION_2.split(";"):
+                if statement.strip():
+                    db.execute(statement)
             db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")

@@ -91,6 +91,10 @@ class EngineState:
             return 0
         return self.capacity.usage[t * self.capacity.S + self._share_index[share]]
 
+    def live(self, job_id: str) -> Job | None:
+        """The engine's record of a queued or active job (engines built with ``record``)."""
+        return None if self._by_id is None else self._by_id.get(job_id)
+
     def timer_mark(self) -> int:
         """A mark for ``fire(now, armed_before=mark)``: timers armed from now on wait."""
         return self._timer_seq

@@ -10,13 +10,11 @@ from quotactl.emulator import validate as v
 from quotactl.emulator.arns import job_id_of, new_job_id
 from quotactl.emulator.errors import ClientException
 from quotactl.emulator.handlers.common import find
+from quotactl.core.engine import FINAL, JOB_STATUSES, JobStatus
 from quotactl.emulator.models import (
     CREATING,
     DELETING,
     DISABLED,
-    JOB_STATUSES,
-    RUNNING,
-    TERMINAL,
     JobQueue,
     QuotaShare,
     SchedulingPolicy,
@@ -186,7 +184,7 @@ def submit_service_job(ctx: Context, params: Params) -> dict[str, Any]:
         client_token=token,
         request_digest=digest,
     )
-    ctx.tx.insert_job(job)
+    ctx.tx.insert_job(job, due_at=ctx.now + ctx.status_delay)
     if tags:
         ctx.tx.set_tags(job.arn, tags)
     ctx.settling(job.job_id)
@@ -244,13 +242,21 @@ def list_service_jobs(ctx: Context, params: Params) -> dict[str, Any]:
     limit = v.max_results(params)
     before = v.decode_token(params, "ListServiceJobs")
     chosen = _filter(params)
-    statuses: tuple[str, ...] | None = (status or RUNNING,)
+    statuses: tuple[str, ...] | None = (status or JobStatus.RUNNING,)
     if chosen is not None:
         # A filter replaces the status, except that the share filters combine with it.
         statuses = (status,) if status is not None and chosen[0] in SHARE_FILTERS else None
     share = chosen[1] if chosen is not None and chosen[0] == "QUOTA_SHARE_NAME" else None
-    rows = ctx.tx.jobs(queue_ref=queue_ref, statuses=statuses, share=share, before=before)
-    if chosen is not None:
+    by_sql = chosen is None or chosen[0] == "QUOTA_SHARE_NAME"
+    rows = ctx.tx.jobs(
+        queue_ref=queue_ref,
+        statuses=statuses,
+        share=share,
+        before=before,
+        limit=limit + 1 if by_sql else -1,
+    )
+    if not by_sql:
+        assert chosen is not None
         rows = [j for j in rows if _matches(j, *chosen)]
     out: dict[str, Any] = {"jobSummaryList": [j.summary() for j in rows[:limit]]}
     if len(rows) > limit:
@@ -263,13 +269,16 @@ def update_service_job(ctx: Context, params: Params) -> dict[str, Any]:
     priority = v.integer(params, "schedulingPriority", 0, 9999)
     if priority is None:
         raise ClientException("schedulingPriority is required (0 to 9999)")
-    if job.status in TERMINAL:
+    if job.status in FINAL:
         raise ClientException(
             f"service job {job.job_id} is {job.status}; only unfinished jobs can be updated"
         )
     job.priority = priority
-    ctx.tx.save_job(job)
-    ctx.changed()
+    ctx.tx.update_job(job)
+    state = ctx.engines.get(ctx.tx, job.queue_ref, ctx.now)
+    if state is not None and state.engine.live(job.job_id) is not None:
+        state.engine.set_priority(job.job_id, priority)
+        ctx.changed(job.queue_ref)
     return {"jobArn": job.arn, "jobName": job.name, "jobId": job.job_id}
 
 

@@ -6,7 +6,8 @@ from typing import TYPE_CHECKING, Any
 
 from quotactl.emulator import validate as v
 from quotactl.emulator.handlers.common import find
-from quotactl.emulator.models import ACTIVE, RUNNABLE, JobQueue, QuotaShare, ServiceJob, ms
+from quotactl.core.engine import HOLDING, JobStatus
+from quotactl.emulator.models import JobQueue, QuotaShare, ServiceJob, ms
 
 if TYPE_CHECKING:
     from quotactl.emulator.context import Context
@@ -30,15 +31,18 @@ def _entry(job: ServiceJob) -> dict[str, Any]:
 def get_job_queue_snapshot(ctx: Context, params: Params) -> dict[str, Any]:
     queue = find(ctx, JobQueue, v.required_string(params, "jobQueue"), "jobQueue")
     now = ms(ctx.now)
-    waiting: list[ServiceJob] = sorted(
-        ctx.tx.jobs(queue_ref=queue.seq, statuses=(RUNNABLE,), newest_first=False),
-        key=lambda j: (-(j.priority or 0), j.seq),
+    runnable = (JobStatus.RUNNABLE,)
+    ref = queue.seq
+    waiting = ctx.tx.jobs(
+        queue_ref=ref, statuses=runnable, in_queue_order=True, limit=FRONT_OF_QUEUE
     )
-    active = ctx.tx.jobs(queue_ref=queue.seq, statuses=ACTIVE, newest_first=False)
-    fronts: dict[str, list[dict[str, Any]]] = {}
-    for job in waiting:
-        if job.share is not None and job.share not in fronts:
-            fronts[job.share] = [_entry(job)]
+    active = ctx.tx.jobs(queue_ref=ref, statuses=HOLDING, newest_first=False)
+    heads = [
+        ctx.tx.jobs(queue_ref=ref, statuses=runnable, share=s, in_queue_order=True, limit=1)[0]
+        for s in ctx.tx.shares_waiting(ref)
+    ]
+    heads.sort(key=lambda j: (-(j.priority or 0), j.seq))
+    fronts = {str(j.share): [_entry(j)] for j in heads}
     per_share: dict[str, list[ServiceJob]] = {}
     for job in active:
         per_share.setdefault(job.share or "", []).append(job)
@@ -57,7 +61,7 @@ def get_job_queue_snapshot(ctx: Context, params: Params) -> dict[str, Any]:
         }
     return {
         "frontOfQueue": {
-            "jobs": [_entry(j) for j in waiting[:FRONT_OF_QUEUE]],
+            "jobs": [_entry(j) for j in waiting],
             "lastUpdatedAt": now,
         },
         "frontOfQuotaShares": {"quotaShares": fronts, "lastUpdatedAt": now},
