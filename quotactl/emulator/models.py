@@ -227,8 +227,10 @@ class ServiceJob:
     seq: int = field(default=0, compare=False)
 
     def doc(self) -> dict[str, Any]:
-        values = dataclasses.asdict(self)
+        values = dict(vars(self))  # the fields (asdict's deep copy costs a request's budget)
         values.pop("seq")
+        values["attempts"] = [dict(vars(a)) for a in self.attempts]
+        values["recent_preempted"] = [dict(vars(a)) for a in self.recent_preempted]
         return values
 
     @classmethod

@@ -82,6 +82,7 @@ CREATE TABLE jobs (
 );
 CREATE INDEX jobs_by_queue ON jobs (queue_ref, status, seq);
 CREATE INDEX jobs_in_order ON jobs (queue_ref, status, priority DESC, seq);
+CREATE INDEX jobs_in_share_order ON jobs (queue_ref, share, status, priority DESC, seq);
 CREATE INDEX jobs_due ON jobs (due_at, queue_ref) WHERE due_at IS NOT NULL;
 CREATE INDEX jobs_by_status ON jobs (status, seq);
 CREATE INDEX jobs_by_token ON jobs (client_token) WHERE client_token IS NOT NULL;
@@ -94,6 +95,7 @@ ALTER TABLE jobs ADD COLUMN priority INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE jobs ADD COLUMN due_at REAL;
 CREATE INDEX resources_due ON resources (due_at) WHERE due_at IS NOT NULL;
 CREATE INDEX jobs_in_order ON jobs (queue_ref, status, priority DESC, seq);
+CREATE INDEX jobs_in_share_order ON jobs (queue_ref, share, status, priority DESC, seq);
 CREATE INDEX jobs_due ON jobs (due_at, queue_ref) WHERE due_at IS NOT NULL;
 UPDATE resources SET due_at = json_extract(doc, '$.status_since')
     WHERE json_extract(doc, '$.status') IN ('CREATING', 'UPDATING', 'DELETING');
@@ -225,14 +227,15 @@ class Tx:
     def settling(self, since_before: float) -> list[Record]:
         """Resources CREATING, UPDATING or DELETING since at most ``since_before``."""
         rows = self.db.execute(
-            "SELECT kind, doc, seq FROM resources WHERE due_at <= ? ORDER BY seq",
+            "SELECT kind, doc, seq FROM resources INDEXED BY resources_due WHERE due_at <= ?",
             (since_before,),
         )
-        return [KINDS[k].from_doc(json.loads(d), s) for k, d, s in rows]
+        return [KINDS[k].from_doc(json.loads(d), s) for k, d, s in sorted(rows, key=_last)]
 
     def first_settling(self) -> float | None:
         """When the oldest pending CREATING/UPDATING/DELETING step began."""
-        return self.db.execute("SELECT min(due_at) FROM resources").fetchone()[0]  # type: ignore[no-any-return]
+        sql = "SELECT min(due_at) FROM resources WHERE due_at IS NOT NULL"
+        return self.db.execute(sql).fetchone()[0]  # type: ignore[no-any-return]
 
     # -- tags ----------------------------------------------------------------------------
     def tags(self, arn: str) -> dict[str, str]:
@@ -317,31 +320,38 @@ class Tx:
         args.append(limit)
         return [ServiceJob.from_doc(json.loads(d), s) for d, s in self.db.execute(sql, args)]
 
-    def shares_waiting(self, queue_ref: int) -> list[str]:
-        """The quota shares of a queue that have RUNNABLE jobs."""
-        rows = self.db.execute(
-            "SELECT DISTINCT share FROM jobs WHERE queue_ref = ? AND status = ? "
-            "AND share IS NOT NULL ORDER BY share",
-            (queue_ref, JobStatus.RUNNABLE),
-        )
-        return [r[0] for r in rows]
-
     def due_queues(self, until: float) -> list[int]:
         """Queues with a job whose status changes by itself at or before ``until``."""
         rows = self.db.execute(
-            "SELECT DISTINCT queue_ref FROM jobs WHERE due_at <= ? ORDER BY queue_ref", (until,)
+            "SELECT DISTINCT queue_ref FROM jobs INDEXED BY jobs_due WHERE due_at <= ?", (until,)
         )
-        return [r[0] for r in rows]
+        return sorted(r[0] for r in rows)
 
     def due_jobs(self, queue_ref: int, until: float) -> list[ServiceJob]:
         rows = self.db.execute(
-            "SELECT doc, seq FROM jobs WHERE due_at <= ? AND queue_ref = ? ORDER BY seq",
+            "SELECT doc, seq FROM jobs INDEXED BY jobs_due WHERE due_at <= ? AND queue_ref = ?",
             (until, queue_ref),
         )
-        return [ServiceJob.from_doc(json.loads(d), s) for d, s in rows]
+        return [ServiceJob.from_doc(json.loads(d), s) for d, s in sorted(rows, key=_last)]
 
     def first_job_event(self) -> float | None:
-        return self.db.execute("SELECT min(due_at) FROM jobs").fetchone()[0]  # type: ignore[no-any-return]
+        sql = "SELECT min(due_at) FROM jobs WHERE due_at IS NOT NULL"
+        return self.db.execute(sql).fetchone()[0]  # type: ignore[no-any-return]
+
+    def queue_front(
+        self, queue_ref: int, share: str | None = None, limit: int = -1
+    ) -> list[tuple[str, float, str | None, int, int]]:
+        """RUNNABLE jobs in queue order: (jobArn, status_since, share, priority, seq) each."""
+        sql = (
+            "SELECT json_extract(doc, '$.arn'), json_extract(doc, '$.status_since'), share, "
+            "priority, seq FROM jobs WHERE queue_ref = ? AND status = ?"
+        )
+        args: list[Any] = [queue_ref, JobStatus.RUNNABLE]
+        if share is not None:
+            sql += " AND share = ?"
+            args.append(share)
+        sql += " ORDER BY priority DESC, seq ASC LIMIT ?"
+        return list(self.db.execute(sql, [*args, limit]))
 
     def queued_and_active(self, queue_ref: int) -> list[ServiceJob]:
         """A queue's RUNNABLE, SCHEDULED, STARTING and RUNNING jobs, oldest first."""
@@ -355,6 +365,10 @@ class Tx:
             f"SELECT DISTINCT queue_ref FROM jobs WHERE status NOT IN ({marks})", FINAL
         )
         return [r[0] for r in rows]
+
+
+def _last(row: tuple[Any, ...]) -> int:
+    return int(row[-1])
 
 
 def _settling_since(record: Record) -> float | None:

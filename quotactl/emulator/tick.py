@@ -15,9 +15,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from quotactl.core.engine import HOLDING, JobStatus, reasons
-from quotactl.errors import QuotactlError
 from quotactl.emulator import jobs, lifecycle
 from quotactl.emulator.context import EPSILON
+from quotactl.errors import QuotactlError
 
 if TYPE_CHECKING:
     from quotactl.emulator.context import Context

@@ -5,12 +5,12 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
+from quotactl.core.engine import FINAL, JOB_STATUSES, JobStatus
 from quotactl.emulator import jobs
 from quotactl.emulator import validate as v
 from quotactl.emulator.arns import job_id_of, new_job_id
 from quotactl.emulator.errors import ClientException
 from quotactl.emulator.handlers.common import find
-from quotactl.core.engine import FINAL, JOB_STATUSES, JobStatus
 from quotactl.emulator.models import (
     CREATING,
     DELETING,
