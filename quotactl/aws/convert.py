@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from quotactl.core.engine import JobStatus
 from quotactl.core.model import (
     UNLIMITED,
     EnvironmentSpec,
@@ -250,7 +251,7 @@ def live_job(item: Mapping[str, Any], queue: str) -> LiveJob:
         name=item["jobName"],
         queue=queue,
         share=item.get("quotaShareName"),
-        status=item.get("status") or "SUBMITTED",
+        status=item.get("status") or JobStatus.SUBMITTED.value,
         instances=usage,
         started_at=item.get("startedAt"),
         created_at=item.get("createdAt"),

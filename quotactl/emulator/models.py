@@ -7,7 +7,6 @@ Times are emulated epoch seconds (floats) internally and epoch milliseconds on t
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Self
 
@@ -41,7 +40,7 @@ class Record:
     seq: int = field(default=0, compare=False)
 
     def doc(self) -> dict[str, Any]:
-        values = dataclasses.asdict(self)
+        values = dict(vars(self))  # plain fields: a shallow copy is what json.dumps needs
         values.pop("seq")
         return values
 

@@ -153,10 +153,11 @@ class Tx:
 
     def written(self, next_due: float | None) -> int:
         """End of a write: store the next event time, bump the generation; returns it."""
-        self.db.execute(
-            "UPDATE account SET next_due = ?, generation = generation + 1", (next_due,)
-        )
-        return self.generation()
+        row = self.db.execute(
+            "UPDATE account SET next_due = ?, generation = generation + 1 RETURNING generation",
+            (next_due,),
+        ).fetchone()
+        return int(row[0])
 
     # -- resources -----------------------------------------------------------------------
     def get(self, cls: type[R], name: str, parent: str = "") -> R | None:
