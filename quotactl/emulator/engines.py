@@ -29,7 +29,7 @@ from quotactl.emulator.models import (
 
 if TYPE_CHECKING:
     from quotactl.core.engine import Job
-    from quotactl.emulator.models import ServiceJob
+    from quotactl.emulator.service_job import ServiceJob
     from quotactl.emulator.store import Tx
 
 POOL = "(queue)"

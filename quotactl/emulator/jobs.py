@@ -18,7 +18,8 @@ from typing import TYPE_CHECKING, Any
 
 from quotactl.core.durations import DurationError, parse_duration
 from quotactl.core.engine import FINAL, HOLDING, Job, JobStatus, reasons
-from quotactl.emulator.models import NUM_INSTANCES, Attempt
+from quotactl.emulator.models import NUM_INSTANCES
+from quotactl.emulator.service_job import Attempt
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -26,7 +27,8 @@ if TYPE_CHECKING:
     from quotactl.core.engine import Transition
     from quotactl.emulator.arns import Account
     from quotactl.emulator.context import Context
-    from quotactl.emulator.models import JobQueue, ServiceJob
+    from quotactl.emulator.models import JobQueue
+    from quotactl.emulator.service_job import ServiceJob
 
 DURATION_TAG = "quotactl:duration"
 DEFAULT_MAX_RUNTIME = 86_400.0  # SageMaker's default StoppingCondition

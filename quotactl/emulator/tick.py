@@ -22,7 +22,7 @@ from quotactl.errors import QuotactlError
 if TYPE_CHECKING:
     from quotactl.emulator.context import Context
     from quotactl.emulator.engines import QueueState
-    from quotactl.emulator.models import ServiceJob
+    from quotactl.emulator.service_job import ServiceJob
 
 MAX_STEPS_PER_INSTANT = 64  # a job takes at most 4 steps per instant; this is a safety net
 
