@@ -21,12 +21,11 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "emulator"))
-
-from emulator_support import make_queue, payload
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # the repo root, for tests.*
 
 from quotactl.aws.session import Target, client, make_session
 from quotactl.emulator import Emulator
+from tests.emulator.emulator_support import make_queue, payload
 
 if TYPE_CHECKING:
     from collections.abc import Callable

@@ -7,15 +7,15 @@ import sqlite3
 from typing import TYPE_CHECKING, Any
 
 import pytest
-from emulator_support import make_queue, payload
 
 from quotactl.emulator import Emulator
 from quotactl.emulator.service_job import ServiceJob
+from tests.emulator.emulator_support import make_queue, payload
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
 
-    from conftest import Account
+    from tests.emulator.conftest import Account
 
 
 def submit(emulator: Emulator, name: str, share: str = "a") -> str:
