@@ -27,10 +27,11 @@ from quotactl.emulator.engines import Engines
 from quotactl.emulator.errors import ServerException, ServiceError
 from quotactl.emulator.faults import Faults, FaultSpec, parse_faults
 from quotactl.emulator.handlers import HANDLERS, READ_ONLY
-from quotactl.emulator.store import Clock, Store, Tx
+from quotactl.emulator.store import Clock, Store
 from quotactl.errors import UsageError
 
 if TYPE_CHECKING:
+    from collections.abc import Iterator
     from types import TracebackType
 
     from quotactl.emulator.handlers import Handler
@@ -119,30 +120,43 @@ class Emulator:
     def _write(self, handler: Handler | None, params: dict[str, Any]) -> dict[str, Any]:
         result: dict[str, Any] = {}
         failure: ServiceError | None = None
+        with self._writing() as ctx:
+            if handler is not None:
+                ctx.tx.db.execute("SAVEPOINT handler")
+                try:
+                    result = handler(ctx, params)
+                except ServiceError as exc:
+                    ctx.tx.db.execute("ROLLBACK TO handler")
+                    self.engines.clear_queues()  # the handler's engine changes are undone
+                    ctx.touched.clear()
+                    ctx.queues, ctx.everything = set(), False
+                    failure = exc
+                ctx.tx.db.execute("RELEASE handler")
+            ctx.strict = False
+            ticks.step(ctx, stepped=True)
+        if failure is not None:
+            raise failure
+        return result
+
+    @contextlib.contextmanager
+    def _writing(self) -> Iterator[Context]:
+        """One write transaction: engines synchronised, what fell due before now run first;
+        at the end the next event time is stored. Any failure drops every engine."""
         try:
             with self.store.transaction() as tx:
-                ctx = self._context(tx)
-                if handler is not None:
-                    tx.db.execute("SAVEPOINT handler")
-                    try:
-                        result = handler(ctx, params)
-                    except ServiceError as exc:
-                        tx.db.execute("ROLLBACK TO handler")
-                        self.engines.clear_queues()  # the handler's engine changes are undone
-                        ctx.touched.clear()
-                        ctx.queues, ctx.everything = set(), False
-                        failure = exc
-                    tx.db.execute("RELEASE handler")
-                ctx.strict = False
-                ticks.step(ctx, stepped=True)
+                account_id, region, clock, next_due = tx.account_row()
+                self.engines.begin(tx.generation())
+                account = self._account(account_id, region)
+                ctx = Context(tx, clock.at(self.wall()), account, self.engines, self.status_delay)
+                ctx.strict = True
+                if next_due is not None and next_due < ctx.now - EPSILON:
+                    ticks.catch_up(ctx)
+                yield ctx
                 generation = tx.written(ticks.next_due(ctx))
         except BaseException:
             self.engines.clear()
             raise
         self.engines.committed(generation)
-        if failure is not None:
-            raise failure
-        return result
 
     # -- time ------------------------------------------------------------------------------
     def _account(self, account_id: str, region: str) -> Account:
@@ -150,17 +164,6 @@ class Emulator:
         if account is None:
             account = self._accounts.setdefault((account_id, region), Account(account_id, region))
         return account
-
-    def _context(self, tx: Tx) -> Context:
-        """A write's context: engines synchronised, events that fell due before now run."""
-        account_id, region, clock, next_due = tx.account_row()
-        self.engines.begin(tx.generation())
-        account = self._account(account_id, region)
-        ctx = Context(tx, clock.at(self.wall()), account, self.engines, self.status_delay)
-        ctx.strict = True
-        if next_due is not None and next_due < ctx.now - EPSILON:
-            ticks.catch_up(ctx)
-        return ctx
 
     def now(self) -> float:
         """The emulated time (epoch seconds)."""
@@ -171,40 +174,26 @@ class Emulator:
         """Move the clock forward, running every job start, finish and status step on the way."""
         if seconds < 0:
             raise ValueError("the emulator's clock only moves forward")
-        try:
-            with self.store.transaction() as tx:
-                ctx = self._context(tx)
-                ctx.strict = False
-                before = ctx.now
-                if before + seconds > CLOCK_HORIZON:
-                    raise UsageError(
-                        f"cannot move the emulated clock {seconds:g}s forward: it would pass "
-                        "the year 3000, and AWS timestamps after that are not representable",
-                        hint="advance by less; `quotactl local reset` starts the clock over",
-                    )
-                changes = ticks.advance(ctx, before + seconds)
-                speed = tx.account_row()[2].speed
-                tx.set_clock(Clock(ctx.now, self.wall(), speed))
-                generation = tx.written(ticks.next_due(ctx))
-        except BaseException:
-            self.engines.clear()
-            raise
-        self.engines.committed(generation)
+        with self._writing() as ctx:
+            ctx.strict = False
+            before = ctx.now
+            if before + seconds > CLOCK_HORIZON:
+                raise UsageError(
+                    f"cannot move the emulated clock {seconds:g}s forward: it would pass "
+                    "the year 3000, and AWS timestamps after that are not representable",
+                    hint="advance by less; `quotactl local reset` starts the clock over",
+                )
+            changes = ticks.advance(ctx, before + seconds)
+            speed = ctx.tx.account_row()[2].speed
+            ctx.tx.set_clock(Clock(ctx.now, self.wall(), speed))
         return Advanced(before, ctx.now, changes)
 
     def set_speed(self, speed: float) -> None:
         """From now on the clock runs ``speed`` emulated seconds per wall second (0: stopped)."""
         if speed < 0:
             raise ValueError("speed cannot be negative")
-        try:
-            with self.store.transaction() as tx:
-                ctx = self._context(tx)
-                tx.set_clock(Clock(ctx.now, self.wall(), speed))
-                generation = tx.written(ticks.next_due(ctx))
-        except BaseException:
-            self.engines.clear()
-            raise
-        self.engines.committed(generation)
+        with self._writing() as ctx:
+            ctx.tx.set_clock(Clock(ctx.now, self.wall(), speed))
 
     # -- lifetime --------------------------------------------------------------------------
     def close(self) -> None:

@@ -19,16 +19,16 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # the repo root, for tests.*
 
-from quotactl.aws.session import Target, client, make_session
-from quotactl.emulator import Emulator
-from tests.emulator.emulator_support import make_queue, payload
+from tests.emulator.emulator_support import inprocess_client, make_queue, submit_request
 
 if TYPE_CHECKING:
     from collections.abc import Callable
+
+    from quotactl.emulator import Emulator
 
 SHARES = 5
 READ_TARGET_MS, SUBMIT_TARGET_MS = 2.0, 5.0
@@ -46,44 +46,19 @@ def timed(call: Callable[[], object], count: int) -> tuple[float, float]:
 
 
 def seed(emulator: Emulator, count: int) -> None:
-    """``count`` jobs through SubmitServiceJob itself, a few requests apart."""
+    """``count`` jobs through SubmitServiceJob itself."""
     for i in range(count):
-        emulator.call(
-            "SubmitServiceJob",
-            {
-                "jobName": f"seed-{i}",
-                "jobQueue": "bench",
-                "serviceJobType": "SAGEMAKER_TRAINING",
-                "serviceRequestPayload": payload(),
-                "quotaShareName": f"s{i % SHARES}",
-            },
-        )
-
-
-def submit_params(name: str) -> dict[str, Any]:
-    return {
-        "jobName": name,
-        "jobQueue": "bench",
-        "serviceJobType": "SAGEMAKER_TRAINING",
-        "serviceRequestPayload": payload(),
-        "quotaShareName": "s1",
-    }
+        emulator.call("SubmitServiceJob", submit_request(f"seed-{i}", "bench", f"s{i % SHARES}"))
 
 
 def run(jobs: int, calls: int) -> dict[str, tuple[float, float]]:
     with tempfile.TemporaryDirectory() as tmp:
-        target = Target("local", Path(tmp) / "bench.db")
-        emulator = Emulator(target.state_path)
-        batch = client(
-            target,
-            session=make_session(target, emulator=emulator),
-            retries={"total_max_attempts": 1},
-        )
+        emulator, batch = inprocess_client(Path(tmp) / "bench.db")
         make_queue(batch, "bench", shares={f"s{i}": {"limit": 1} for i in range(SHARES)})
         begin = time.perf_counter()
         seed(emulator, jobs)
         seeded = time.perf_counter() - begin
-        job = batch.submit_service_job(**submit_params("probe"))
+        job = batch.submit_service_job(**submit_request("probe", "bench", "s1"))
         for _ in range(4):  # let it walk to where it waits
             batch.describe_service_job(jobId=job["jobId"])
         numbers = iter(range(10**9))
@@ -94,7 +69,7 @@ def run(jobs: int, calls: int) -> dict[str, tuple[float, float]]:
             "ListServiceJobs": lambda: batch.list_service_jobs(jobQueue="bench"),
             "GetJobQueueSnapshot": lambda: batch.get_job_queue_snapshot(jobQueue="bench"),
             "SubmitServiceJob": lambda: batch.submit_service_job(
-                **submit_params(f"bench-{next(numbers)}")
+                **submit_request(f"bench-{next(numbers)}", "bench", "s1")
             ),
             "UpdateServiceJob": lambda: batch.update_service_job(
                 jobId=job["jobId"], schedulingPriority=next(priorities) % 100

@@ -10,7 +10,7 @@ import pytest
 
 from quotactl.emulator import Emulator
 from quotactl.emulator.service_job import ServiceJob
-from tests.emulator.emulator_support import make_queue, payload
+from tests.emulator.emulator_support import make_queue, payload, submit_request
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -19,17 +19,7 @@ if TYPE_CHECKING:
 
 
 def submit(emulator: Emulator, name: str, share: str = "a") -> str:
-    job = emulator.call(
-        "SubmitServiceJob",
-        {
-            "jobName": name,
-            "jobQueue": "q",
-            "serviceJobType": "SAGEMAKER_TRAINING",
-            "serviceRequestPayload": payload(),
-            "quotaShareName": share,
-        },
-    )
-    return str(job["jobId"])
+    return str(emulator.call("SubmitServiceJob", submit_request(name, share=share))["jobId"])
 
 
 def status(emulator: Emulator, job_id: str) -> str:
@@ -107,12 +97,17 @@ def test_a_submit_reads_the_same_job_rows_however_many_jobs_wait(
     assert seen[0] == seen[1] <= 6
 
 
+def one_running_one_waiting(emulator: Emulator) -> tuple[str, str]:
+    """Two jobs on a share of one instance: the first runs, the second waits."""
+    running, waiting = submit(emulator, "running"), submit(emulator, "waiting")
+    assert settle(emulator, running) == "RUNNING"
+    return running, waiting
+
+
 def test_two_emulators_on_one_state_file_see_each_others_writes(
     emulator: Emulator, inproc: Account
 ) -> None:
-    running = submit(emulator, "running")
-    waiting = submit(emulator, "waiting")
-    assert settle(emulator, running) == "RUNNING"
+    running, waiting = one_running_one_waiting(emulator)
     with Emulator(inproc.state) as other:  # another process, as far as the state file goes
         other.call("TerminateServiceJob", {"jobId": running, "reason": "done"})
         assert settle(other, waiting) == "RUNNING"
@@ -139,9 +134,7 @@ PRAGMA user_version = 1
 def test_a_state_file_of_schema_1_is_upgraded_and_its_jobs_go_on(
     emulator: Emulator, inproc: Account
 ) -> None:
-    running = submit(emulator, "running")
-    waiting = submit(emulator, "waiting")
-    assert settle(emulator, running) == "RUNNING"
+    running, waiting = one_running_one_waiting(emulator)
     emulator.close()
     db = sqlite3.connect(inproc.state)
     db.executescript(VERSION_1)
