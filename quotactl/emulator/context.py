@@ -25,6 +25,7 @@ class Context:
     strict: bool = False  # True before the handler: only what fell due before ``now`` moves
     touched: set[str] = field(default_factory=set)  # ARNs/job ids this request set a status on
     queues: set[int] = field(default_factory=set)  # job queues (seq) whose jobs need a pass
+    remodel: set[str] = field(default_factory=set)  # job queues whose settings or shares changed
     everything: bool = False  # the scheduling model of every queue may have changed
 
     def due(self, at: float, key: str) -> bool:
@@ -45,6 +46,11 @@ class Context:
             self.everything = True
         else:
             self.queues.add(queue)
+
+    def remodelled(self, queue: str) -> None:
+        """The job queue's settings or quota shares changed: its engine is rebuilt from the
+        stored jobs and a pass runs over it at the end of this request."""
+        self.remodel.add(queue)
 
     def settling(self, key: str) -> None:
         """A status was set on ``key`` that completes after the status delay."""

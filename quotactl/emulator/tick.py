@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 from quotactl.core.engine import HOLDING, JobStatus, reasons
 from quotactl.emulator import jobs, lifecycle
 from quotactl.emulator.context import EPSILON
+from quotactl.emulator.models import JobQueue
 from quotactl.errors import QuotactlError
 
 if TYPE_CHECKING:
@@ -37,11 +38,18 @@ def step(ctx: Context, *, stepped: bool) -> int:
     if ctx.everything:
         ctx.engines.clear_queues()
         refs |= set(tx.queues_with_work())
-    ctx.queues, ctx.everything = set(), False
+    remodelled = {q.seq for name in ctx.remodel if (q := tx.get(JobQueue, name)) is not None}
+    for ref in remodelled:
+        ctx.engines.drop(ref)
+    refs |= remodelled
+    ctx.queues, ctx.remodel, ctx.everything = set(), set(), False
     for ref in sorted(refs):
         state = ctx.engines.get(tx, ref, ctx.now)
         if state is None:
             continue
+        if ref in remodelled:  # its time limits may have changed
+            for job in tx.jobs_with_reasons(ref):
+                tx.save_job(job, due_at(ctx, state, job))
         changes += _queue(ctx, state, ref, stepped)
     return changes
 

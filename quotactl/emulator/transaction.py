@@ -276,6 +276,15 @@ class Tx:
         live = (JobStatus.RUNNABLE, *HOLDING)
         return self.jobs(queue_ref=queue_ref, statuses=live, newest_first=False)
 
+    def jobs_with_reasons(self, queue_ref: int) -> list[ServiceJob]:
+        """A queue's RUNNABLE jobs that have a statusReason (a queue's time limits apply)."""
+        rows = self.db.execute(
+            "SELECT doc, seq FROM jobs WHERE queue_ref = ? AND status = ? "
+            "AND json_extract(doc, '$.status_reason') IS NOT NULL ORDER BY seq",
+            (queue_ref, JobStatus.RUNNABLE),
+        )
+        return [ServiceJob.from_doc(json.loads(d), s) for d, s in rows]
+
     def queues_with_work(self) -> list[int]:
         """Queues that have unfinished jobs."""
         marks = ", ".join("?" * len(FINAL))

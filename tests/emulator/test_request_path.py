@@ -150,3 +150,16 @@ def test_a_state_file_of_schema_1_is_upgraded_and_its_jobs_go_on(
         assert db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
     finally:
         db.close()
+
+
+def test_a_time_limit_set_later_terminates_a_job_already_stuck(emulator: Emulator) -> None:
+    params = {**submit_request("big"), "serviceRequestPayload": payload(count=2)}
+    big = str(emulator.call("SubmitServiceJob", params)["jobId"])
+    assert settle(emulator, big) == "RUNNABLE"  # two instances on a share of one
+    reason = "MISCONFIGURATION:QUOTA_MANAGEMENT_LIMIT_EXCEEDED"
+    action = {"reason": reason, "state": "RUNNABLE", "maxTimeSeconds": 600, "action": "TERMINATE"}
+    emulator.call("UpdateJobQueue", {"jobQueue": "q", "jobStateTimeLimitActions": [action]})
+    emulator.advance(601)
+    described = emulator.call("DescribeServiceJob", {"jobId": big})
+    assert (described["status"], described["isTerminated"]) == ("FAILED", True)
+    assert described["statusReason"].endswith(reason)

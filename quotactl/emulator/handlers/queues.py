@@ -198,7 +198,7 @@ def update_job_queue(ctx: Context, params: Params) -> dict[str, Any]:
     queue.status, queue.status_since, queue.status_reason = UPDATING, ctx.now, None
     ctx.tx.update(queue)
     ctx.settling(queue.arn)
-    ctx.changed()
+    ctx.remodelled(queue.name)
     return {"jobQueueName": queue.name, "jobQueueArn": queue.arn}
 
 
