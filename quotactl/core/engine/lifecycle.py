@@ -23,8 +23,6 @@ _STARTING = JobStatus.STARTING
 _RUNNING = JobStatus.RUNNING
 _SUCCEEDED = JobStatus.SUCCEEDED
 
-_FAILED = JobStatus.FAILED
-
 _TO_STARTING, _TO_RUNNING, _DONE = 0, 1, 2
 _PHASE = {_SCHEDULED: _TO_STARTING, _STARTING: _TO_RUNNING, _RUNNING: _DONE}
 
@@ -233,7 +231,7 @@ class Lifecycle(EngineState):
                     job.status = _RUNNABLE
                     self._enqueue(job)
                 else:
-                    job.status = _FAILED
+                    job.status = JobStatus.FAILED
                     self._forget(job)
                 self._emit(job, job.status, job.end_reason)
             elif phase == _TO_STARTING:
