@@ -14,7 +14,7 @@ an engine ``Transition`` -> the stored job's status, attempts and times.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from quotactl.core.engine import QueueEngine, QueueModel, ShareModel, Timing
 from quotactl.core.model import Strategy
@@ -49,8 +49,11 @@ class QueueState:
 
     def job(self, record: ServiceJob) -> Job:
         """The engine's view of a stored job of this queue."""
-        share = record.share if self.queue.quota_managed and record.share else POOL
-        return jobs.engine_job(record, share, count_all=self.count_all)
+        return self.engine_job(record.job_id, jobs.engine_fields(record))
+
+    def engine_job(self, job_id: str, fields: list[Any]) -> Job:
+        share = None if self.queue.quota_managed and fields[0] else POOL
+        return jobs.engine_job(job_id, fields, share, count_all=self.count_all)
 
 
 class Engines:
@@ -99,11 +102,11 @@ class Engines:
         if queue is None:
             return None
         live = tx.queued_and_active(queue_ref)
-        model, enabled = model_of(tx, queue, {j.share for j in live if j.share})
+        model, enabled = model_of(tx, queue, {f[0] for _, f in live if f[0]})
         engine = QueueEngine(model, timing=self.timing)
         engine.now = now
         state = QueueState(queue, engine, enabled)
-        engine.load(state.job(j) for j in live)
+        engine.load(state.engine_job(job_id, fields) for job_id, fields in live)
         return state
 
 

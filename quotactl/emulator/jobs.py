@@ -112,29 +112,51 @@ def preemption_retries(job: ServiceJob) -> int | None:
     return None if retries is None else int(retries)
 
 
-def engine_job(job: ServiceJob, share: str, *, count_all: bool) -> Job:
-    """The engine's view of a stored job (``count_all``: one NUM_INSTANCES unit per instance)."""
-    units = {NUM_INSTANCES: sum(job.capacity.values())} if count_all else dict(job.capacity)
-    (unit, count), *groups = sorted(units.items())
+def engine_fields(job: ServiceJob) -> list[Any]:
+    """What the engine needs of a stored job, as stored beside it (a rebuilt engine reads only
+    this: ``engine_job``)."""
     length, end_reason = attempt_limit(job)
-    holding = job.status in HOLDING
+    return [
+        job.share,
+        job.capacity,
+        job.priority or 0,
+        job.created_at,
+        length,
+        end_reason,
+        0 if end_reason is None else _retries_left(job, end_reason),
+        str(job.status),
+        job.status_since,
+        job.status_reason,
+        job.scheduled_at if job.status in HOLDING else None,
+        preemption_retries(job),
+        job.preempted_count,
+    ]
+
+
+def engine_job(job_id: str, fields: list[Any], share: str | None, *, count_all: bool) -> Job:
+    """The engine's job from ``engine_fields`` (``share``: the engine's name for the job's
+    quota share; ``count_all``: one NUM_INSTANCES unit per instance, whatever its type)."""
+    own, capacity, priority, created, length, end_reason, retries, *rest = fields
+    status, since, reason, started, preemption_limit, preempted = rest
+    units = {NUM_INSTANCES: sum(capacity.values())} if count_all else capacity
+    (unit, count), *groups = sorted(units.items())
     return Job(
-        job_id=job.job_id,
-        share=share,
+        job_id=job_id,
+        share=share or own,
         instance_type=unit,
         count=count,
-        priority=job.priority or 0,
-        submitted_at=job.created_at,
+        priority=priority,
+        submitted_at=created,
         run_seconds=length,
-        status=JobStatus(job.status),
-        status_since=job.status_since,
-        status_reason=job.status_reason,
-        started_at=job.scheduled_at if holding else None,
-        preemption_retries=preemption_retries(job),
-        preemptions=job.preempted_count,
+        status=JobStatus(status),
+        status_since=since,
+        status_reason=reason,
+        started_at=started,
+        preemption_retries=preemption_limit,
+        preemptions=preempted,
         groups=tuple(groups),
         end_reason=end_reason,
-        retries=0 if end_reason is None else _retries_left(job, end_reason),
+        retries=retries,
     )
 
 

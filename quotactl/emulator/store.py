@@ -66,7 +66,8 @@ CREATE TABLE jobs (
     client_token TEXT,
     doc TEXT NOT NULL,
     priority INTEGER NOT NULL DEFAULT 0,
-    due_at REAL            -- when the job's status next changes by itself (an event)
+    due_at REAL,           -- when the job's status next changes by itself (an event)
+    engine TEXT            -- what the scheduling engine needs of an unfinished job (JSON)
 );
 CREATE INDEX jobs_by_queue ON jobs (queue_ref, status, seq);
 CREATE INDEX jobs_in_order ON jobs (queue_ref, status, priority DESC, seq);
@@ -81,6 +82,7 @@ ALTER TABLE account ADD COLUMN generation INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE resources ADD COLUMN due_at REAL;
 ALTER TABLE jobs ADD COLUMN priority INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE jobs ADD COLUMN due_at REAL;
+ALTER TABLE jobs ADD COLUMN engine TEXT;
 CREATE INDEX resources_due ON resources (due_at) WHERE due_at IS NOT NULL;
 CREATE INDEX jobs_in_order ON jobs (queue_ref, status, priority DESC, seq);
 CREATE INDEX jobs_in_share_order ON jobs (queue_ref, share, status, priority DESC, seq);

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from quotactl.core.engine import FINAL, HOLDING, JobStatus
+from quotactl.emulator import jobs
 from quotactl.emulator.models import (
     SETTLING,
     JobQueue,
@@ -192,15 +193,16 @@ class Tx:
     def save_job(self, job: ServiceJob, due_at: float | None) -> None:
         """Store the job; ``due_at``: when its status next changes by itself (None: never)."""
         self.db.execute(
-            "UPDATE jobs SET status = ?, priority = ?, due_at = ?, doc = ? WHERE seq = ?",
-            (job.status, job.priority or 0, due_at, json.dumps(job.doc()), job.seq),
+            "UPDATE jobs SET status = ?, priority = ?, due_at = ?, doc = ?, engine = ? "
+            "WHERE seq = ?",
+            (job.status, job.priority or 0, due_at, json.dumps(job.doc()), _engine(job), job.seq),
         )
 
     def update_job(self, job: ServiceJob) -> None:
         """Store the job's record, keeping when its status next changes by itself."""
         self.db.execute(
-            "UPDATE jobs SET status = ?, priority = ?, doc = ? WHERE seq = ?",
-            (job.status, job.priority or 0, json.dumps(job.doc()), job.seq),
+            "UPDATE jobs SET status = ?, priority = ?, doc = ?, engine = ? WHERE seq = ?",
+            (job.status, job.priority or 0, json.dumps(job.doc()), _engine(job), job.seq),
         )
 
     def jobs(
@@ -271,10 +273,25 @@ class Tx:
         sql += " ORDER BY priority DESC, seq ASC LIMIT ?"
         return list(self.db.execute(sql, [*args, limit]))
 
-    def queued_and_active(self, queue_ref: int) -> list[ServiceJob]:
-        """A queue's RUNNABLE, SCHEDULED, STARTING and RUNNING jobs, oldest first."""
+    def queued_and_active(self, queue_ref: int) -> list[tuple[str, list[Any]]]:
+        """A queue's RUNNABLE, SCHEDULED, STARTING and RUNNING jobs, oldest first, as what the
+        engine needs of each (``jobs.engine_fields``): its id and those fields."""
         live = (JobStatus.RUNNABLE, *HOLDING)
-        return self.jobs(queue_ref=queue_ref, statuses=live, newest_first=False)
+        marks = ", ".join("?" * len(live))
+        rows = self.db.execute(
+            f"SELECT job_id, engine, seq FROM jobs INDEXED BY jobs_by_queue "
+            f"WHERE queue_ref = ? AND status IN ({marks})",
+            (queue_ref, *live),
+        ).fetchall()
+        rows.sort(key=_last)
+        out = []
+        for job_id, fields, _ in rows:
+            if fields is None:  # stored by schema 1
+                job = self.job(job_id)
+                fields = _engine(job) if job is not None else None
+            if fields is not None:
+                out.append((job_id, json.loads(fields)))
+        return out
 
     def jobs_with_reasons(self, queue_ref: int) -> list[ServiceJob]:
         """A queue's RUNNABLE jobs that have a statusReason (a queue's time limits apply)."""
@@ -296,6 +313,10 @@ class Tx:
 
 def _last(row: tuple[Any, ...]) -> int:
     return int(row[-1])
+
+
+def _engine(job: ServiceJob) -> str | None:
+    return None if job.status in FINAL else json.dumps(jobs.engine_fields(job))
 
 
 def _settling_since(record: Record) -> float | None:
