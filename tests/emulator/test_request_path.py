@@ -116,6 +116,7 @@ def test_two_emulators_on_one_state_file_see_each_others_writes(
     assert status(emulator, running) == "FAILED"
 
 
+# What a state file of schema 1 held (the tables and indexes of the first quotactl).
 VERSION_1 = """
 CREATE TABLE account_1 AS SELECT id, account_id, region, clock, anchor, speed, next_due
     FROM account;
@@ -127,6 +128,10 @@ ALTER TABLE resources_1 RENAME TO resources;
 CREATE TABLE jobs_1 AS SELECT seq, job_id, queue_ref, share, status, client_token, doc FROM jobs;
 DROP TABLE jobs;
 ALTER TABLE jobs_1 RENAME TO jobs;
+CREATE UNIQUE INDEX resources_by_name ON resources (kind, parent, name);
+CREATE INDEX jobs_by_queue ON jobs (queue_ref, status, seq);
+CREATE INDEX jobs_by_status ON jobs (status, seq);
+CREATE INDEX jobs_by_token ON jobs (client_token) WHERE client_token IS NOT NULL;
 PRAGMA user_version = 1
 """
 
