@@ -49,13 +49,13 @@ OPERATIONS: dict[str, Operation] = {
     op.name: op
     for op in (
         _batch("DescribeServiceEnvironments", (ANY,), False, *_READ, "status"),
-        _batch("DescribeJobQueues", (ANY,), False, *_READ, "status"),
+        _batch("DescribeJobQueues", (ANY,), False, *_READ, "status", "trace export"),
         _batch("ListSchedulingPolicies", (ANY,), False, *_READ),
         _batch("DescribeSchedulingPolicies", (ANY,), False, *_READ),
         _batch("ListQuotaShares", (ANY,), False, *_READ, "status"),
         _batch("DescribeQuotaShare", (ANY,), False, *_READ),
         _batch("ListTagsForResource", (ANY,), False, *_READ),
-        _batch("ListServiceJobs", (ANY,), False, "plan", "apply", *_JOBS),
+        _batch("ListServiceJobs", (ANY,), False, "plan", "apply", "trace export", *_JOBS),
         _batch("CreateServiceEnvironment", (ENVIRONMENT,), True, "apply"),
         _batch("UpdateServiceEnvironment", (ENVIRONMENT,), True, "apply"),
         _batch("DeleteServiceEnvironment", (ENVIRONMENT,), True, "apply"),
@@ -70,10 +70,10 @@ OPERATIONS: dict[str, Operation] = {
         _batch("TagResource", (ENVIRONMENT, POLICY, QUEUE, SHARE), True, *_MANAGE),
         _batch("UntagResource", (ENVIRONMENT, POLICY, QUEUE, SHARE), True, *_MANAGE),
         _batch("SubmitServiceJob", (QUEUE,), True, "submit"),
-        _batch("DescribeServiceJob", (ANY,), False, *_JOBS),
+        _batch("DescribeServiceJob", (ANY,), False, "trace export", *_JOBS),
         _batch("UpdateServiceJob", (JOB,), True, "job"),
         _batch("TerminateServiceJob", (JOB,), True, "job"),
-        _batch("GetJobQueueSnapshot", (QUEUE,), False, "status", "job"),
+        _batch("GetJobQueueSnapshot", (QUEUE,), False, "status", "job", "trace export"),
         Operation("sts", "GetCallerIdentity", (ANY,), False, ("plan", "apply", "import")),
     )
 }

@@ -129,6 +129,7 @@ def _register_commands() -> None:
         local_commands,
         plan_commands,
         simulate_commands,
+        trace_commands,
     )
 
     for module in (
@@ -137,6 +138,7 @@ def _register_commands() -> None:
         export_commands,
         iam_commands,
         simulate_commands,
+        trace_commands,
         local_commands,
         completion_commands,
     ):
