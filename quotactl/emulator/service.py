@@ -152,11 +152,12 @@ class Emulator:
                 if next_due is not None and next_due < ctx.now - EPSILON:
                     ticks.catch_up(ctx)
                 yield ctx
-                generation = tx.written(ticks.next_due(ctx))
+                # Still under the write lock, so the next writer of this process finds its
+                # engines current (should COMMIT fail, the except clause drops them).
+                self.engines.committed(tx.written(ticks.next_due(ctx)))
         except BaseException:
             self.engines.clear()
             raise
-        self.engines.committed(generation)
 
     # -- time ------------------------------------------------------------------------------
     def _account(self, account_id: str, region: str) -> Account:
