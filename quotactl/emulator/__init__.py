@@ -3,7 +3,7 @@
 Layers (moto's split, minus its globals): ``wire`` (routes from botocore's model, rest-json
 in and out) -> ``handlers`` (one function per operation, named after it) -> ``store`` (the
 SQLite file, one transaction per request) and ``transaction`` (typed reads and writes) with
-``models`` and ``service_job`` (records and their API shapes) -> ``errors`` (AWS's error
+``job_rows``, with ``models`` and ``service_job`` (records and their API shapes) -> ``errors`` (AWS's error
 codes). Service jobs are scheduled by ``quotactl.core.engine``, one engine per job queue
 (``engines``), through ``jobs`` (translation between stored jobs and the engine) and
 ``tick`` (the events that fall due); ``lifecycle`` is the resource status steps. Two ways in

@@ -51,8 +51,8 @@ class QueueState:
         """The engine's view of a stored job of this queue."""
         return self.engine_job(record.job_id, jobs.engine_fields(record))
 
-    def engine_job(self, job_id: str, fields: list[Any]) -> Job:
-        share = None if self.queue.quota_managed and fields[0] else POOL
+    def engine_job(self, job_id: str, fields: dict[str, Any]) -> Job:
+        share = None if self.queue.quota_managed and fields["share"] else POOL
         return jobs.engine_job(job_id, fields, share, count_all=self.count_all)
 
 
@@ -102,7 +102,7 @@ class Engines:
         if queue is None:
             return None
         live = tx.queued_and_active(queue_ref)
-        model, enabled = model_of(tx, queue, {f[0] for _, f in live if f[0]})
+        model, enabled = model_of(tx, queue, {f["share"] for _, f in live if f["share"]})
         engine = QueueEngine(model, timing=self.timing)
         engine.now = now
         state = QueueState(queue, engine, enabled)

@@ -112,52 +112,37 @@ def preemption_retries(job: ServiceJob) -> int | None:
     return None if retries is None else int(retries)
 
 
-def engine_fields(job: ServiceJob) -> list[Any]:
+def engine_fields(job: ServiceJob) -> dict[str, Any]:
     """What the engine needs of a stored job, as stored beside it (a rebuilt engine reads only
-    this: ``engine_job``)."""
+    this: ``engine_job``): the engine's ``Job`` fields, and the instances by type."""
     length, end_reason = attempt_limit(job)
-    return [
-        job.share,
-        job.capacity,
-        job.priority or 0,
-        job.created_at,
-        length,
-        end_reason,
-        0 if end_reason is None else _retries_left(job, end_reason),
-        str(job.status),
-        job.status_since,
-        job.status_reason,
-        job.scheduled_at if job.status in HOLDING else None,
-        preemption_retries(job),
-        job.preempted_count,
-    ]
+    return {
+        "share": job.share,
+        "capacity": job.capacity,
+        "priority": job.priority or 0,
+        "submitted_at": job.created_at,
+        "run_seconds": length,
+        "end_reason": end_reason,
+        "retries": 0 if end_reason is None else _retries_left(job, end_reason),
+        "status": str(job.status),
+        "status_since": job.status_since,
+        "status_reason": job.status_reason,
+        "started_at": job.scheduled_at if job.status in HOLDING else None,
+        "preemption_retries": preemption_retries(job),
+        "preemptions": job.preempted_count,
+    }
 
 
-def engine_job(job_id: str, fields: list[Any], share: str | None, *, count_all: bool) -> Job:
+def engine_job(job_id: str, fields: dict[str, Any], share: str | None, *, count_all: bool) -> Job:
     """The engine's job from ``engine_fields`` (``share``: the engine's name for the job's
     quota share; ``count_all``: one NUM_INSTANCES unit per instance, whatever its type)."""
-    own, capacity, priority, created, length, end_reason, retries, *rest = fields
-    status, since, reason, started, preemption_limit, preempted = rest
+    values = dict(fields)
+    capacity: dict[str, int] = values.pop("capacity")
     units = {NUM_INSTANCES: sum(capacity.values())} if count_all else capacity
     (unit, count), *groups = sorted(units.items())
-    return Job(
-        job_id=job_id,
-        share=share or own,
-        instance_type=unit,
-        count=count,
-        priority=priority,
-        submitted_at=created,
-        run_seconds=length,
-        status=JobStatus(status),
-        status_since=since,
-        status_reason=reason,
-        started_at=started,
-        preemption_retries=preemption_limit,
-        preemptions=preempted,
-        groups=tuple(groups),
-        end_reason=end_reason,
-        retries=retries,
-    )
+    values["share"] = share or values["share"]
+    values["status"] = JobStatus(values["status"])
+    return Job(job_id, instance_type=unit, count=count, groups=tuple(groups), **values)
 
 
 def apply(account: Account, job: ServiceJob, tr: Transition) -> None:
