@@ -2,13 +2,13 @@
 
 Layers (moto's split, minus its globals): ``wire`` (routes from botocore's model, rest-json
 in and out) -> ``handlers`` (one function per operation, named after it) -> ``store`` (the
-SQLite file, one transaction per request) and ``transaction`` (typed reads and writes) with
-``job_rows``, with ``models`` and ``service_job`` (records and their API shapes) -> ``errors`` (AWS's error
-codes). Service jobs are scheduled by ``quotactl.core.engine``, one engine per job queue
-(``engines``), through ``jobs`` (translation between stored jobs and the engine) and
-``tick`` (the events that fall due); ``lifecycle`` is the resource status steps. Two ways in
-share every handler: ``hook.BotocoreHook`` (in-process, botocore's ``before-send`` event) and
-``server.EmulatorServer`` (HTTP, ``local serve``).
+SQLite file, one transaction per request), ``transaction`` and ``job_rows`` (typed reads and
+writes) with ``models`` and ``service_job`` (records and their API shapes) -> ``errors``
+(AWS's error codes). Service jobs are scheduled by ``quotactl.core.engine``, one engine per
+job queue (``engines``), through ``jobs`` (translation between stored jobs and the engine)
+and ``tick`` (the events that fall due); ``lifecycle`` is the resource status steps. Two ways
+in share every handler: ``hook.BotocoreHook`` (in-process, botocore's ``before-send`` event)
+and ``server.EmulatorServer`` (HTTP, ``local serve``).
 
 The service-job lifecycle, its timing, the cost of a request and every job-related choice
 where AWS is silent are documented in docs/emulator.md ("Service jobs").
