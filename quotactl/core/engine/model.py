@@ -7,7 +7,7 @@ status change the engine decided, for the caller (the emulator) to store.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from enum import StrEnum
 from typing import TYPE_CHECKING
 
@@ -181,6 +181,13 @@ class Job:
     _attempt: int = field(default=0, repr=False)
     _entry: tuple[int, int, Job] | None = field(default=None, repr=False)
     _parts: tuple[tuple[int, int, int], ...] = field(default=(), repr=False)  # groups' (k, t, n)
+
+    def copy(self) -> Job:
+        """A new record with the same public fields and none of an engine's bookkeeping."""
+        return Job(**{name: getattr(self, name) for name in _PUBLIC_FIELDS})
+
+
+_PUBLIC_FIELDS = tuple(f.name for f in fields(Job) if not f.name.startswith("_"))
 
 
 @dataclass(frozen=True, slots=True)
