@@ -9,7 +9,7 @@ queue and status) runs concurrently on a small thread pool (``calls.BatchCalls``
 from __future__ import annotations
 
 import threading
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from quotactl.aws import convert
 from quotactl.aws.calls import READ_CONCURRENCY, BatchCalls
@@ -30,6 +30,8 @@ if TYPE_CHECKING:
     from collections import Counter
     from collections.abc import Callable, Collection, Mapping
 
+    from mypy_boto3_batch import BatchClient
+
     from quotactl.core.observed import Spec
 
 DESCRIBE_BATCH = 100
@@ -39,7 +41,7 @@ DESCRIBE_BATCH = 100
 class AwsBackend:
     """Reads and writes AWS Batch quota-management resources through ``client``."""
 
-    def __init__(self, client: Any, *, concurrency: int = READ_CONCURRENCY) -> None:
+    def __init__(self, client: BatchClient, *, concurrency: int = READ_CONCURRENCY) -> None:
         self.api = BatchCalls(client, concurrency=concurrency)
         self._lock = threading.Lock()
         self._queue_arns: dict[str, str] = {}

@@ -19,6 +19,9 @@ from quotactl.errors import QuotactlError
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Iterator
 
+    from botocore.client import BaseClient
+    from botocore.model import OperationModel
+
 THROTTLING = frozenset(
     {
         "TooManyRequestsException",
@@ -39,9 +42,12 @@ def _mark_worker() -> None:
 
 
 class BatchCalls:
-    """A Batch client behind the operations table, with call counters and a read pool."""
+    """A Batch client behind the operations table, with call counters and a read pool.
 
-    def __init__(self, client: Any, *, concurrency: int = READ_CONCURRENCY) -> None:
+    The job commands also put their IAM, S3, SageMaker and CloudWatch Logs clients behind it
+    (for the operations table and the error translation; the counters count Batch only)."""
+
+    def __init__(self, client: BaseClient, *, concurrency: int = READ_CONCURRENCY) -> None:
         self.client = client
         self.concurrency = concurrency
         self.calls: Counter[str] = Counter()
@@ -59,11 +65,11 @@ class BatchCalls:
             self._pool.shutdown(wait=True)
             self._pool = None
 
-    def _count_call(self, model: Any = None, **_: Any) -> None:
+    def _count_call(self, model: OperationModel | None = None, **_: object) -> None:
         with self._lock:
             self.calls[getattr(model, "name", "?")] += 1
 
-    def _count_attempt(self, operation_name: str = "?", **_: Any) -> None:
+    def _count_attempt(self, operation_name: str = "?", **_: object) -> None:
         with self._lock:
             self.attempts[operation_name] += 1
 
@@ -105,7 +111,9 @@ class BatchCalls:
 def _method(operation: str) -> str:
     if operation not in OPERATIONS:
         raise AssertionError(f"{operation} is not in quotactl.aws.permissions.OPERATIONS")
-    return "".join("_" + c.lower() if c.isupper() else c for c in operation).lstrip("_")
+    from botocore import xform_name
+
+    return xform_name(operation)  # the client's own naming: ListTagsForResource -> list_tags_...
 
 
 def translate(exc: Exception, operation: str) -> QuotactlError:

@@ -8,16 +8,19 @@ a fixed emulated account; both skip the check (the CLI says so on stderr).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from quotactl.errors import QuotactlError
+
+if TYPE_CHECKING:
+    from mypy_boto3_sts import STSClient
 
 
 class AccountMismatchError(QuotactlError):
     code = "account-mismatch"
 
 
-def caller_account(sts_client: Any) -> str:
+def caller_account(sts_client: STSClient) -> str:
     """The account the credentials belong to."""
     from botocore.exceptions import BotoCoreError, ClientError
 
@@ -31,7 +34,7 @@ def caller_account(sts_client: Any) -> str:
         ) from exc
 
 
-def check_account(expected: str | None, sts_client: Any) -> str | None:
+def check_account(expected: str | None, sts_client: STSClient) -> str | None:
     """Refuse (``account-mismatch``) unless the caller is in ``expected``; None if unset."""
     if expected is None:
         return None

@@ -11,7 +11,7 @@ import re
 import time
 from collections import deque
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from quotactl.aws.calls import BatchCalls
 from quotactl.aws.live import LiveReader
@@ -19,7 +19,10 @@ from quotactl.core.jobs.records import JobDetail, detail_of
 from quotactl.errors import NotFoundError, QuotactlError
 
 if TYPE_CHECKING:
+    from collections import Counter
     from collections.abc import Callable, Sequence
+
+    from mypy_boto3_batch import BatchClient
 
     from quotactl.core.jobs.spec import SubmitRequest
 
@@ -84,12 +87,12 @@ class Submitted:
 class JobsApi:
     """The job commands' view of one Batch endpoint."""
 
-    def __init__(self, client: Any, *, pacer: Pacer | None = None) -> None:
+    def __init__(self, client: BatchClient, *, pacer: Pacer | None = None) -> None:
         self.api = BatchCalls(client)
         self.pacer = pacer or Pacer()
 
     @property
-    def calls(self) -> Any:
+    def calls(self) -> Counter[str]:
         return self.api.calls
 
     def close(self) -> None:

@@ -26,6 +26,8 @@ if TYPE_CHECKING:
     from collections import Counter
     from collections.abc import Callable, Sequence
 
+    from mypy_boto3_batch import BatchClient
+
     from quotactl.core.engine import JobStatus
     from quotactl.core.observed import LiveJob
 
@@ -54,7 +56,7 @@ class LiveReader:
 
     def __init__(
         self,
-        client: Any,
+        client: BatchClient | BatchCalls,
         *,
         concurrency: int = READ_CONCURRENCY,
         clock: Callable[[], float] = time.time,
@@ -149,14 +151,14 @@ class LiveReader:
         return [found[n] for n in wanted]
 
 
-def read_queue(client: Any, queue: str, **options: Any) -> LiveQueue:
+def read_queue(client: BatchClient | BatchCalls, queue: str, **options: Any) -> LiveQueue:
     """One live queue through ``client`` (a boto3 Batch client or ``BatchCalls``)."""
     with LiveReader(client) as reader:
         return reader.read_queue(queue, **options)
 
 
 def read_queues(
-    client: Any, queues: Sequence[str] | None = None, **options: Any
+    client: BatchClient | BatchCalls, queues: Sequence[str] | None = None, **options: Any
 ) -> list[LiveQueue]:
     """Several live queues (default: every quota-managed queue) through ``client``."""
     with LiveReader(client) as reader:

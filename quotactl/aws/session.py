@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal, overload
 
 from quotactl.errors import QuotactlError, UsageError
 
@@ -18,8 +18,19 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     import boto3
+    import botocore.session
+    from botocore.client import BaseClient
+    from mypy_boto3_batch import BatchClient
+    from mypy_boto3_iam import IAMClient
+    from mypy_boto3_logs import CloudWatchLogsClient
+    from mypy_boto3_s3 import S3Client
+    from mypy_boto3_sagemaker import SageMakerClient
+    from mypy_boto3_sts import STSClient
 
     from quotactl.emulator import Emulator
+
+Service = Literal["batch", "sts", "iam", "s3", "sagemaker", "logs"]
+"""The AWS services quotactl calls (each has its typed client below)."""
 
 DEFAULT_REGION = "us-east-1"
 DEFAULT_RETRIES: dict[str, Any] = {"mode": "standard", "max_attempts": 10}
@@ -72,8 +83,9 @@ def make_session(target: Target, *, emulator: Emulator | None = None) -> boto3.S
         if target.uses_emulator:
             from quotactl.emulator.hook import BotocoreHook
 
-            hook: Any = BotocoreHook(emulator or emulator_for(target))
-            session.events.register("before-send.batch", hook)
+            hook = BotocoreHook(emulator or emulator_for(target))
+            # a before-send handler returns the response; botocore-stubs types handlers as -> None
+            session.events.register("before-send.batch", hook)  # type: ignore[arg-type]
         return session
     from botocore.exceptions import ProfileNotFound
 
@@ -87,14 +99,68 @@ def make_session(target: Target, *, emulator: Emulator | None = None) -> boto3.S
         ) from exc
 
 
+@overload
 def client(
     target: Target,
-    service: str = "batch",
+    service: Literal["batch"] = "batch",
     *,
     region: str | None = None,
     retries: dict[str, Any] | None = None,
     session: boto3.Session | None = None,
-) -> Any:
+) -> BatchClient: ...
+@overload
+def client(
+    target: Target,
+    service: Literal["sts"],
+    *,
+    region: str | None = None,
+    retries: dict[str, Any] | None = None,
+    session: boto3.Session | None = None,
+) -> STSClient: ...
+@overload
+def client(
+    target: Target,
+    service: Literal["iam"],
+    *,
+    region: str | None = None,
+    retries: dict[str, Any] | None = None,
+    session: boto3.Session | None = None,
+) -> IAMClient: ...
+@overload
+def client(
+    target: Target,
+    service: Literal["s3"],
+    *,
+    region: str | None = None,
+    retries: dict[str, Any] | None = None,
+    session: boto3.Session | None = None,
+) -> S3Client: ...
+@overload
+def client(
+    target: Target,
+    service: Literal["sagemaker"],
+    *,
+    region: str | None = None,
+    retries: dict[str, Any] | None = None,
+    session: boto3.Session | None = None,
+) -> SageMakerClient: ...
+@overload
+def client(
+    target: Target,
+    service: Literal["logs"],
+    *,
+    region: str | None = None,
+    retries: dict[str, Any] | None = None,
+    session: boto3.Session | None = None,
+) -> CloudWatchLogsClient: ...
+def client(
+    target: Target,
+    service: Service = "batch",
+    *,
+    region: str | None = None,
+    retries: dict[str, Any] | None = None,
+    session: boto3.Session | None = None,
+) -> BaseClient:
     """A client for ``service``; ``--endpoint-url`` applies to Batch only and wins over local."""
     from botocore.config import Config
     from botocore.exceptions import InvalidRegionError
@@ -105,7 +171,7 @@ def client(
     chosen_region = region or target.region or session.region_name or _region(target)
     try:
         return session.client(
-            service,  # type: ignore[call-overload]
+            service,
             region_name=chosen_region,
             endpoint_url=endpoint,
             # apply and plan keep up to 32 reads in flight; urllib3's default pool holds 10
@@ -129,7 +195,7 @@ def _region(target: Target) -> str:
     return target.region or DEFAULT_REGION
 
 
-def _isolated_botocore_session() -> Any:
+def _isolated_botocore_session() -> botocore.session.Session:
     """A botocore session that reads no profile, config file or endpoint from the user's
     environment: the local account must behave the same on every machine."""
     import botocore.session

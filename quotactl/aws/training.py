@@ -14,12 +14,17 @@ from quotactl.errors import QuotactlError
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator
 
+    from mypy_boto3_iam import IAMClient
+    from mypy_boto3_logs import CloudWatchLogsClient
+    from mypy_boto3_s3 import S3Client
+    from mypy_boto3_sagemaker import SageMakerClient
+
 LOG_GROUP = "/aws/sagemaker/TrainingJobs"
 """Where SageMaker writes training job logs: one stream per instance, ``<job>/algo-N-...``."""
 POLL_SECONDS = 5.0
 
 
-def preflight(iam: Any, s3: Any, *, role_arn: str | None, output_s3: str | None) -> None:
+def preflight(iam: IAMClient, s3: S3Client, *, role_arn: str | None, output_s3: str | None) -> None:
     """Refuse a submit whose role or output bucket does not exist (IAM GetRole, S3 HeadBucket):
     SageMaker would only fail the job after it waited for capacity."""
     problems: list[str] = []
@@ -60,7 +65,7 @@ class TrainingJob:
     failure_reason: str | None = None
 
 
-def describe_training_job(sagemaker: Any, name: str) -> TrainingJob | None:
+def describe_training_job(sagemaker: SageMakerClient, name: str) -> TrainingJob | None:
     """SageMaker's view of one attempt (None if SageMaker has no such job, e.g. deleted)."""
     try:
         out = BatchCalls(sagemaker).call("DescribeTrainingJob", TrainingJobName=name)
@@ -83,7 +88,7 @@ class LogLine:
 class LogReader:
     """The log streams of one training job; ``read()`` returns lines not returned before."""
 
-    def __init__(self, logs: Any, training_job: str) -> None:
+    def __init__(self, logs: CloudWatchLogsClient, training_job: str) -> None:
         self.api = BatchCalls(logs)
         self.prefix = f"{training_job}/"
         self._tokens: dict[str, str | None] = {}

@@ -6,12 +6,17 @@ Heavy modules (boto3) are imported inside the functions.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Literal, overload
 
 from quotactl.errors import QuotactlError
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
+
+    from mypy_boto3_iam import IAMClient
+    from mypy_boto3_logs import CloudWatchLogsClient
+    from mypy_boto3_s3 import S3Client
+    from mypy_boto3_sagemaker import SageMakerClient
 
     from quotactl.aws.jobs import JobsApi
     from quotactl.cli.runtime import Runtime
@@ -27,7 +32,17 @@ def open_jobs(runtime: Runtime) -> JobsApi:
     return JobsApi(client(target, session=runtime.session(target)))
 
 
-def aws_client(runtime: Runtime, service: str) -> Any:
+@overload
+def aws_client(runtime: Runtime, service: Literal["iam"]) -> IAMClient: ...
+@overload
+def aws_client(runtime: Runtime, service: Literal["s3"]) -> S3Client: ...
+@overload
+def aws_client(runtime: Runtime, service: Literal["sagemaker"]) -> SageMakerClient: ...
+@overload
+def aws_client(runtime: Runtime, service: Literal["logs"]) -> CloudWatchLogsClient: ...
+def aws_client(
+    runtime: Runtime, service: Literal["iam", "s3", "sagemaker", "logs"]
+) -> IAMClient | S3Client | SageMakerClient | CloudWatchLogsClient:
     """A client of a non-Batch service; only on the aws backend (the emulator has none)."""
     from quotactl.aws.session import client
 

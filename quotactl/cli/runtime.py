@@ -10,11 +10,12 @@ import os
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import TYPE_CHECKING, TextIO
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
+    import boto3
     from rich.console import Console
 
     from quotactl.aws.session import Target
@@ -49,7 +50,7 @@ class Runtime:
         )
 
     _noticed: bool = field(default=False, init=False, repr=False)
-    _sessions: dict[Target, Any] = field(default_factory=dict, init=False, repr=False)
+    _sessions: dict[Target, boto3.Session] = field(default_factory=dict, init=False, repr=False)
 
     json_written: bool = field(default=False, init=False, repr=False)
     """A JSON document went to stdout: the error boundary adds no error document after it."""
@@ -104,7 +105,7 @@ class Runtime:
             hint=f"create {folder} first, or choose another --state (QUOTACTL_STATE)",
         )
 
-    def session(self, target: Target) -> Any:
+    def session(self, target: Target) -> boto3.Session:
         """One boto3 session per target and invocation: the account guard's STS client and
         the Batch client share credentials, so an assume-role profile asks for MFA once."""
         if target not in self._sessions:

@@ -4,12 +4,16 @@ the standard chain; clients retry in botocore's standard mode."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
 from quotactl.aws.session import Target, client, make_session
 from quotactl.emulator import Emulator
 from quotactl.errors import QuotactlError, UsageError
+
+if TYPE_CHECKING:
+    from botocore.client import BaseClient
 
 
 def test_local_ignores_the_users_aws_profile_and_config(
@@ -23,7 +27,7 @@ def test_local_ignores_the_users_aws_profile_and_config(
     try:
         assert batch.list_scheduling_policies()["schedulingPolicies"] == []
         assert batch.meta.region_name == "us-east-1"
-        assert batch.meta.config.retries["mode"] == "standard"
+        assert _retries(batch)["mode"] == "standard"
     finally:
         batch.close()
         emulator.close()
@@ -65,6 +69,12 @@ def test_retries_can_be_overridden(tmp_path: Path) -> None:
     target = Target("local", tmp_path / "s.db", endpoint_url="http://127.0.0.1:8765")
     batch = client(target, retries={"mode": "legacy", "max_attempts": 2})
     try:
-        assert batch.meta.config.retries["mode"] == "legacy"
+        assert _retries(batch)["mode"] == "legacy"
     finally:
         batch.close()
+
+
+def _retries(batch: BaseClient) -> dict[str, object]:
+    """The client's retry settings (botocore-stubs does not declare ``Config``'s attributes)."""
+    retries: dict[str, object] = vars(batch.meta.config)["retries"]
+    return retries
