@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal, overload
+from typing import TYPE_CHECKING, Literal, TypeAlias, overload
 
 from quotactl.errors import QuotactlError, UsageError
 
@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     import boto3
     import botocore.session
     from botocore.client import BaseClient
+    from botocore.config import _RetryDict
     from mypy_boto3_batch import BatchClient
     from mypy_boto3_iam import IAMClient
     from mypy_boto3_logs import CloudWatchLogsClient
@@ -29,11 +30,13 @@ if TYPE_CHECKING:
 
     from quotactl.emulator import Emulator
 
+Retries: TypeAlias = "_RetryDict"
+"""botocore's ``Config(retries=...)``: ``mode``, ``max_attempts``, ``total_max_attempts``."""
 Service = Literal["batch", "sts", "iam", "s3", "sagemaker", "logs"]
 """The AWS services quotactl calls (each has its typed client below)."""
 
 DEFAULT_REGION = "us-east-1"
-DEFAULT_RETRIES: dict[str, Any] = {"mode": "standard", "max_attempts": 10}
+DEFAULT_RETRIES: Retries = {"mode": "standard", "max_attempts": 10}
 """botocore's standard mode (exponential backoff with jitter, retries 429/5xx/throttling);
 10 attempts so an apply rides through a throttling burst instead of failing half-way."""
 _DUMMY_KEY = "quotactl-local"
@@ -105,7 +108,7 @@ def client(
     service: Literal["batch"] = "batch",
     *,
     region: str | None = None,
-    retries: dict[str, Any] | None = None,
+    retries: Retries | None = None,
     session: boto3.Session | None = None,
 ) -> BatchClient: ...
 @overload
@@ -114,7 +117,7 @@ def client(
     service: Literal["sts"],
     *,
     region: str | None = None,
-    retries: dict[str, Any] | None = None,
+    retries: Retries | None = None,
     session: boto3.Session | None = None,
 ) -> STSClient: ...
 @overload
@@ -123,7 +126,7 @@ def client(
     service: Literal["iam"],
     *,
     region: str | None = None,
-    retries: dict[str, Any] | None = None,
+    retries: Retries | None = None,
     session: boto3.Session | None = None,
 ) -> IAMClient: ...
 @overload
@@ -132,7 +135,7 @@ def client(
     service: Literal["s3"],
     *,
     region: str | None = None,
-    retries: dict[str, Any] | None = None,
+    retries: Retries | None = None,
     session: boto3.Session | None = None,
 ) -> S3Client: ...
 @overload
@@ -141,7 +144,7 @@ def client(
     service: Literal["sagemaker"],
     *,
     region: str | None = None,
-    retries: dict[str, Any] | None = None,
+    retries: Retries | None = None,
     session: boto3.Session | None = None,
 ) -> SageMakerClient: ...
 @overload
@@ -150,7 +153,7 @@ def client(
     service: Literal["logs"],
     *,
     region: str | None = None,
-    retries: dict[str, Any] | None = None,
+    retries: Retries | None = None,
     session: boto3.Session | None = None,
 ) -> CloudWatchLogsClient: ...
 def client(
@@ -158,7 +161,7 @@ def client(
     service: Service = "batch",
     *,
     region: str | None = None,
-    retries: dict[str, Any] | None = None,
+    retries: Retries | None = None,
     session: boto3.Session | None = None,
 ) -> BaseClient:
     """A client for ``service``; ``--endpoint-url`` applies to Batch only and wins over local."""
@@ -166,7 +169,7 @@ def client(
     from botocore.exceptions import InvalidRegionError
 
     session = session or make_session(target)
-    retry_config: Any = retries or dict(DEFAULT_RETRIES)
+    retry_config = retries or DEFAULT_RETRIES.copy()
     endpoint = target.endpoint_url if service == "batch" else None
     chosen_region = region or target.region or session.region_name or _region(target)
     try:

@@ -12,12 +12,13 @@ from quotactl.errors import QuotactlError, UsageError
 
 if TYPE_CHECKING:
     from quotactl.aws.live import LiveReader
+    from quotactl.aws.session import Retries
     from quotactl.cli.runtime import Runtime
     from quotactl.core.status import StatusReport
 
 DEFAULT_INTERVAL = "5s"
 MIN_INTERVAL = 0.2
-WATCH_RETRIES: dict[str, Any] = {"mode": "standard", "max_attempts": 3}
+WATCH_RETRIES: Retries = {"mode": "standard", "max_attempts": 3}
 """A live view retries on its next refresh, so its calls give up sooner than apply's."""
 
 
@@ -73,7 +74,7 @@ def status(
         reader.close()
 
 
-def _reader(runtime: Runtime, *, retries: dict[str, Any] | None) -> LiveReader:
+def _reader(runtime: Runtime, *, retries: Retries | None) -> LiveReader:
     from quotactl.aws.live import LiveReader
     from quotactl.aws.session import client
 

@@ -23,7 +23,9 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Iterator
     from pathlib import Path
 
-NO_RETRIES = {"total_max_attempts": 1}
+    from quotactl.aws.session import Retries
+
+NO_RETRIES: Retries = {"total_max_attempts": 1}
 
 
 @dataclass
