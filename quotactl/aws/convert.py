@@ -6,7 +6,7 @@ service model by sending them through a real client with a Stubber.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from quotactl.core import live
 from quotactl.core.model import (
@@ -23,13 +23,25 @@ from quotactl.core.observed import LiveJob, ObservedResource
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
-SAGEMAKER_TRAINING = "SAGEMAKER_TRAINING"
-FIFO = {"idleResourceAssignmentStrategy": "FIFO"}
+    from mypy_boto3_batch.type_defs import (
+        CapacityLimitTypeDef,
+        CreateJobQueueRequestTypeDef,
+        CreateQuotaShareRequestTypeDef,
+        CreateSchedulingPolicyRequestTypeDef,
+        CreateServiceEnvironmentRequestTypeDef,
+        JobStateTimeLimitActionTypeDef,
+        QuotaShareCapacityLimitTypeDef,
+        QuotaSharePreemptionConfigurationTypeDef,
+        QuotaShareResourceSharingConfigurationTypeDef,
+        UpdateJobQueueRequestTypeDef,
+        UpdateQuotaShareRequestTypeDef,
+        UpdateServiceEnvironmentRequestTypeDef,
+    )
 
-Request = dict[str, Any]
+SAGEMAKER_TRAINING: Literal["SAGEMAKER_TRAINING"] = "SAGEMAKER_TRAINING"
 
 
-def state(enabled: bool) -> str:
+def state(enabled: bool) -> Literal["ENABLED", "DISABLED"]:
     return "ENABLED" if enabled else "DISABLED"
 
 
@@ -42,7 +54,12 @@ def name_from_arn(value: str) -> str:
     return value.rsplit("/", 1)[-1] if value.startswith("arn:") else value
 
 
-def capacity_limits(capacity: Mapping[str, int]) -> list[dict[str, Any]]:
+def capacity_limits(capacity: Mapping[str, int]) -> list[QuotaShareCapacityLimitTypeDef]:
+    """A share's capacity limits (the stubs type an environment's, the same list, apart)."""
+    return [{"capacityUnit": t, "maxCapacity": n} for t, n in sorted(capacity.items())]
+
+
+def _environment_limits(capacity: Mapping[str, int]) -> list[CapacityLimitTypeDef]:
     return [{"capacityUnit": t, "maxCapacity": n} for t, n in sorted(capacity.items())]
 
 
@@ -50,27 +67,27 @@ def capacity(limits: list[dict[str, Any]] | None) -> dict[str, int]:
     return {c["capacityUnit"]: int(c["maxCapacity"]) for c in limits or []}
 
 
-def _tags(tags: Mapping[str, str]) -> Request:
-    return {"tags": dict(tags)} if tags else {}
-
-
 # -- environments ---------------------------------------------------------------------------
 
 
-def create_environment(spec: EnvironmentSpec) -> Request:
-    return {
+def create_environment(spec: EnvironmentSpec) -> CreateServiceEnvironmentRequestTypeDef:
+    request: CreateServiceEnvironmentRequestTypeDef = {
         "serviceEnvironmentName": spec.name,
         "serviceEnvironmentType": SAGEMAKER_TRAINING,
         "state": state(spec.enabled),
-        "capacityLimits": capacity_limits(spec.capacity),
-        **_tags(spec.tags),
+        "capacityLimits": _environment_limits(spec.capacity),
     }
+    if spec.tags:
+        request["tags"] = dict(spec.tags)
+    return request
 
 
-def update_environment(spec: EnvironmentSpec, arn: str, fields: frozenset[str]) -> Request:
-    request: Request = {"serviceEnvironment": arn}
+def update_environment(
+    spec: EnvironmentSpec, arn: str, fields: frozenset[str]
+) -> UpdateServiceEnvironmentRequestTypeDef:
+    request: UpdateServiceEnvironmentRequestTypeDef = {"serviceEnvironment": arn}
     if "capacity" in fields:
-        request["capacityLimits"] = capacity_limits(spec.capacity)
+        request["capacityLimits"] = _environment_limits(spec.capacity)
     if "enabled" in fields:
         request["state"] = state(spec.enabled)
     return request
@@ -89,8 +106,14 @@ def observed_environment(item: Mapping[str, Any]) -> ObservedResource:
 # -- scheduling policies --------------------------------------------------------------------
 
 
-def create_policy(spec: PolicySpec) -> Request:
-    return {"name": spec.name, "quotaSharePolicy": dict(FIFO), **_tags(spec.tags)}
+def create_policy(spec: PolicySpec) -> CreateSchedulingPolicyRequestTypeDef:
+    request: CreateSchedulingPolicyRequestTypeDef = {
+        "name": spec.name,
+        "quotaSharePolicy": {"idleResourceAssignmentStrategy": "FIFO"},
+    }
+    if spec.tags:
+        request["tags"] = dict(spec.tags)
+    return request
 
 
 def observed_policy(item: Mapping[str, Any]) -> ObservedResource:
@@ -107,7 +130,7 @@ def observed_policy(item: Mapping[str, Any]) -> ObservedResource:
 # -- job queues -----------------------------------------------------------------------------
 
 
-def _time_limits(timeout: RunnableTimeout | None) -> list[dict[str, Any]]:
+def _time_limits(timeout: RunnableTimeout | None) -> list[JobStateTimeLimitActionTypeDef]:
     if timeout is None:
         return []
     return [
@@ -116,24 +139,27 @@ def _time_limits(timeout: RunnableTimeout | None) -> list[dict[str, Any]]:
     ]
 
 
-def create_queue(spec: QueueSpec, policy_arn: str) -> Request:
-    request: Request = {
+def create_queue(spec: QueueSpec, policy_arn: str) -> CreateJobQueueRequestTypeDef:
+    request: CreateJobQueueRequestTypeDef = {
         "jobQueueName": spec.name,
         "state": state(spec.enabled),
         "schedulingPolicyArn": policy_arn,
         "priority": spec.priority,
         "serviceEnvironmentOrder": [{"order": 1, "serviceEnvironment": spec.environment}],
         "jobQueueType": SAGEMAKER_TRAINING,
-        **_tags(spec.tags),
     }
+    if spec.tags:
+        request["tags"] = dict(spec.tags)
     limits = _time_limits(spec.runnable_timeout)
     if limits:
         request["jobStateTimeLimitActions"] = limits
     return request
 
 
-def update_queue(spec: QueueSpec, arn: str, fields: frozenset[str], policy_arn: str) -> Request:
-    request: Request = {"jobQueue": arn}
+def update_queue(
+    spec: QueueSpec, arn: str, fields: frozenset[str], policy_arn: str
+) -> UpdateJobQueueRequestTypeDef:
+    request: UpdateJobQueueRequestTypeDef = {"jobQueue": arn}
     if "enabled" in fields:
         request["state"] = state(spec.enabled)
     if "priority" in fields:
@@ -176,31 +202,35 @@ def observed_queue(item: Mapping[str, Any]) -> ObservedResource:
 # -- quota shares ---------------------------------------------------------------------------
 
 
-def _sharing(spec: ShareSpec) -> dict[str, Any]:
-    sharing: dict[str, Any] = {"strategy": spec.strategy.value}
+def _sharing(spec: ShareSpec) -> QuotaShareResourceSharingConfigurationTypeDef:
+    sharing: QuotaShareResourceSharingConfigurationTypeDef = {"strategy": spec.strategy.value}
     if spec.strategy is Strategy.LEND_AND_BORROW:
         sharing["borrowLimit"] = spec.borrow_limit
     return sharing
 
 
-def _preemption(spec: ShareSpec) -> dict[str, str]:
+def _preemption(spec: ShareSpec) -> QuotaSharePreemptionConfigurationTypeDef:
     return {"inSharePreemption": state(spec.in_share_preemption)}
 
 
-def create_share(spec: ShareSpec) -> Request:
-    return {
+def create_share(spec: ShareSpec) -> CreateQuotaShareRequestTypeDef:
+    request: CreateQuotaShareRequestTypeDef = {
         "quotaShareName": spec.name,
         "jobQueue": spec.queue,
         "capacityLimits": capacity_limits(spec.capacity),
         "resourceSharingConfiguration": _sharing(spec),
         "preemptionConfiguration": _preemption(spec),
         "state": state(spec.enabled),
-        **_tags(spec.tags),
     }
+    if spec.tags:
+        request["tags"] = dict(spec.tags)
+    return request
 
 
-def update_share(spec: ShareSpec, arn: str, fields: frozenset[str]) -> Request:
-    request: Request = {"quotaShareArn": arn}
+def update_share(
+    spec: ShareSpec, arn: str, fields: frozenset[str]
+) -> UpdateQuotaShareRequestTypeDef:
+    request: UpdateQuotaShareRequestTypeDef = {"quotaShareArn": arn}
     if "capacity" in fields:
         request["capacityLimits"] = capacity_limits(spec.capacity)
     if fields & {"sharing", "borrow_limit"}:
