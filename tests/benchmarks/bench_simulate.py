@@ -54,7 +54,7 @@ from quotactl.core.simulate import generate_trace, read_trace, simulate, summari
 if TYPE_CHECKING:
     from collections.abc import Generator, Iterable, Iterator, Mapping
 
-    from quotactl.core.simulate import TraceRow
+    from quotactl.core.simulate import SimulationResult, TraceRow
 
 TYPES = {"ml.p5.48xlarge": 4, "ml.g5.12xlarge": 12, "ml.m5.xlarge": 24}
 STRATEGIES = (
@@ -163,7 +163,14 @@ def run_quotactl(trace: Path, kind: str, workload: str) -> dict[str, float]:
         "utilisation": result.utilisation or 0.0,
         "preemptions": result.preemptions,
         "finished": sum(s.finished for s in result.shares),
+        "wait_h": _mean_wait_hours(result),
     }
+
+
+def _mean_wait_hours(result: SimulationResult) -> float:
+    waits = [s.wait for s in result.shares if s.wait is not None]
+    started = sum(w.started for w in waits)
+    return sum(w.mean * w.started for w in waits) / max(1, started) / 3600
 
 
 def run_simpy(trace: Path, workload: str) -> dict[str, float]:
@@ -182,15 +189,16 @@ def run_simpy_fifo(trace: Path) -> dict[str, float]:
         for s in queue.shares
         for t, n in s.limits.items()
     }
-    totals = {"jobs": 0.0, "wait": 0.0}
+    totals = {"jobs": 0.0, "wait": 0.0, "finished": 0.0}
 
-    def job(pool: simpy.Container, count: int, duration: float, submitted: float) -> Generator:
+    def job(pool: simpy.Container, count: int, duration: float, submitted: float) -> Generator[Any, Any, None]:
         yield pool.get(count)
         totals["wait"] += env.now - submitted
         yield env.timeout(duration)
         yield pool.put(count)
+        totals["finished"] += 1
 
-    def source(rows: Iterable[TraceRow]) -> Generator:
+    def source(rows: Iterable[TraceRow]) -> Generator[Any, Any, None]:
         for at, share, itype, count, duration, _, _, _ in rows:
             if at > env.now:
                 yield env.timeout(at - env.now)
@@ -206,6 +214,8 @@ def run_simpy_fifo(trace: Path) -> dict[str, float]:
         "cpu": time.process_time() - cpu,
         "jobs": totals["jobs"],
         "peak_mib": peak_mib(),
+        "finished": totals["finished"],
+        "wait_h": totals["wait"] / max(1.0, totals["finished"]) / 3600,
     }
 
 
@@ -218,10 +228,10 @@ def run_simpy_preemption(trace: Path) -> dict[str, float]:
     free = {(s.name, t): n for s in queue.shares for t, n in s.limits.items()}
     waiting: dict[str, list[list[Any]]] = {s.name: [] for s in queue.shares}
     running: dict[str, dict[int, list[Any]]] = {s.name: {} for s in queue.shares}
-    totals = {"jobs": 0.0, "preemptions": 0.0, "finished": 0.0}
-    # a job: [-priority, seq, share, itype, count, duration, priority, started, process]
+    totals = {"jobs": 0.0, "preemptions": 0.0, "finished": 0.0, "wait": 0.0}
+    # a job: [-priority, seq, share, itype, count, duration, priority, started, process, submitted]
 
-    def run(job: list[Any]) -> Generator:
+    def run(job: list[Any]) -> Generator[Any, Any, None]:
         try:
             yield env.timeout(job[5])
         except simpy.Interrupt:
@@ -234,6 +244,8 @@ def run_simpy_preemption(trace: Path) -> dict[str, float]:
 
     def start(job: list[Any]) -> None:
         free[job[2], job[3]] -= job[4]
+        if job[7] is None:  # a first start: the wait the report shows
+            totals["wait"] += env.now - job[9]
         job[7] = env.now
         running[job[2]][job[1]] = job
         job[8] = env.process(run(job))
@@ -265,12 +277,12 @@ def run_simpy_preemption(trace: Path) -> dict[str, float]:
             heapq.heappop(queued)
             start(head)
 
-    def source(rows: Iterable[TraceRow]) -> Generator:
+    def source(rows: Iterable[TraceRow]) -> Generator[Any, Any, None]:
         for seq, (at, share, itype, count, duration, priority, _, _) in enumerate(rows):
             if at > env.now:
                 yield env.timeout(at - env.now)
             totals["jobs"] += 1
-            job = [-priority, seq, share, itype, count, duration, priority, 0.0, None]
+            job = [-priority, seq, share, itype, count, duration, priority, None, None, at]
             heapq.heappush(waiting[share], job)
             dispatch(share)
 
@@ -285,6 +297,7 @@ def run_simpy_preemption(trace: Path) -> dict[str, float]:
         "peak_mib": peak_mib(),
         "preemptions": totals["preemptions"],
         "finished": totals["finished"],
+        "wait_h": totals["wait"] / max(1.0, totals["finished"]) / 3600,
     }
 
 
@@ -340,11 +353,12 @@ def main() -> None:
         )
         results = {kind: child(kind, trace, workload) for kind in RUNS}
     head = f"{'run':<18}{'seconds':>9}{'cpu s':>8}{'jobs/s':>11}{'peak MiB':>10}"
-    print(f"{head}{'finished':>11}{'preempted':>11}")
+    print(f"{head}{'finished':>11}{'preempted':>11}{'wait h':>8}")
     for kind, r in results.items():
         rate = r["jobs"] / r["seconds"]
         row = f"{kind:<18}{r['seconds']:>9.2f}{r['cpu']:>8.2f}{rate:>11,.0f}{r['peak_mib']:>10.0f}"
-        print(f"{row}{r.get('finished', 0):>11,.0f}{r.get('preemptions', 0):>11,.0f}")
+        extra = f"{r.get('finished', 0):>11,.0f}{r.get('preemptions', 0):>11,.0f}"
+        print(f"{row}{extra}{r.get('wait_h', 0):>8.2f}")
     print("(cpu s: the simulating process only; the parse worker runs on the other core)")
     ours, simpy_run = results["quotactl"], results["simpy"]
     speedup = (ours["jobs"] / ours["seconds"]) / (simpy_run["jobs"] / simpy_run["seconds"])
