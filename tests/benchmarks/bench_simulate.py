@@ -191,7 +191,9 @@ def run_simpy_fifo(trace: Path) -> dict[str, float]:
     }
     totals = {"jobs": 0.0, "wait": 0.0, "finished": 0.0}
 
-    def job(pool: simpy.Container, count: int, duration: float, submitted: float) -> Generator[Any, Any, None]:
+    def job(
+        pool: simpy.Container, count: int, duration: float, submitted: float
+    ) -> Generator[Any, Any, None]:
         yield pool.get(count)
         totals["wait"] += env.now - submitted
         yield env.timeout(duration)
