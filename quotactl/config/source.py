@@ -109,15 +109,18 @@ FAST_LOADER = libyaml_loader()
 """The libyaml-backed loader, or None when PyYAML was built without libyaml."""
 
 
-def parse_yaml(text: str, file: str, *, libyaml: bool = True) -> ParsedFile:
+def parse_yaml(
+    text: str, file: str, *, expected: str = "a mapping of config keys", libyaml: bool = True
+) -> ParsedFile:
     """Parse one file; YAML problems come back as diagnostics, never as exceptions.
 
-    With ``libyaml`` (and libyaml installed) the C parser reads it, and a file it rejects is
-    parsed again by the pure-Python one, whose diagnostics are reported.
+    ``expected`` says what an empty file should have held. With ``libyaml`` (and libyaml
+    installed) the C parser reads it, and a file it rejects is parsed again by the pure-Python
+    one, whose diagnostics are reported.
     """
     if libyaml and (parsed := parse_with_libyaml(text, file)) is not None:
         return parsed
-    return _parse_python(text, file)
+    return _parse_python(text, file, expected)
 
 
 def parse_with_libyaml(text: str, file: str) -> ParsedFile | None:
@@ -141,7 +144,7 @@ def parse_with_libyaml(text: str, file: str) -> ParsedFile | None:
         loader.dispose()
 
 
-def _parse_python(text: str, file: str) -> ParsedFile:
+def _parse_python(text: str, file: str, expected: str) -> ParsedFile:
     source = SourceMap(file)
     try:
         loader = yaml.SafeLoader(text)
@@ -150,7 +153,7 @@ def _parse_python(text: str, file: str) -> ParsedFile:
     try:
         node = loader.get_single_node()
         if node is None:
-            error = source.diagnostic((), "file is empty: expected a mapping of config keys")
+            error = source.diagnostic((), f"file is empty: expected {expected}")
             return ParsedFile(None, source, [error])
         builder = _Builder(loader, source)
         data = builder.build(node, ())
