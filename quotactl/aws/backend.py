@@ -10,6 +10,7 @@ queue and status) runs concurrently on a small thread pool (``calls.BatchCalls``
 from __future__ import annotations
 
 import threading
+from concurrent.futures import FIRST_COMPLETED, wait
 from typing import TYPE_CHECKING, Any
 
 from quotactl.aws import convert
@@ -30,6 +31,7 @@ from quotactl.core.observed import (
 if TYPE_CHECKING:
     from collections import Counter
     from collections.abc import Callable, Collection, Mapping
+    from concurrent.futures import Future
 
     from quotactl.core.observed import Spec
 
@@ -97,15 +99,24 @@ class AwsBackend:
         return policies
 
     def _shares_of(self, queues: list[str]) -> list[ObservedResource]:
-        listed = [(q, self.api.submit(self._listed_shares, q)) for q in queues]
+        listing = [(q, self.api.submit(self._listed_shares, q)) for q in queues]
         # ListQuotaShares does not return tags (botocore's model leaves them out): one call
-        # each, sent as soon as the queue's list is in.
-        tagged = [
-            (queue, item, self.api.submit(self._tags, item["quotaShareArn"]))
-            for queue, found in listed
-            for item in found.result()
+        # each, sent as soon as the queue's list is in, whichever queue answers first (lists
+        # that are in together go in queue order, so a pool of one keeps the calls' order).
+        tagged: dict[str, list[tuple[dict[str, Any], Future[dict[str, str]]]]] = {}
+        while listing:
+            wait([found for _, found in listing], return_when=FIRST_COMPLETED)
+            for queue, found in [(q, f) for q, f in listing if f.done()]:
+                tagged[queue] = [
+                    (item, self.api.submit(self._tags, item["quotaShareArn"]))
+                    for item in found.result()
+                ]
+            listing = [(q, f) for q, f in listing if q not in tagged]
+        return [
+            convert.observed_share(item, queue, tags.result())
+            for queue in queues
+            for item, tags in tagged[queue]
         ]
-        return [convert.observed_share(item, queue, tags.result()) for queue, item, tags in tagged]
 
     def _listed_shares(self, queue: str) -> list[dict[str, Any]]:
         return list(self.api.pages("ListQuotaShares", "quotaShares", jobQueue=queue))
