@@ -102,17 +102,16 @@ class Passes(Lifecycle):
                     self._start(job)
                     continue
                 return (_RECLAIMER, job)
-            in_share = cap.in_share[s] and self._outranks(s, job.priority)
             if u + n <= lim + cap.bcap[k]:
                 t = job._t
-                if in_share or (
-                    cap.used[t] + n <= cap.cap[t] and cap.idle[t] - cap.borrowed[t] >= n
+                if (cap.used[t] + n <= cap.cap[t] and cap.idle[t] - cap.borrowed[t] >= n) or (
+                    cap.in_share[s] and self._outranks(s, job.priority)
                 ):
                     return (_BORROWER, job)
                 # No room to borrow now, and nobody to preempt: park it at once. Capacity
                 # only comes back through releases, which wake it.
                 self._park(job, _BORROWER)
-            elif in_share:
+            elif cap.in_share[s] and self._outranks(s, job.priority):
                 return (_OVER_LIMIT, job)
             return None
         return None
