@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, cast
 
 from quotactl.aws.calls import BatchCalls
 from quotactl.errors import QuotactlError
@@ -16,8 +16,10 @@ if TYPE_CHECKING:
 
     from mypy_boto3_iam import IAMClient
     from mypy_boto3_logs import CloudWatchLogsClient
+    from mypy_boto3_logs.type_defs import GetLogEventsRequestTypeDef, GetLogEventsResponseTypeDef
     from mypy_boto3_s3 import S3Client
     from mypy_boto3_sagemaker import SageMakerClient
+    from mypy_boto3_sagemaker.type_defs import DescribeTrainingJobResponseTypeDef
 
 LOG_GROUP = "/aws/sagemaker/TrainingJobs"
 """Where SageMaker writes training job logs: one stream per instance, ``<job>/algo-N-...``."""
@@ -68,11 +70,12 @@ class TrainingJob:
 def describe_training_job(sagemaker: SageMakerClient, name: str) -> TrainingJob | None:
     """SageMaker's view of one attempt (None if SageMaker has no such job, e.g. deleted)."""
     try:
-        out = BatchCalls(sagemaker).call("DescribeTrainingJob", TrainingJobName=name)
+        found = BatchCalls(sagemaker).call("DescribeTrainingJob", TrainingJobName=name)
     except QuotactlError as exc:
         if getattr(exc, "retryable", False):
             raise
         return None
+    out = cast("DescribeTrainingJobResponseTypeDef", found)  # the shape SageMaker answers with
     return TrainingJob(
         name, out.get("TrainingJobStatus"), out.get("SecondaryStatus"), out.get("FailureReason")
     )
@@ -121,12 +124,15 @@ class LogReader:
         out: list[LogLine] = []
         token = self._tokens.get(stream)
         while True:
-            params: dict[str, Any] = {"logGroupName": LOG_GROUP, "logStreamName": stream}
+            params: GetLogEventsRequestTypeDef = {
+                "logGroupName": LOG_GROUP,
+                "logStreamName": stream,
+            }
             if token:
                 params["nextToken"] = token
             else:
                 params["startFromHead"] = True
-            page = self.api.call("GetLogEvents", **params)
+            page = cast("GetLogEventsResponseTypeDef", self.api.call("GetLogEvents", **params))
             events = page.get("events") or []
             out += [LogLine(stream, int(e["timestamp"]), str(e["message"])) for e in events]
             following = page.get("nextForwardToken")
