@@ -25,7 +25,7 @@ from quotactl.emulator.errors import ServerException, ServiceError
 from quotactl.emulator.faults import Faults, FaultSpec, parse_faults
 from quotactl.emulator.handlers import HANDLERS
 from quotactl.emulator.store import Clock, Store, Tx
-from quotactl.errors import UsageError
+from quotactl.errors import QuotactlError, UsageError
 
 if TYPE_CHECKING:
     from types import TracebackType
@@ -82,7 +82,7 @@ class Emulator:
     def handle(
         self, method: str, path: str, query: str, headers: Any, body: bytes
     ) -> wire.Response:
-        """One HTTP request in AWS's wire format -> one response (never raises)."""
+        """One HTTP request in AWS's wire format -> one response; raises only StateError."""
         rid = wire.request_id()
         try:
             operation, params = self.router.parse(method, path, query, body)
@@ -92,6 +92,8 @@ class Emulator:
             return wire.ok(self.call(operation, params), rid)
         except ServiceError as exc:
             return wire.error(exc, rid)
+        except QuotactlError:  # the state file failed (locked, read-only, full): the caller's
+            raise
         except Exception as exc:  # a bug must still look like AWS to the client
             return wire.error(ServerException(f"internal error in the emulator: {exc!r}"), rid)
 
