@@ -96,9 +96,9 @@ class Parser:
                 if len(self.buffer) > MAX_HEAD:
                     raise FramingError(431, f"request headers exceed {MAX_HEAD} bytes")
                 return None
-            head = bytes(self.buffer[:end])
+            raw = bytes(self.buffer[:end])
             del self.buffer[: end + 4]
-            self._head = _parse_head(head)
+            self._head = _parse_head(raw)
             self._continued = False
         head = self._head
         if len(self.buffer) < head.length:
