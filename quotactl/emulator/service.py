@@ -8,16 +8,14 @@ the tick that ran before it.
 
 from __future__ import annotations
 
-import contextlib
 import time
 import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, Self
 
+from quotactl.emulator import statefile, wire
 from quotactl.emulator import tick as ticks
-from quotactl.emulator import wire
 from quotactl.emulator.arns import Account
 from quotactl.emulator.context import Context
 from quotactl.emulator.engine_scheduler import EngineScheduler
@@ -28,6 +26,7 @@ from quotactl.emulator.store import Clock, Store, Tx
 from quotactl.errors import QuotactlError, UsageError
 
 if TYPE_CHECKING:
+    from pathlib import Path
     from types import TracebackType
 
     from quotactl.emulator.scheduling import Scheduler
@@ -181,9 +180,6 @@ class Emulator:
 
 
 def delete_state(path: Path) -> bool:
-    """Remove a state file and its WAL companions; True if there was one."""
-    existed = path.exists()
-    for suffix in ("", "-wal", "-shm"):
-        with contextlib.suppress(FileNotFoundError):
-            Path(f"{path}{suffix}").unlink()
-    return existed
+    """Remove a state file and its companions; True if there was one. Refuses (StateError)
+    while another process has it open."""
+    return statefile.remove(path)

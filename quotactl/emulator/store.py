@@ -16,6 +16,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from quotactl.emulator import statefile
 from quotactl.emulator.models import (
     TERMINAL,
     JobQueue,
@@ -25,14 +26,14 @@ from quotactl.emulator.models import (
     ServiceEnvironment,
     ServiceJob,
 )
-from quotactl.errors import QuotactlError
+from quotactl.emulator.statefile import StateError
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
     from pathlib import Path
 
 SCHEMA_VERSION = 1
-BUSY_TIMEOUT_MS = 30_000
+BUSY_TIMEOUT_MS = int(statefile.BUSY_TIMEOUT_S * 1000)
 
 _SCHEMA = """
 CREATE TABLE account (
@@ -77,12 +78,6 @@ R = TypeVar("R", bound=Record)
 KINDS: dict[str, type[Record]] = {
     cls.KIND: cls for cls in (SchedulingPolicy, ServiceEnvironment, JobQueue, QuotaShare)
 }
-
-
-class StateError(QuotactlError):
-    """The state file cannot be used (written by a newer quotactl, or not a state file)."""
-
-    code = "emulator-state"
 
 
 @dataclass
@@ -274,15 +269,20 @@ class Store:
         self._idle: list[sqlite3.Connection] = []
         self._lock = threading.Lock()
         self._closed = False
+        self._hold = statefile.prepare(
+            path, lambda db: self._migrate(db, account_id=account_id, region=region, wall=wall)
+        )
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-        except OSError as exc:
-            raise StateError(
-                f"cannot create {exc.filename or path.parent} for the state file: {exc.strerror}",
-                hint="point --state (or QUOTACTL_STATE) at a file in a writable directory",
-            ) from exc
-        with self.transaction() as tx:
-            self._migrate(tx.db, account_id=account_id, region=region, wall=wall)
+            db = self._checkout()
+            try:
+                statefile.check(db, path)
+            finally:
+                self._checkin(db)
+            with self.transaction() as tx:
+                self._migrate(tx.db, account_id=account_id, region=region, wall=wall)
+        except BaseException:
+            self.close()
+            raise
 
     def _connect(self) -> sqlite3.Connection:
         try:
@@ -293,7 +293,7 @@ class Store:
                 check_same_thread=False,
             )
         except sqlite3.Error as exc:  # a directory, a missing or unwritable parent
-            raise StateError(
+            raise statefile.error_for(exc, self.path) or StateError(
                 f"cannot open the state file {self.path} ({exc})",
                 hint="point --state (or QUOTACTL_STATE) at a file in a writable directory",
             ) from exc
@@ -305,6 +305,9 @@ class Store:
             db.execute("PRAGMA synchronous = NORMAL")
         except sqlite3.DatabaseError as exc:
             db.close()
+            found = statefile.error_for(exc, self.path)
+            if found is not None and exc.sqlite_errorcode & 0xFF != statefile.SQLITE_NOTADB:
+                raise found from exc
             raise StateError(
                 f"{self.path} is not a quotactl emulator state file ({exc})",
                 hint="point --state at another file, or run `quotactl local reset`",
@@ -316,13 +319,20 @@ class Store:
         """``BEGIN IMMEDIATE`` ... ``COMMIT`` (or ``ROLLBACK`` on any exception)."""
         db = self._checkout()
         try:
-            db.execute("BEGIN IMMEDIATE")
-            try:
-                yield Tx(db)
-            except BaseException:
-                db.execute("ROLLBACK")
-                raise
-            db.execute("COMMIT")
+            with statefile.mapped(self.path):
+                db.execute("BEGIN IMMEDIATE")
+                try:
+                    yield Tx(db)
+                except BaseException:
+                    if db.in_transaction:
+                        db.execute("ROLLBACK")
+                    raise
+                try:
+                    db.execute("COMMIT")
+                except sqlite3.Error:  # e.g. the disk filled up: leave the connection clean
+                    if db.in_transaction:
+                        db.execute("ROLLBACK")
+                    raise
         finally:
             self._checkin(db)
 
@@ -347,6 +357,7 @@ class Store:
             idle, self._idle = self._idle, []
         for db in idle:
             db.close()
+        self._hold.close()
 
     @staticmethod
     def _migrate(db: sqlite3.Connection, *, account_id: str, region: str, wall: float) -> None:
