@@ -156,8 +156,8 @@ def remove(path: Path) -> bool:
         except BlockingIOError:
             users = _users(lock, kind="FLOCK")
             raise StateError(
-                f"{path} is in use{_by(users)}; resetting it now would leave that process "
-                "serving a deleted account",
+                f"{path} is in use by {_who(users) or 'another process'}; resetting it now "
+                "would leave that process serving a deleted account",
                 hint="stop it first (Ctrl-C in the `quotactl local serve` terminal), then reset",
             ) from None
         for suffix in ("", "-wal", "-shm", "-lock"):
@@ -183,9 +183,10 @@ def error_for(exc: sqlite3.Error, path: Path) -> StateError | None:
     """The ``StateError`` for a file-level SQLite failure (None for anything else)."""
     primary = int(getattr(exc, "sqlite_errorcode", 0) or 0) & 0xFF
     if primary in (SQLITE_BUSY, SQLITE_LOCKED):
-        users = _users(companion(path, "-shm"), kind="POSIX", byte=_SHM_WRITE_LOCK)
+        who = _who(_users(companion(path, "-shm"), kind="POSIX", byte=_SHM_WRITE_LOCK))
         return StateError(
-            f"the state file {path} is locked{_by(users)}: no write got through within "
+            f"the state file {path} is locked{f' (in use by {who})' if who else ''}: "
+            f"no write got through within "
             f"{BUSY_TIMEOUT_S:g}s",
             hint="wait for that process to finish, or stop it; quotactl processes share a "
             "state file, but not with one that keeps a transaction open",
@@ -253,11 +254,9 @@ def _disk_full(path: Path) -> StateError:
     )
 
 
-def _by(pids: list[int]) -> str:
-    if not pids:
-        return ""
-    shown = ", ".join(f"PID {pid}{_command(pid)}" for pid in pids[:3])
-    return f" (in use by {shown})"
+def _who(pids: list[int]) -> str:
+    """``PID 123 (quotactl local serve ...)`` for up to three processes ("" for none)."""
+    return ", ".join(f"PID {pid}{_command(pid)}" for pid in pids[:3])
 
 
 def _command(pid: int) -> str:
@@ -270,8 +269,8 @@ def _command(pid: int) -> str:
         if word == "quotactl" or word.endswith("/quotactl"):
             words = ["quotactl", *words[i + 1 :]]
             break
-    text = " ".join(words)
-    return f": {text[:60]}" if text else ""
+    text = " ".join(" ".join(words).split())
+    return f" ({text[:60]})" if text else ""
 
 
 def _users(path: Path, *, kind: str, byte: int | None = None) -> list[int]:
