@@ -81,6 +81,8 @@ class EmulatorServer:
         self._connections: set[_Connection] = set()
         self._stopping = threading.Event()
         self._closed = False
+        self.accepted = 0
+        """Connections accepted so far (keep-alive clients reuse theirs)."""
 
     @property
     def server_address(self) -> tuple[str, int]:
@@ -155,6 +157,7 @@ class EmulatorServer:
             if len(self._connections) >= self.max_connections and not self._evict_idle():
                 sock.close()
                 continue
+            self.accepted += 1
             sock.setblocking(False)
             sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
             conn = _Connection(sock, time.monotonic())
