@@ -268,6 +268,7 @@ class Store:
         self.path = path
         self._idle: list[sqlite3.Connection] = []
         self._lock = threading.Lock()
+        self._write_lock = threading.Lock()  # this process's writers queue here, not on SQLite
         self._closed = False
         self._hold = statefile.prepare(
             path, lambda db: self._migrate(db, account_id=account_id, region=region, wall=wall)
@@ -319,7 +320,7 @@ class Store:
         """``BEGIN IMMEDIATE`` ... ``COMMIT`` (or ``ROLLBACK`` on any exception)."""
         db = self._checkout()
         try:
-            with statefile.mapped(self.path):
+            with self._write_lock, statefile.mapped(self.path):
                 db.execute("BEGIN IMMEDIATE")
                 try:
                     yield Tx(db)
