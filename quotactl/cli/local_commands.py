@@ -51,7 +51,9 @@ def serve(
     speed: Annotated[
         float,
         typer.Option(
-            help="Emulated seconds per wall-clock second (0: only `local advance`).", min=0
+            help="Emulated seconds per wall-clock second (0: only `local advance`).",
+            min=0,
+            metavar="RATE",
         ),
     ] = 0.0,
     faults: Annotated[
@@ -59,12 +61,17 @@ def serve(
         typer.Option(
             help="Inject faults, e.g. latency_ms=20,throttle=0.2,error=0.05,seed=7.",
             envvar="QUOTACTL_EMULATOR_FAULTS",
+            metavar="SPEC",
             show_envvar=True,
         ),
     ] = None,
     status_delay: Annotated[
         float,
-        typer.Option(help="Emulated seconds each CREATING/UPDATING/... step takes.", min=0),
+        typer.Option(
+            help="Emulated seconds each CREATING/UPDATING/... step takes.",
+            min=0,
+            metavar="SECONDS",
+        ),
     ] = 0.0,
 ) -> None:
     """Serve the local account over HTTP for any AWS client (AWS CLI, SageMaker SDK).
