@@ -74,7 +74,7 @@ def share(
         name,
         dict(capacity or {"ml.g5.xlarge": 4}),
         strategy,
-        tags=tags,
+        tags=tags,  # type: ignore[arg-type]
         **kw,  # type: ignore[arg-type]
     )
 
@@ -231,7 +231,7 @@ class MemoryBackend:
         with self.lock:
             self._enter("set_enabled" if enabled else "disable", ref.address)
             record = self._require(ref, "VALID")
-            record.spec = replace(record.spec, enabled=enabled)  # type: ignore[call-arg]
+            record.spec = replace(record.spec, enabled=enabled)  # type: ignore[arg-type]
             record.status, record.polls_left = "UPDATING", self.delay
 
     def delete(self, ref: Ref, arn: str) -> None:
