@@ -19,13 +19,12 @@ import time
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "emulator"))
-
-from conftest import http_client
-from emulator_support import Served, make_queue, payload
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # the repo root, for tests.*
 
 from quotactl.aws.session import Target, client, make_session
 from quotactl.emulator import Emulator
+from tests.emulator.conftest import http_client
+from tests.emulator.emulator_support import Served, make_queue, payload
 
 TARGET_READ_MS = 2.0
 TARGET_SUBMIT_MS = 5.0

@@ -17,12 +17,12 @@ import time
 from typing import TYPE_CHECKING, Any
 
 import pytest
-from conftest import http_client
-from emulator_support import Served
 
 from quotactl.emulator import Emulator
 from quotactl.emulator.http1 import MAX_BODY, is_loopback_name
 from quotactl.emulator.server import EmulatorServer
+from tests.emulator.conftest import http_client
+from tests.emulator.emulator_support import Served
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator

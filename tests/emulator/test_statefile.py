@@ -12,13 +12,13 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 import pytest
-from conftest import http_client
-from emulator_support import Served, make_queue, payload
-from mounts import fill, read_only_view, small_tmpfs
 
 from quotactl.aws.session import Target, client, make_session
 from quotactl.emulator import Emulator
 from quotactl.emulator.statefile import BUSY_TIMEOUT_S, StateError
+from tests.emulator.conftest import http_client
+from tests.emulator.emulator_support import Served, make_queue, payload
+from tests.emulator.mounts import fill, read_only_view, small_tmpfs
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator
