@@ -26,7 +26,6 @@ from quotactl.errors import QuotactlError
 if TYPE_CHECKING:
     from quotactl.emulator.service import Emulator
 
-MAX_BODY = http1.MAX_BODY
 BACKLOG = 1024
 """The listen backlog (the kernel caps it at ``net.core.somaxconn``)."""
 _RECV = 64 * 1024
@@ -74,15 +73,14 @@ class EmulatorServer:
         self._pool = ThreadPoolExecutor(workers, thread_name_prefix="quotactl-serve")
         self._selector = selectors.DefaultSelector()
         self._wake_r, self._wake_w = socket.socketpair()
-        self._wake_r.setblocking(False)
-        self._wake_w.setblocking(False)
+        for end in (self._wake_r, self._wake_w):
+            end.setblocking(False)
         self._returned: list[_Connection] = []
         self._lock = threading.Lock()
         self._connections: set[_Connection] = set()
         self._stopping = threading.Event()
         self._closed = False
-        self.accepted = 0
-        """Connections accepted so far (keep-alive clients reuse theirs)."""
+        self.accepted = 0  # connections so far (keep-alive clients reuse theirs)
 
     @property
     def server_address(self) -> tuple[str, int]:
@@ -92,8 +90,7 @@ class EmulatorServer:
     @property
     def server_url(self) -> str:
         host, port = self.server_address
-        shown = f"[{host}]" if ":" in host else host
-        return f"http://{shown}:{port}"
+        return f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}"
 
     @property
     def connections(self) -> int:
@@ -123,10 +120,9 @@ class EmulatorServer:
                     self._sweep(now)
                     swept = now
         finally:
-            with contextlib.suppress(KeyError, ValueError):
-                sel.unregister(self.socket)
-            with contextlib.suppress(KeyError, ValueError):
-                sel.unregister(self._wake_r)
+            for sock in (self.socket, self._wake_r):
+                with contextlib.suppress(KeyError, ValueError):
+                    sel.unregister(sock)
 
     def shutdown(self) -> None:
         """Make ``serve_forever`` return (callable from any thread)."""
@@ -142,9 +138,8 @@ class EmulatorServer:
         self._pool.shutdown(wait=True, cancel_futures=True)
         for conn in list(self._connections):
             self._close(conn)
-        self._selector.close()
-        self._wake_r.close()
-        self._wake_w.close()
+        for closing in (self._selector, self._wake_r, self._wake_w):
+            closing.close()
 
     def _accept(self) -> None:
         for _ in range(64):  # several per wake-up, never starving the other sockets
@@ -152,7 +147,9 @@ class EmulatorServer:
                 sock, _ = self.socket.accept()
             except (BlockingIOError, InterruptedError):
                 return
-            except OSError:  # e.g. out of file descriptors: the backlog keeps the rest
+            except OSError:  # out of file descriptors: free one, the backlog keeps the rest
+                if not self._evict_idle():
+                    time.sleep(0.01)  # never spin on a listener that stays readable
                 return
             if len(self._connections) >= self.max_connections and not self._evict_idle():
                 sock.close()
@@ -173,11 +170,7 @@ class EmulatorServer:
         return True
 
     def _parked(self, conn: _Connection) -> bool:
-        try:
-            self._selector.get_key(conn.sock)
-        except (KeyError, ValueError):
-            return False
-        return True
+        return conn.sock in self._selector.get_map()
 
     def _readable(self, conn: _Connection) -> None:
         try:
@@ -258,8 +251,8 @@ class EmulatorServer:
 
     @staticmethod
     def _send_now(conn: _Connection, data: bytes) -> None:
-        with contextlib.suppress(OSError):
-            conn.sock.send(data)  # small, into an empty send buffer: never blocks
+        with contextlib.suppress(OSError):  # small, into an empty send buffer: never blocks
+            conn.sock.send(data)
 
     def _close(self, conn: _Connection) -> None:
         with contextlib.suppress(KeyError, ValueError):

@@ -184,6 +184,17 @@ def test_a_keep_alive_client_reuses_one_connection(serve: Callable[..., Emulator
     assert server.accepted == 1
 
 
+def read_response(reader: Any) -> tuple[int, Any]:
+    """Status and JSON body of the next response on ``reader`` (shared by pipelined ones)."""
+    status = int(reader.readline().split()[1])
+    length = 0
+    while (line := reader.readline()) not in (b"\r\n", b""):
+        name, _, value = line.decode().partition(":")
+        if name.lower() == "content-length":
+            length = int(value)
+    return status, json.loads(reader.read(length))
+
+
 def test_pipelined_requests_are_answered_in_order(serve: Callable[..., EmulatorServer]) -> None:
     server = serve()
     one = f"{LIST}Content-Length: 2\r\n\r\n{{}}".encode()
@@ -191,16 +202,13 @@ def test_pipelined_requests_are_answered_in_order(serve: Callable[..., EmulatorS
         b"POST /v1/createschedulingpolicy HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 12\r\n"
         b'\r\n{"name":"p"}'
     )
-    with connect(server) as sock:
+    with connect(server) as sock, sock.makefile("rb") as reader:
         sock.sendall(create + one)
-        first = http.client.HTTPResponse(sock)
-        first.begin()
-        created = json.loads(first.read())
-        second = http.client.HTTPResponse(sock)
-        second.begin()
-        listed = json.loads(second.read())
-    assert created["name"] == "p"
-    assert [p["arn"] for p in listed["schedulingPolicies"]] == [created["arn"]]
+        created = read_response(reader)
+        listed = read_response(reader)
+    assert created[0] == listed[0] == 200
+    assert created[1]["name"] == "p"
+    assert [p["arn"] for p in listed[1]["schedulingPolicies"]] == [created[1]["arn"]]
 
 
 def test_expect_100_continue_gets_the_go_ahead(serve: Callable[..., EmulatorServer]) -> None:
