@@ -62,7 +62,13 @@ def prepare(path: Path, initialise: Callable[[sqlite3.Connection], None]) -> IO[
         if path.exists():
             break
         hold.close()
-    if path.stat().st_size == 0 and not _size(companion(path, "-wal")):
+    else:  # e.g. a dangling symlink in the way
+        raise StateError(
+            f"cannot create the state file {path}",
+            hint="point --state (or QUOTACTL_STATE) at a file in a writable directory",
+        )
+    wal = companion(path, "-wal")
+    if path.stat().st_size == 0 and not (wal.exists() and wal.stat().st_size):
         hold.close()
         raise StateError(
             f"{path} is empty (0 bytes): it is not an emulator state file, or it was truncated",
@@ -117,13 +123,6 @@ def _same_file(handle: IO[bytes], path: Path) -> bool:
         return os.path.samestat(os.fstat(handle.fileno()), os.stat(path))
     except OSError:
         return False
-
-
-def _size(path: Path) -> int:
-    try:
-        return path.stat().st_size
-    except OSError:
-        return 0
 
 
 def check(db: sqlite3.Connection, path: Path) -> None:

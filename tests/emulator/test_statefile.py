@@ -5,6 +5,7 @@ damaged page, a zero-byte file, a read-only mount, a full tmpfs, a running `loca
 
 from __future__ import annotations
 
+import contextlib
 import random
 import sqlite3
 import subprocess
@@ -53,23 +54,31 @@ def assert_state_error(result: CliResult | subprocess.CompletedProcess[str], tex
     assert "internal" not in result.stderr
 
 
-@pytest.fixture
-def holder(tmp_path: Path) -> Iterator[subprocess.Popen[str]]:
-    """Another process that holds the state file's write lock until the test ends."""
-    Emulator(tmp_path / "s.db").close()
+@contextlib.contextmanager
+def lock_holder(state: Path) -> Iterator[subprocess.Popen[str]]:
+    """Another process that holds the state file's write lock until the block ends."""
     process = subprocess.Popen(
-        [sys.executable, "-c", HOLDER, str(tmp_path / "s.db")],
+        [sys.executable, "-c", HOLDER, str(state)],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         text=True,
     )
-    assert process.stdout is not None
-    assert process.stdout.readline().strip() == "held"
-    yield process
     assert process.stdin is not None
-    process.stdin.close()
-    process.wait(timeout=10)
-    process.stdout.close()
+    assert process.stdout is not None
+    try:
+        assert process.stdout.readline().strip() == "held"
+        yield process
+    finally:
+        process.stdin.close()
+        process.wait(timeout=10)
+        process.stdout.close()
+
+
+@pytest.fixture
+def holder(tmp_path: Path) -> Iterator[subprocess.Popen[str]]:
+    Emulator(tmp_path / "s.db").close()
+    with lock_holder(tmp_path / "s.db") as process:
+        yield process
 
 
 def test_the_busy_timeout_is_short(tmp_path: Path) -> None:
@@ -95,24 +104,12 @@ def test_a_busy_holder_fails_an_in_process_client_once_not_with_retries(tmp_path
     batch = client(target, session=make_session(target, emulator=emulator))  # standard retries
     sent: list[str] = []
     batch.meta.events.register("before-sign.batch", lambda **kw: sent.append("x"))
-    process = subprocess.Popen(
-        [sys.executable, "-c", HOLDER, str(target.state_path)],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        text=True,
-    )
     try:
-        assert process.stdout is not None
-        assert process.stdout.readline().strip() == "held"
-        with pytest.raises(StateError, match=f"PID {process.pid}"):
-            batch.list_scheduling_policies()
-        assert len(sent) == 1  # one attempt: a locked file is not retried for minutes
+        with lock_holder(target.state_path) as process:
+            with pytest.raises(StateError, match=f"PID {process.pid}"):
+                batch.create_scheduling_policy(name="p")  # a write: reads need no lock
+            assert len(sent) == 1  # one attempt: a locked file is not retried for minutes
     finally:
-        assert process.stdin is not None
-        assert process.stdout is not None
-        process.stdin.close()
-        process.wait(timeout=10)
-        process.stdout.close()
         batch.close()
         emulator.close()
 
@@ -270,3 +267,21 @@ def test_reset_refuses_while_local_serve_uses_the_file(tmp_path: Path) -> None:
     done = quotactl("--state", str(state), "local", "reset")
     assert done.returncode == 0, done.stderr
     assert not state.exists()
+
+
+@pytest.mark.slow
+def test_a_state_fault_under_local_serve_is_a_500_with_the_reason(tmp_path: Path) -> None:
+    log = tmp_path / "stderr.txt"
+    server = Served(tmp_path / "s.db", stderr=log)
+    http: Any = http_client(server.url)
+    try:
+        with lock_holder(tmp_path / "s.db") as holder:
+            with pytest.raises(http.exceptions.ServerException) as caught:
+                http.create_scheduling_policy(name="p")
+            assert f"locked (in use by PID {holder.pid}" in caught.value.response["message"]
+            assert caught.value.response["ResponseMetadata"]["HTTPStatusCode"] == 500
+        assert http.create_scheduling_policy(name="p")["name"] == "p"  # works again
+    finally:
+        http.close()
+        server.close()
+    assert log.read_text() == ""
