@@ -125,14 +125,17 @@ def _same_file(handle: IO[bytes], path: Path) -> bool:
         return False
 
 
-def check(db: sqlite3.Connection, path: Path) -> None:
-    """``PRAGMA quick_check``: every page's structure, before a request reads any of it."""
+def check(db: sqlite3.Connection, path: Path) -> int:
+    """``PRAGMA quick_check`` (every page's structure, before a request reads any of it);
+    returns the file's schema version (``PRAGMA user_version``)."""
     try:
         rows = db.execute("PRAGMA quick_check(5)").fetchall()
+        version = int(db.execute("PRAGMA user_version").fetchone()[0])
     except sqlite3.DatabaseError as exc:
         raise error_for(exc, path) or _damaged(path, str(exc)) from exc
     if [tuple(r) for r in rows] != [("ok",)]:
         raise _damaged(path, "; ".join(str(r[0]) for r in rows))
+    return version
 
 
 def _damaged(path: Path, detail: str) -> StateError:

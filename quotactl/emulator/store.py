@@ -276,11 +276,12 @@ class Store:
         try:
             db = self._checkout()
             try:
-                statefile.check(db, path)
+                version = statefile.check(db, path)
             finally:
                 self._checkin(db)
-            with self.transaction() as tx:
-                self._migrate(tx.db, account_id=account_id, region=region, wall=wall)
+            if version != SCHEMA_VERSION:  # a current file is opened without the write lock
+                with self.transaction() as tx:
+                    self._migrate(tx.db, account_id=account_id, region=region, wall=wall)
         except BaseException:
             self.close()
             raise

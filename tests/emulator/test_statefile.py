@@ -90,8 +90,11 @@ def test_the_busy_timeout_is_short(tmp_path: Path) -> None:
 def test_a_busy_holder_is_a_coded_error_naming_its_pid(
     tmp_path: Path, holder: subprocess.Popen[str], cli: Callable[..., CliResult]
 ) -> None:
-    with pytest.raises(StateError, match=rf"locked \(in use by PID {holder.pid}") as caught:
-        Emulator(tmp_path / "s.db")
+    with (
+        Emulator(tmp_path / "s.db") as emulator,  # opening needs no lock, a write does
+        pytest.raises(StateError, match=rf"locked \(in use by PID {holder.pid}") as caught,
+    ):
+        emulator.advance(60)
     assert caught.value.hint is not None
     assert "reset" not in caught.value.hint
     result = cli("--state", str(tmp_path / "s.db"), "local", "advance", "1m")
