@@ -288,3 +288,19 @@ def test_a_state_fault_under_local_serve_is_a_500_with_the_reason(tmp_path: Path
         http.close()
         server.close()
     assert log.read_text() == ""
+
+
+@pytest.mark.parametrize(
+    ("make", "message"),
+    [
+        (lambda p: p.mkdir(), "cannot open the state file"),
+        (lambda p: p.write_text("not a database " * 300), "not a quotactl emulator state file"),
+    ],
+)
+def test_a_path_that_is_no_state_file_is_a_coded_error(
+    tmp_path: Path, make: Callable[[Path], object], message: str
+) -> None:
+    state = tmp_path / "s.db"
+    make(state)
+    with pytest.raises(StateError, match=message):
+        Emulator(state)
