@@ -253,21 +253,25 @@ class _Read:
 class _Fanout:
     """Tasks on a pool whose callbacks (run on the calling thread) may spawn more tasks.
 
-    The first failure cancels what has not started and is raised from ``wait``.
+    Finished tasks are handled in the order they were spawned, so with one worker the calls
+    are made in a fixed order (what botocore's Stubber needs). The first failure cancels what
+    has not started and is raised from ``wait``.
     """
 
     def __init__(self, pool: ThreadPoolExecutor) -> None:
         self._pool = pool
-        self._pending: dict[Future[Any], Callable[[Any], None]] = {}
+        self._spawned = 0
+        self._pending: dict[Future[Any], tuple[int, Callable[[Any], None]]] = {}
 
     def spawn(self, task: Callable[[], Any], then: Callable[[Any], None]) -> None:
-        self._pending[self._pool.submit(task)] = then
+        self._pending[self._pool.submit(task)] = (self._spawned, then)
+        self._spawned += 1
 
     def wait(self) -> None:
         while self._pending:
             done, _ = wait(self._pending, return_when=FIRST_COMPLETED)
-            for future in done:
-                then = self._pending.pop(future)
+            for future in sorted(done, key=lambda f: self._pending[f][0]):
+                _, then = self._pending.pop(future)
                 try:
                     result = future.result()
                 except BaseException:
