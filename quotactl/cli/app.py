@@ -119,10 +119,12 @@ def _register_commands() -> None:
         config_commands,
         export_commands,
         iam_commands,
+        job_commands,
         local_commands,
         plan_commands,
         simulate_commands,
         status_commands,
+        submit_commands,
     )
 
     for module in (
@@ -130,6 +132,8 @@ def _register_commands() -> None:
         plan_commands,
         status_commands,
         export_commands,
+        submit_commands,
+        job_commands,
         iam_commands,
         simulate_commands,
         local_commands,
