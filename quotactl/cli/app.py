@@ -16,6 +16,7 @@ from typing import Annotated, NoReturn
 import typer
 
 from quotactl import __version__
+from quotactl.cli import completion_commands, helptext
 from quotactl.cli.exitcodes import ExitCode
 from quotactl.cli.runtime import BACKENDS, DEFAULT_STATE, Runtime, RuntimeHolder
 from quotactl.errors import QuotactlError, UsageError
@@ -45,6 +46,7 @@ def root(
     backend: Annotated[
         str | None,
         typer.Option(
+            metavar="local|aws",
             help="Where resources live: 'local' (embedded emulator, default) or 'aws'.",
             envvar="QUOTACTL_BACKEND",
             show_envvar=True,
@@ -53,18 +55,22 @@ def root(
     state: Annotated[
         Path | None,
         typer.Option(
+            metavar="FILE",
             help=f"Emulator state file for --backend local [default: {DEFAULT_STATE}].",
             envvar="QUOTACTL_STATE",
             show_envvar=True,
         ),
     ] = None,
-    profile: Annotated[str | None, typer.Option(help="AWS profile (aws backend).")] = None,
+    profile: Annotated[
+        str | None, typer.Option(metavar="NAME", help="AWS profile (aws backend).")
+    ] = None,
     region: Annotated[
         str | None, typer.Option(help="AWS region (else platform.region, else AWS defaults).")
     ] = None,
     endpoint_url: Annotated[
         str | None,
         typer.Option(
+            metavar="URL",
             help="Any Batch-compatible endpoint, e.g. a `quotactl local serve`.",
             envvar="AWS_ENDPOINT_URL_BATCH",
             show_envvar=True,
@@ -74,7 +80,7 @@ def root(
         bool, typer.Option("--no-color", help="Plain output (NO_COLOR is honoured too).")
     ] = False,
     quiet: Annotated[bool, typer.Option("-q", "--quiet", help="Only results and errors.")] = False,
-    debug: Annotated[bool, typer.Option(help="Show tracebacks for errors.")] = False,
+    debug: Annotated[bool, typer.Option("--debug", help="Show tracebacks for errors.")] = False,
     version: Annotated[
         bool,
         typer.Option(
@@ -116,6 +122,7 @@ def runtime_of(ctx: typer.Context) -> Runtime:
 
 def _register_commands() -> None:
     from quotactl.cli import (
+        completion_commands,
         config_commands,
         export_commands,
         iam_commands,
@@ -137,6 +144,7 @@ def _register_commands() -> None:
         iam_commands,
         simulate_commands,
         local_commands,
+        completion_commands,
     ):
         module.register(app)
 
@@ -148,7 +156,9 @@ def run(argv: list[str] | None = None, holder: RuntimeHolder | None = None) -> i
     """Run the CLI and return its exit code; the error boundary of the whole program."""
     args = list(sys.argv[1:] if argv is None else argv)
     holder = holder or RuntimeHolder()
+    completion_commands.enable_if_requested()
     command = typer.main.get_command(app)
+    helptext.humanise(command)
     try:
         result = command.main(args=args, prog_name="quotactl", standalone_mode=False, obj=holder)
     except typer.Exit as exc:
@@ -170,6 +180,14 @@ def run(argv: list[str] | None = None, holder: RuntimeHolder | None = None) -> i
             print(f"error[usage]: {exc}", file=sys.stderr)
         code = getattr(exc, "exit_code", 2)
         return ExitCode.USAGE if code == 2 else int(code)
+    except BrokenPipeError:  # `quotactl ... | head`: the reader has all it wanted
+        _discard_stdout()
+        return ExitCode.OK
+    except SystemExit as exc:  # typer turns a closed pipe into exit 1; it is not an error
+        if isinstance(exc.__context__, BrokenPipeError):
+            _discard_stdout()
+            return ExitCode.OK
+        raise
     except Exception:
         if "--debug" in args:
             traceback.print_exc()
@@ -184,14 +202,48 @@ def run(argv: list[str] | None = None, holder: RuntimeHolder | None = None) -> i
 
 
 def _report(exc: QuotactlError, holder: RuntimeHolder, args: list[str]) -> None:
+    """The error on stderr; with ``-o json`` also the error document on stdout, unless the
+    command already printed its own document."""
     from quotactl.render.errors import print_error
 
-    stream = holder.runtime.stderr if holder.runtime else sys.stderr
+    runtime = holder.runtime
+    stream = runtime.stderr if runtime else sys.stderr
     if "--debug" in args:
         traceback.print_exc(file=stream)
     print_error(exc, stream)
+    if wants_json(args) and not (runtime and runtime.json_written):
+        import json
+
+        from quotactl.render.errors import error_document
+
+        out = runtime.stdout if runtime else sys.stdout
+        out.write(json.dumps(error_document(exc), indent=2) + "\n")
+
+
+def wants_json(args: list[str]) -> bool:
+    """``-o json``, ``-ojson``, ``--output json`` or ``--output=json`` among the arguments."""
+    for index, arg in enumerate(args):
+        if arg in ("-o", "--output") and args[index + 1 : index + 2] == ["json"]:
+            return True
+        if arg in ("-ojson", "--output=json"):
+            return True
+    return False
+
+
+def _discard_stdout() -> None:
+    """Point stdout at /dev/null so that the interpreter's last flush cannot fail again."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):  # pragma: no cover - stdout without a file descriptor
+        pass
 
 
 def main() -> NoReturn:
     """Console-script entry point."""
-    sys.exit(run())
+    code = run()
+    try:
+        sys.stdout.flush()
+    except BrokenPipeError:
+        _discard_stdout()
+    sys.exit(code)
