@@ -23,13 +23,12 @@ import time
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "emulator"))
-
-from emulator_support import make_queue, payload
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # the repo root, for tests.*
 
 from quotactl.aws.session import Target, client, make_session
 from quotactl.cli.app import run
 from quotactl.emulator import Emulator
+from tests.emulator.emulator_support import make_queue, payload
 
 P5 = "ml.p5.48xlarge"
 SHARES = {

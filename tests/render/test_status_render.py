@@ -8,12 +8,12 @@ from fractions import Fraction
 from pathlib import Path
 
 import pytest
-from status_data import report
 
 from quotactl.core.status import CapacityRow
 from quotactl.render.console import make_console
 from quotactl.render.status import print_status, usage_bar
 from quotactl.render.status_json import number, status_document, status_json
+from tests.render.status_data import report
 
 GOLDEN = Path(__file__).parent / "golden"
 
