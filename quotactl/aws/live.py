@@ -3,8 +3,11 @@
 ``read_queue(client, "training")`` returns a ``LiveQueue``. The reads of one queue are
 independent, so they run at once on a thread pool: DescribeServiceEnvironments,
 ListQuotaShares (then ListTagsForResource per share, for the team tag), GetJobQueueSnapshot
-and ListServiceJobs once per status, each paginated with botocore's paginators; as job pages
-arrive, the jobs that need details are described (DescribeServiceJob), also in parallel.
+and ListServiceJobs once per status. A status with more than one page is then read share by
+share (the QUOTA_SHARE_NAME filter combines with a status), each list paginated with
+botocore's paginators, so 10,000 waiting jobs are 20 short lists in parallel rather than 100
+pages one after another. As job pages arrive, the jobs that need details are described
+(DescribeServiceJob), also in parallel.
 Every call goes through ``BatchCalls`` (the operations table, error translation, counters),
 so the same code runs against AWS, an endpoint and the embedded emulator.
 """
@@ -31,6 +34,8 @@ if TYPE_CHECKING:
 
 DESCRIBE_BATCH = 100
 """DescribeJobQueues and DescribeServiceEnvironments take at most 100 names."""
+PAGE = 100
+"""ListServiceJobs' largest page."""
 
 
 def describe_none(job: LiveJob) -> bool:
@@ -189,6 +194,8 @@ class _Read:
         self.snapshots: dict[str, dict[str, Any]] = {}
         self.jobs: dict[str, list[dict[str, Any]]] = {}
         self.details: dict[str, dict[str, Any]] = {}
+        self._described: set[str] = set()
+        self._long: dict[str, list[tuple[str, str]]] = {}  # statuses awaiting the share list
 
     def environments(self, names: list[str]) -> None:
         self.run.spawn(
@@ -209,13 +216,13 @@ class _Read:
         for status in statuses:
             self.run.spawn(
                 partial(
-                    self._pages,
+                    self.api.call,
                     "ListServiceJobs",
-                    "jobSummaryList",
                     jobQueue=name,
                     jobStatus=str(status),
+                    maxResults=PAGE,
                 ),
-                partial(self._got_jobs, name),
+                partial(self._first_page, name, str(status)),
             )
 
     def _pages(self, operation: str, key: str, **params: Any) -> list[dict[str, Any]]:
@@ -235,19 +242,64 @@ class _Read:
                 partial(self.api.call, "ListTagsForResource", resourceArn=arn),
                 partial(self._got_tags, arn),
             )
+        for status, token in self._long.pop(queue, []):
+            self._rest(queue, status, token)
 
     def _got_tags(self, arn: str, out: dict[str, Any]) -> None:
         self.tags[arn] = dict(out.get("tags") or {})
 
+    def _first_page(self, queue: str, status: str, out: dict[str, Any]) -> None:
+        self._got_jobs(queue, out.get("jobSummaryList") or [])
+        token = out.get("nextToken")
+        if token is None:
+            return
+        if queue in self.shares:
+            self._rest(queue, status, token)
+        else:  # the rest is read share by share, once the shares are known
+            self._long.setdefault(queue, []).append((status, token))
+
+    def _rest(self, queue: str, status: str, token: str) -> None:
+        """A status with more than one page: read it share by share, in parallel (each
+        share's list paginated), instead of one page after another. With no shares listed,
+        the status's own pages are read on from ``token``."""
+        names = [s["quotaShareName"] for s in self.shares.get(queue, [])]
+        if not names:
+            self.run.spawn(
+                partial(
+                    self._pages,
+                    "ListServiceJobs",
+                    "jobSummaryList",
+                    jobQueue=queue,
+                    jobStatus=status,
+                    PaginationConfig={"StartingToken": token},
+                ),
+                partial(self._got_jobs, queue),
+            )
+            return
+        for share in names:
+            self.run.spawn(
+                partial(
+                    self._pages,
+                    "ListServiceJobs",
+                    "jobSummaryList",
+                    jobQueue=queue,
+                    jobStatus=status,
+                    filters=[{"name": "QUOTA_SHARE_NAME", "values": [share]}],
+                ),
+                partial(self._got_jobs, queue),
+            )
+
     def _got_jobs(self, queue: str, found: list[dict[str, Any]]) -> None:
         self.jobs[queue] += found
         for summary in found:
-            if self.describe(live.live_job(summary, queue)):
-                job_id = summary["jobId"]
-                self.run.spawn(
-                    partial(self.api.call, "DescribeServiceJob", jobId=job_id),
-                    partial(self.details.__setitem__, job_id),
-                )
+            job_id = summary["jobId"]
+            if job_id in self._described or not self.describe(live.live_job(summary, queue)):
+                continue
+            self._described.add(job_id)
+            self.run.spawn(
+                partial(self.api.call, "DescribeServiceJob", jobId=job_id),
+                partial(self.details.__setitem__, job_id),
+            )
 
 
 class _Fanout:

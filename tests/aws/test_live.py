@@ -2,8 +2,9 @@
 checked against botocore's Batch model, ListServiceJobs and ListQuotaShares paginated.
 
 With one worker the reader's calls come in a fixed order: the queue, then the environment,
-the shares, the snapshot and the job lists (one per status), then the follow-ups (tags of
-each share, DescribeServiceJob of each job that was ever dispatched).
+the shares, the snapshot and the first page of each status, then the follow-ups (tags of
+each share, DescribeServiceJob of each job that was ever dispatched, and a status of more
+than one page read again share by share, each share's list paginated).
 """
 
 from __future__ import annotations
@@ -172,26 +173,16 @@ def expect_reads(stub: Stubber, runnable_pages: int = 2, *, describes: bool = Tr
         summary(f"w{i}", "nlp", "RUNNABLE", 1, **({"scheduledAt": T0} if i == 0 else {}))
         for i in range(100 * runnable_pages)
     ]
+    running = summary("r1", "nlp", "RUNNING", 6, scheduledAt=T0, startedAt=T0 + 60_000)
     for status in STATUSES:
-        if status == "RUNNABLE":
-            for page in range(runnable_pages):
-                params: dict[str, Any] = {"jobQueue": "training", "jobStatus": status}
-                if page:
-                    params["nextToken"] = f"p{page}"
-                response: dict[str, Any] = {
-                    "jobSummaryList": waiting[page * 100 : page * 100 + 100]
-                }
-                if page + 1 < runnable_pages:
-                    response["nextToken"] = f"p{page + 1}"
-                stub.add_response("list_service_jobs", response, params)
-            continue
-        jobs = []
-        if status == "RUNNING":
-            jobs = [summary("r1", "nlp", "RUNNING", 6, scheduledAt=T0, startedAt=T0 + 60_000)]
+        jobs = {"RUNNABLE": waiting[:100], "RUNNING": [running]}.get(status, [])
+        response: dict[str, Any] = {"jobSummaryList": jobs}
+        if status == "RUNNABLE" and runnable_pages > 1:
+            response["nextToken"] = "p1"
         stub.add_response(
             "list_service_jobs",
-            {"jobSummaryList": jobs},
-            {"jobQueue": "training", "jobStatus": status},
+            response,
+            {"jobQueue": "training", "jobStatus": status, "maxResults": 100},
         )
     for name in ("nlp", "research"):
         stub.add_response(
@@ -199,19 +190,29 @@ def expect_reads(stub: Stubber, runnable_pages: int = 2, *, describes: bool = Tr
             {"tags": {"quotactl:team": f"team-{name}"}},
             {"resourceArn": f"{QUEUE_ARN}/quota-share/{name}"},
         )
-    if not describes:
-        return
-    # follow-ups in the order their lists were handled: RUNNABLE w0 (dispatched once), then r1
-    stub.add_response(
-        "describe_service_job",
-        detail(waiting[0], 5, [T0 + 3_600_000]),
-        {"jobId": "w0"},
-    )
-    stub.add_response(
-        "describe_service_job",
-        detail(summary("r1", "nlp", "RUNNING", 6, scheduledAt=T0, startedAt=T0 + 60_000), 3, []),
-        {"jobId": "r1"},
-    )
+    # follow-ups in the order their lists were handled: RUNNABLE w0 (dispatched once), the
+    # rest of RUNNABLE share by share (nlp's in pages; w0 is not described twice), then r1
+    if describes:
+        stub.add_response(
+            "describe_service_job", detail(waiting[0], 5, [T0 + 3_600_000]), {"jobId": "w0"}
+        )
+    if runnable_pages > 1:
+        by_share = {"jobQueue": "training", "jobStatus": "RUNNABLE"}
+        nlp = [{"name": "QUOTA_SHARE_NAME", "values": ["nlp"]}]
+        for page in range(runnable_pages):
+            params: dict[str, Any] = {**by_share, "filters": nlp}
+            if page:
+                params["nextToken"] = f"n{page}"
+            found: dict[str, Any] = {"jobSummaryList": waiting[page * 100 : page * 100 + 100]}
+            if page + 1 < runnable_pages:
+                found["nextToken"] = f"n{page + 1}"
+            stub.add_response("list_service_jobs", found, params)
+        research = [{"name": "QUOTA_SHARE_NAME", "values": ["research"]}]
+        stub.add_response(
+            "list_service_jobs", {"jobSummaryList": []}, {**by_share, "filters": research}
+        )
+    if describes:
+        stub.add_response("describe_service_job", detail(running, 3, []), {"jobId": "r1"})
 
 
 def test_a_queue_is_read_in_full_through_paginators(reader: LiveReader, stub: Stubber) -> None:
