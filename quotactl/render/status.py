@@ -1,9 +1,10 @@
 """``status`` as text: per queue a table of shares and instance types with a usage bar, the
 queue totals, who borrows from whom, the heads of the shares, and a per-team rollup.
 
-Columns that do not fit the terminal are dropped, least important first (team, borrow limit,
-sharing, the bar, ...); share, type, limit, borrowed, lent and headroom always stay, and
-names fold onto a second line rather than being cut.
+Columns that do not fit the terminal are dropped, least important first (the head job, which
+is then listed under the table, team, borrow limit, sharing, own, idle, preemptions, job
+counts, the bar, in use); share, type, limit, borrowed, lent and headroom always stay, names
+fold onto a second line rather than being cut, and below that one line per share and type.
 """
 
 from __future__ import annotations
@@ -57,15 +58,15 @@ COLUMNS = (
     Column("TYPE", 0, row=lambda r: r.instance_type, right=False),
     Column("LIMIT", 0, row=lambda r: str(r.limit)),
     Column("IN USE", 1, row=lambda r: str(r.in_use)),
-    Column("OWN", 5, row=lambda r: str(r.own)),
+    Column("OWN", 6, row=lambda r: str(r.own)),
     Column("BORROWED", 0, row=lambda r: str(r.borrowed)),
-    Column("IDLE", 4, row=lambda r: str(r.idle)),
+    Column("IDLE", 5, row=lambda r: str(r.idle)),
     Column("LENT", 0, row=lambda r: amount(r.lent)),
     Column("HEADROOM", 0, row=lambda r: DASH if r.headroom is None else str(r.headroom)),
-    Column("USAGE", 6, row=lambda r: usage_bar(r), right=False),
-    Column("QUEUED", 2, share=lambda s: _jobs([s], QUEUED)),
-    Column("ACTIVE", 2, share=lambda s: _jobs([s], ACTIVE)),
-    Column("PRE 24H", 3, share=lambda s: str(s.preempted_24h)),
+    Column("USAGE", 2, row=lambda r: usage_bar(r), right=False),
+    Column("QUEUED", 3, share=lambda s: _jobs([s], QUEUED)),
+    Column("ACTIVE", 3, share=lambda s: _jobs([s], ACTIVE)),
+    Column("PRE 24H", 4, share=lambda s: str(s.preempted_24h)),
     Column("HEAD", 10, share=lambda s: _head(s), right=False),
 )
 TOTALS: dict[str, Callable[[QueueStatus], str]] = {
@@ -160,7 +161,8 @@ def _shares_table(console: Console, queue: QueueStatus) -> tuple[Table | None, l
             return table, columns
         if not droppable:
             return None, []
-        columns.remove(max(droppable, key=lambda c: c.drop))
+        first = max(c.drop for c in droppable)  # columns of one rank go together
+        columns = [c for c in columns if c.drop != first]
 
 
 def _build(queue: QueueStatus, columns: list[Column]) -> Table:
