@@ -46,7 +46,8 @@ def preflight(iam: Any, s3: Any, *, role_arn: str | None, output_s3: str | None)
 
 def _why(exc: QuotactlError, missing: str) -> str:
     text = exc.message.split(": ", 1)[-1]
-    if "404" in text or "Not Found" in text or "NoSuchEntity" in text or "cannot be found" in text:
+    lowered = text.lower()
+    if any(s in lowered for s in ("404", "not found", "nosuch", "cannot be found")):
         return missing
     return text
 

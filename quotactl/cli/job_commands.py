@@ -16,7 +16,7 @@ if TYPE_CHECKING:
 
 job = typer.Typer(
     name="job",
-    help="One service job: describe, cancel, re-prioritise, explain, read its logs.",
+    help="One service job: describe, cancel, priority, why, logs.",
     no_args_is_help=True,
 )
 JobArgument = Annotated[
@@ -55,7 +55,11 @@ def jobs(
     ] = None,
     output: Output = OutputFormat.TEXT,
 ) -> None:
-    """List service jobs of every status (not only RUNNING, as the API does), newest first."""
+    """List service jobs of every status, newest first.
+
+    Unlike ListServiceJobs without a status (RUNNING only), every status is listed unless
+    --status says otherwise.
+    """
     from quotactl.cli.job_support import read_live
     from quotactl.core.durations import DurationError, parse_duration
     from quotactl.core.engine import JobStatus
@@ -101,7 +105,7 @@ def jobs(
 
 @job.command("describe")
 def describe(ctx: typer.Context, ref: JobArgument, output: Output = OutputFormat.TEXT) -> None:
-    """Show one job: status, attempts, preemptions, and its SageMaker training job."""
+    """Show one job, its preemptions and its SageMaker training job."""
     from quotactl.cli.job_support import read_live
     from quotactl.core.jobs.why import preemptions_of
     from quotactl.core.live import ALL_STATUSES
@@ -152,14 +156,17 @@ def cancel(
     ctx: typer.Context,
     refs: Annotated[
         list[str],
-        typer.Argument(metavar="ID...", help="Jobs by name, ID or ARN.", show_default=False),
+        typer.Argument(metavar="ID", help="Jobs by name, ID or ARN.", show_default=False),
     ],
     reason: Annotated[
         str, typer.Option(metavar="REASON", help="Why (shown as the job's statusReason).")
     ] = DEFAULT_REASON,
     output: Output = OutputFormat.TEXT,
 ) -> None:
-    """Terminate jobs (TerminateServiceJobs, 50 per call); their training jobs stop too."""
+    """Terminate jobs; their SageMaker training jobs stop too.
+
+    Sends TerminateServiceJobs with up to 50 jobs per call.
+    """
     runtime = _runtime(ctx)
     api = _api(runtime)
     try:
@@ -195,7 +202,7 @@ def priority(
     ],
     output: Output = OutputFormat.TEXT,
 ) -> None:
-    """Change a job's scheduling priority, saying which preemptions that triggers."""
+    """Change a job's priority; says which preemptions follow."""
     from quotactl.cli.job_support import read_live
     from quotactl.core.jobs.reprioritise import consequences
 
@@ -225,7 +232,7 @@ def priority(
 
 @job.command("why")
 def why(ctx: typer.Context, ref: JobArgument, output: Output = OutputFormat.TEXT) -> None:
-    """Explain why a job waits (a stable wait code) and what preempted it."""
+    """Explain why a job waits and what preempted it."""
     from quotactl.cli.job_support import read_live
     from quotactl.core.jobs.why import explain
     from quotactl.core.live import ALL_STATUSES
@@ -256,7 +263,7 @@ def logs(
         bool, typer.Option("--follow", "-f", help="Keep printing until the job ends.")
     ] = False,
 ) -> None:
-    """Print the CloudWatch logs of the job's training jobs (aws backend)."""
+    """Print the job's training logs (CloudWatch, aws backend)."""
     runtime = _runtime(ctx)
     api = _api(runtime)
     try:

@@ -67,9 +67,10 @@ def submit(
         OutputFormat, typer.Option("-o", "--output", help="Report as text or JSON.")
     ] = OutputFormat.TEXT,
 ) -> None:
-    """Submit SageMaker Training job(s) to a quota share, or preview where one would run.
+    """Submit SageMaker Training jobs to a quota share.
 
-    The spec is checked first (FILE:LINE:COL errors; nothing is sent when it fails). On
+    With --dry-run, say where the job would run now and submit nothing. The spec is checked
+    first (FILE:LINE:COL errors; nothing is sent when it fails). On
     --backend aws the job's IAM role and output bucket must exist.
     """
     from quotactl.cli.app import runtime_of
@@ -138,7 +139,8 @@ def _dry_run(
         return
     from quotactl.render.jobs import print_placement
 
-    print_placement(runtime.console(), placement, queue=queue, share=share)
+    names = {j.job_id: j.name for j in live.jobs}
+    print_placement(runtime.console(), placement, queue=queue, share=share, names=names)
 
 
 def _submit(

@@ -10,7 +10,7 @@ from quotactl.core.simulate import human_duration
 from quotactl.render.jobs_json import iso
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Mapping, Sequence
 
     from rich.console import Console
 
@@ -159,7 +159,7 @@ def print_why(console: Console, why: Why) -> None:
     if wait is not None:
         console.print(f"  wait: {wait.code} \u2013 {wait.message}")
         if wait.ahead:
-            console.print(f"  ahead of it: {', '.join(wait.ahead)}")
+            console.print(f"  ahead of it: {_named(wait.ahead, why.names)}")
         if wait.status_reason:
             console.print(f"  AWS statusReason: {wait.status_reason}")
     elif job.status.value == "RUNNING":
@@ -172,15 +172,31 @@ def print_why(console: Console, why: Why) -> None:
         console.print("  It has never been preempted.")
 
 
-def print_placement(console: Console, placement: Placement, *, queue: str, share: str) -> None:
+def _named(ids: Sequence[str], names: Mapping[str, str]) -> str:
+    return ", ".join(f"{names[i]} ({i})" if i in names else i for i in ids)
+
+
+def print_placement(
+    console: Console,
+    placement: Placement,
+    *,
+    queue: str,
+    share: str,
+    names: Mapping[str, str] | None = None,
+) -> None:
+    """``names``: job names by ID, for the victims and the jobs ahead."""
+    known = names or {}
     console.print(f"Dry run: nothing was submitted to {queue}/{share}.")
     console.print(f"[bold]placement: {placement.placement}[/bold] \u2013 {placement.message}")
     if placement.lenders:
         console.print(f"  lenders: {', '.join(placement.lenders)}")
     for victim in placement.victims:
-        console.print(f"  would preempt {victim.job_id} of share {victim.share} ({victim.kind})")
+        console.print(
+            f"  would preempt {_named([victim.job_id], known)} of share {victim.share} "
+            f"({victim.kind})"
+        )
     if placement.ahead:
-        console.print(f"  ahead of it: {', '.join(placement.ahead)}")
+        console.print(f"  ahead of it: {_named(placement.ahead, known)}")
     if placement.status_reason:
         console.print(f"  AWS statusReason: {placement.status_reason}")
 

@@ -8,9 +8,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
-from jobs_support import CONFIG, Jobs, all_jobs, batch_client
 
 from quotactl.cli.app import run
+from tests.cli.jobs_support import CONFIG, Jobs, all_jobs, batch_client
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -85,7 +85,7 @@ def test_bad_job_spec_fails_positioned_and_submits_nothing(
     assert result.stdout == ""
     assert "Traceback" not in result.stderr
     first = result.stderr.splitlines()[0]
-    assert first.startswith(f"{path}:{where}: {message}"), first
+    assert first.startswith(f"{path}:{where}: error: {message}"), first
     assert re.search(
         r"^error\[config-invalid\]: job spec has \d+ errors?: nothing was submitted$",
         result.stderr,

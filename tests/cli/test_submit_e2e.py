@@ -8,7 +8,8 @@ import json
 from typing import TYPE_CHECKING
 
 import pytest
-from jobs_support import TYPE, Jobs, all_jobs, batch_client
+
+from tests.cli.jobs_support import TYPE, Jobs, all_jobs, batch_client
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -157,7 +158,8 @@ def _preview(jobs: Jobs, share: str, count: int = 1, *args: str) -> dict[str, ob
 def test_dry_run_own_then_the_job_runs_on_its_own_capacity(jobs: Jobs) -> None:
     out = _preview(jobs, "b")
     assert out["placement"] == "own"
-    assert out["lenders"] == [] and out["victims"] == []
+    assert out["lenders"] == []
+    assert out["victims"] == []
     (job,) = jobs.submit("b")
     jobs.advance()
     assert jobs.status(job) == "RUNNING"
@@ -198,8 +200,10 @@ def test_dry_run_preempt_in_share_names_the_lower_priority_victim(jobs: Jobs) ->
     out = _preview(jobs, "a", 1, "--priority", "9")
     assert out["placement"] == "preempt"
     victims = out["victims"]
-    assert isinstance(victims, list) and len(victims) == 1
-    assert victims[0]["kind"] == "in-share" and victims[0]["job_id"] in low
+    assert isinstance(victims, list)
+    assert len(victims) == 1
+    assert victims[0]["kind"] == "in-share"
+    assert victims[0]["job_id"] in low
     (job,) = jobs.submit("a", 1, "--priority", "9")
     jobs.advance()
     assert jobs.status(job) == "RUNNING"

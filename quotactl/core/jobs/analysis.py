@@ -205,10 +205,11 @@ def _capacity_wait(engine: QueueEngine, queue: QueueModel, job: Job) -> Wait:
                 f"more than its borrow limit of {share.borrow_limit}% ({cap} x {t})",
                 reason,
             )
+    more = min(n, used + n - limit)
     return Wait(
         "no-idle-capacity",
-        f"share {share.name} uses {used} of its {limit} x {t} and must borrow, but no lending "
-        f"share has {used + n - limit} x {t} idle",
+        f"share {share.name} uses {used} x {t} (its limit is {limit}) and must borrow {more} "
+        f"more, but no lending share has {more} x {t} idle to lend",
         reason,
     )
 

@@ -9,13 +9,13 @@ nothing but DescribeServiceJob and ListServiceJobs, so it works the same on AWS.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from quotactl.core.jobs.analysis import Wait, kind_of, run_pass
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Mapping, Sequence
 
     from quotactl.core.live import LiveQueue
     from quotactl.core.observed import LiveJob
@@ -46,6 +46,8 @@ class Why:
     job: LiveJob
     wait: Wait | None
     preemptions: tuple[Preemption, ...]
+    names: Mapping[str, str] = field(default_factory=dict)
+    """Job names by ID, for the jobs the answer mentions."""
 
 
 def wait_of(queue: LiveQueue, job_id: str) -> Wait | None:
@@ -130,4 +132,6 @@ def _preemptor(
 
 def explain(queue: LiveQueue, job: LiveJob) -> Why:
     """``job why`` for ``job`` (described), in its live queue (all statuses, for history)."""
-    return Why(job, wait_of(queue, job.job_id), preemptions_of(job, queue.jobs))
+    wait = wait_of(queue, job.job_id)
+    names = {j.job_id: j.name for j in queue.jobs if wait and j.job_id in wait.ahead}
+    return Why(job, wait, preemptions_of(job, queue.jobs), names)
