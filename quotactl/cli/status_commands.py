@@ -54,7 +54,7 @@ def status(
     ] = DEFAULT_INTERVAL,
     output: Annotated[
         StatusFormat,
-        typer.Option("-o", "--output", metavar="FORMAT", help="text or json."),
+        typer.Option("-o", "--output", help="Report as text or JSON."),
     ] = StatusFormat.TEXT,
 ) -> None:
     """Show per queue and share: limits, in use, own, borrowed, lent, headroom and jobs."""

@@ -14,6 +14,7 @@ import os
 import pty
 import re
 import select
+import signal
 import struct
 import subprocess
 import sys
@@ -157,3 +158,40 @@ def test_watch_refreshes_in_place_survives_faults_and_exits_on_ctrl_c(
     assert (
         "\x1b[?25h" in terminal.seen[terminal.seen.rfind("\x1b[?25l") :]
     )  # ... and shows it again
+
+
+def test_watch_with_json_streams_one_document_per_refresh_until_interrupted(
+    tmp_path: Path, cli: Callable[..., CliResult], repo_root: Path
+) -> None:
+    """Not on a terminal, `-o json --watch` is JSON Lines: each refresh one document."""
+    state = tmp_path / "state.db"
+    applied = cli(
+        "--state", str(state), "-q", "apply", str(repo_root / "configs" / "demo"), "--auto-approve"
+    )
+    assert applied.exit_code == 0, applied.stderr
+    env = {**os.environ, "PYTHONPATH": str(repo_root)}
+    args = ["--state", str(state), "-q", "status", "--watch", "--interval", "0.2s", "-o", "json"]
+    process = subprocess.Popen(
+        [sys.executable, "-m", "quotactl", *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env,
+        text=True,
+    )
+    assert process.stdout is not None
+    documents = [json.loads(process.stdout.readline()) for _ in range(3)]
+    process.send_signal(signal.SIGINT)
+    _, errors = process.communicate(timeout=TIMEOUT)
+    assert process.returncode == 0
+    assert "Traceback" not in errors
+    assert [d["format_version"] for d in documents] == ["1", "1", "1"]
+    assert {d["queues"][0]["name"] for d in documents} == {"training"}
+
+
+@pytest.mark.parametrize("interval", ["0.1s", "soon", "-1"])
+def test_a_bad_watch_interval_is_a_usage_error(
+    cli: Callable[..., CliResult], tmp_path: Path, interval: str
+) -> None:
+    result = cli("--state", str(tmp_path / "s.db"), "status", "--watch", "--interval", interval)
+    assert result.exit_code == 64
+    assert "--interval" in result.stderr
