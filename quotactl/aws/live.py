@@ -123,9 +123,8 @@ class LiveReader:
                 item,
                 read.envs.get(_environment(item)),
                 read.shares.get(item["jobQueueName"], []),
-                read.jobs.get(item["jobQueueName"], []),
+                listed=read.listed(item["jobQueueName"]),
                 share_tags=read.tags,
-                details=read.details,
                 snapshot=read.snapshots.get(item["jobQueueName"]),
                 read_at=started,
             )
@@ -192,7 +191,7 @@ class _Read:
         self.shares: dict[str, list[dict[str, Any]]] = {}
         self.tags: dict[str, dict[str, str]] = {}
         self.snapshots: dict[str, dict[str, Any]] = {}
-        self.jobs: dict[str, list[dict[str, Any]]] = {}
+        self.jobs: dict[str, list[tuple[dict[str, Any], LiveJob]]] = {}
         self.details: dict[str, dict[str, Any]] = {}
         self._described: set[str] = set()
         self._long: dict[str, list[tuple[str, str]]] = {}  # statuses awaiting the share list
@@ -224,6 +223,15 @@ class _Read:
                 ),
                 partial(self._first_page, name, str(status)),
             )
+
+    def listed(self, queue: str) -> list[LiveJob]:
+        """The queue's listed jobs, each built once; a described one again with its details."""
+        return [
+            live.live_job(summary, queue, self.details[job.job_id])
+            if job.job_id in self.details
+            else job
+            for summary, job in self.jobs.get(queue, [])
+        ]
 
     def _pages(self, operation: str, key: str, **params: Any) -> list[dict[str, Any]]:
         return list(self.api.pages(operation, key, **params))
@@ -290,10 +298,11 @@ class _Read:
             )
 
     def _got_jobs(self, queue: str, found: list[dict[str, Any]]) -> None:
-        self.jobs[queue] += found
         for summary in found:
-            job_id = summary["jobId"]
-            if job_id in self._described or not self.describe(live.live_job(summary, queue)):
+            job = live.live_job(summary, queue)
+            self.jobs[queue].append((summary, job))
+            job_id = job.job_id
+            if job_id in self._described or not self.describe(job):
                 continue
             self._described.add(job_id)
             self.run.spawn(

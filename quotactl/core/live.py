@@ -67,7 +67,13 @@ class LiveQueue:
 
     def job(self, job_id: str) -> LiveJob | None:
         """The job with this ID or ARN, if it was read."""
-        return next((j for j in self.jobs if job_id in (j.job_id, j.job_arn)), None)
+        return self._by_id.get(job_id)
+
+    @cached_property
+    def _by_id(self) -> dict[str, LiveJob]:
+        found = {j.job_arn: j for j in self.jobs if j.job_arn}
+        found.update({j.job_id: j for j in self.jobs})
+        return found
 
     def unfinished(self) -> list[LiveJob]:
         return [j for j in self.jobs if not j.is_final]
@@ -270,6 +276,7 @@ def live_queue(
     shares: Iterable[Mapping[str, Any]],
     jobs: Iterable[Mapping[str, Any]] = (),
     *,
+    listed: Iterable[LiveJob] = (),
     share_tags: Mapping[str, Mapping[str, str]] | None = None,
     details: Mapping[str, Mapping[str, Any]] | None = None,
     snapshot: Mapping[str, Any] | None = None,
@@ -279,11 +286,11 @@ def live_queue(
 
     ``queue`` is a DescribeJobQueues entry, ``environment`` the DescribeServiceEnvironments
     entry of its service environment (None: it is gone, no capacity), ``shares`` the
-    ListQuotaShares items, ``jobs`` ListServiceJobs summaries (a job listed under two statuses,
-    as it moved on between two listings, is kept once, in the later of the two in its
-    lifecycle), ``share_tags`` tags by share
-    ARN, ``details`` DescribeServiceJob responses by job ID, ``read_at`` the fallback time when
-    there is no snapshot.
+    ListQuotaShares items, ``jobs`` ListServiceJobs summaries and/or ``listed`` jobs already
+    built from them with ``live_job`` (a job listed under two statuses, as it moved on between
+    two listings, is kept once, in the later of the two in its lifecycle), ``share_tags`` tags
+    by share ARN, ``details`` DescribeServiceJob responses by job ID (for ``jobs``),
+    ``read_at`` the fallback time when there is no snapshot.
     """
     name = queue["jobQueueName"]
     tags = share_tags or {}
@@ -300,8 +307,8 @@ def live_queue(
     )
     found = details or {}
     by_id: dict[str, LiveJob] = {}
-    for summary in jobs:
-        job = live_job(summary, name, found.get(summary["jobId"]))
+    built = (live_job(summary, name, found.get(summary["jobId"])) for summary in jobs)
+    for job in (*listed, *built):
         seen = by_id.get(job.job_id)
         if seen is None or _RANK[job.status] >= _RANK[seen.status]:
             by_id[job.job_id] = job
