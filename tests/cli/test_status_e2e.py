@@ -267,3 +267,12 @@ def test_team_and_queue_filters(account: Account) -> None:
     assert result.exit_code == 1
     assert "error[not-found]" in result.stderr
     assert result.stdout == ""
+
+
+def test_an_account_without_queues_shows_nothing_and_succeeds(cli: Cli, tmp_path: Path) -> None:
+    state = str(tmp_path / "empty.db")
+    document = json.loads(cli("--state", state, "-q", "status", "-o", "json").stdout)
+    assert (document["queues"], document["teams"]) == ([], [])
+    text = cli("--state", state, "-q", "status")
+    assert text.exit_code == 0
+    assert "Nothing to show" in text.stdout
