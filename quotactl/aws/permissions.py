@@ -48,7 +48,17 @@ _READ = ("plan", "apply", "export", "import")
 _JOBS = ("submit", "jobs", "job", "status")
 _JOB_READS = ("submit", "jobs", "job")
 READ_COMMANDS = frozenset(
-    {"plan", "export", "status", "jobs", "job describe", "job why", "job logs", "submit --dry-run"}
+    {
+        "plan",
+        "export",
+        "status",
+        "trace export",
+        "jobs",
+        "job describe",
+        "job why",
+        "job logs",
+        "submit --dry-run",
+    }
 )
 """The commands that change nothing: what ``iam-policy --read-only`` grants."""
 _JOB_LOGS = "log-group:/aws/sagemaker/TrainingJobs:*"
@@ -57,13 +67,13 @@ OPERATIONS: dict[str, Operation] = {
     op.name: op
     for op in (
         _batch("DescribeServiceEnvironments", (ANY,), False, *_READ, "status", *_JOB_READS),
-        _batch("DescribeJobQueues", (ANY,), False, *_READ, "status", *_JOB_READS),
+        _batch("DescribeJobQueues", (ANY,), False, *_READ, "status", "trace export", *_JOB_READS),
         _batch("ListSchedulingPolicies", (ANY,), False, *_READ),
         _batch("DescribeSchedulingPolicies", (ANY,), False, *_READ),
         _batch("ListQuotaShares", (ANY,), False, *_READ, "status", *_JOB_READS),
         _batch("DescribeQuotaShare", (ANY,), False, *_READ),
         _batch("ListTagsForResource", (ANY,), False, *_READ, "status"),
-        _batch("ListServiceJobs", (ANY,), False, "plan", "apply", *_JOBS),
+        _batch("ListServiceJobs", (ANY,), False, "plan", "apply", "trace export", *_JOBS),
         _batch("CreateServiceEnvironment", (ENVIRONMENT,), True, "apply"),
         _batch("UpdateServiceEnvironment", (ENVIRONMENT,), True, "apply"),
         _batch("DeleteServiceEnvironment", (ENVIRONMENT,), True, "apply"),
@@ -78,12 +88,12 @@ OPERATIONS: dict[str, Operation] = {
         _batch("TagResource", (ENVIRONMENT, POLICY, QUEUE, SHARE), True, *_MANAGE),
         _batch("UntagResource", (ENVIRONMENT, POLICY, QUEUE, SHARE), True, *_MANAGE),
         _batch("SubmitServiceJob", (QUEUE,), True, "submit"),
-        _batch("DescribeServiceJob", (ANY,), False, *_JOBS),
+        _batch("DescribeServiceJob", (ANY,), False, "trace export", *_JOBS),
         _batch("UpdateServiceJob", (JOB,), True, "job priority"),
         _batch("TerminateServiceJob", (JOB,), True, "job cancel"),
         # The bulk call is authorised as batch:TerminateServiceJob on each job (AWS's docs).
         _batch("TerminateServiceJobs", (JOB,), True, "job cancel"),
-        _batch("GetJobQueueSnapshot", (QUEUE,), False, "status", "job"),
+        _batch("GetJobQueueSnapshot", (QUEUE,), False, "status", "job", "trace export"),
         Operation("sts", "GetCallerIdentity", (ANY,), False, ("plan", "apply", "import")),
         # submit's pre-flight on the aws backend: the job's role and output bucket exist
         Operation("iam", "GetRole", ("role/*",), False, ("submit",)),

@@ -132,6 +132,7 @@ def _register_commands() -> None:
         simulate_commands,
         status_commands,
         submit_commands,
+        trace_commands,
     )
 
     for module in (
@@ -143,6 +144,7 @@ def _register_commands() -> None:
         job_commands,
         iam_commands,
         simulate_commands,
+        trace_commands,
         local_commands,
         completion_commands,
     ):

@@ -21,7 +21,7 @@ def iam_policy(
         typer.Option(
             "--read-only",
             help="Only what the commands that change nothing need: plan, export, status, "
-            "jobs, job describe/why/logs, submit --dry-run.",
+            "trace export, jobs, job describe/why/logs, submit --dry-run.",
         ),
     ] = False,
 ) -> None:

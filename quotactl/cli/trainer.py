@@ -97,9 +97,9 @@ def submit_trainer(runtime: Runtime, ref: str, options: SubmitOptions, as_json: 
                 f"the SageMaker SDK refused the job: {exc}", code="trainer-invalid"
             ) from exc
         except Exception as exc:
-            from quotactl.aws.calls import _translate
+            from quotactl.aws.calls import translate
 
-            raise _translate(exc, "SubmitServiceJob") from exc
+            raise translate(exc, "SubmitServiceJob") from exc
     job_id = job.job_arn.rsplit("/", 1)[-1]
     if as_json:
         from quotactl.aws.jobs import Submitted

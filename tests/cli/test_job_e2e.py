@@ -74,6 +74,7 @@ def test_jobs_lists_every_status_newest_first_and_filters(jobs: Jobs) -> None:
     assert text.rstrip().endswith("3 jobs")
 
 
+@pytest.mark.slow
 def test_jobs_pages_through_more_than_one_page(jobs: Jobs) -> None:
     jobs.submit("b", 1, "--count", "105", "--name", "many")
     listed = jobs.json("jobs", "--share", "b", "--status", "RUNNABLE", "--status", "RUNNING")
@@ -117,7 +118,7 @@ def test_job_describe_unknown_and_ambiguous_names(jobs: Jobs) -> None:
 
 
 def test_job_cancel_terminates_every_job_named(jobs: Jobs) -> None:
-    ids = jobs.submit("b", 1, "--count", "55", "--name", "bulk")
+    ids = jobs.submit("b", 1, "--count", "3", "--name", "bulk")  # batches of 50: test_jobs_api
     client = batch_client(jobs.tmp / "state.db")
     out = jobs.json("job", "cancel", *ids, "--reason", "sweep over")
     assert sorted(out["cancelled"]) == sorted(ids)

@@ -178,6 +178,7 @@ def test_dry_run_borrow_names_the_lenders(jobs: Jobs) -> None:
 
 def test_dry_run_preempt_reclaim_names_the_borrowing_victim(jobs: Jobs) -> None:
     jobs.submit("a", 2)
+    jobs.advance("1s")  # distinct start times: the victim is the most recently started
     (borrower,) = jobs.submit("a", 2)
     jobs.advance()
     out = _preview(jobs, "b", 2)

@@ -1,6 +1,7 @@
 """Service jobs: what ``submit``, ``jobs`` and ``job ...`` compute, with no I/O.
 
-``spec`` (a validated job spec and the SubmitServiceJob requests it becomes), ``records``
-(service jobs as the API reports them), ``analysis`` (one engine pass over a live queue:
-``placement`` for ``submit --dry-run``, ``why`` for ``job why`` and ``job priority``).
+``spec`` (a checked job spec and the SubmitServiceJob requests it becomes), ``records`` (what
+``job describe`` adds to a live job), ``analysis`` (one scheduling-engine pass over a live
+queue for one job), ``placement`` (``submit --dry-run``), ``why`` (wait codes and preemption
+history), ``reprioritise`` (``job priority``).
 """
