@@ -15,11 +15,12 @@ so the same code runs against AWS, an endpoint and the embedded emulator.
 from __future__ import annotations
 
 import time
-from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from concurrent.futures import ThreadPoolExecutor
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from quotactl.aws.calls import READ_CONCURRENCY, BatchCalls
+from quotactl.aws.fanout import Fanout
 from quotactl.core import live
 from quotactl.core.live import UNFINISHED_STATUSES, LiveQueue
 from quotactl.core.observed import GOING_STATUSES
@@ -111,7 +112,7 @@ class LiveReader:
         """The named queues (default: every quota-managed queue), in the order given."""
         started = self._clock()
         items = self._queues(queues)
-        read = _Read(self.api, _Fanout(self._pool), describe)
+        read = _Read(self.api, Fanout(self._pool), describe)
         env_names = sorted({_environment(q) for q in items} - {""})
         for i in range(0, len(env_names), DESCRIBE_BATCH):
             read.environments(env_names[i : i + DESCRIBE_BATCH])
@@ -183,7 +184,7 @@ def _environment(queue: dict[str, Any]) -> str:
 class _Read:
     """The reads of one ``read_queues`` call and what they found; callbacks chain follow-ups."""
 
-    def __init__(self, api: BatchCalls, run: _Fanout, describe: Callable[[LiveJob], bool]) -> None:
+    def __init__(self, api: BatchCalls, run: Fanout, describe: Callable[[LiveJob], bool]) -> None:
         self.api = api
         self.run = run
         self.describe = describe
@@ -309,39 +310,3 @@ class _Read:
                 partial(self.api.call, "DescribeServiceJob", jobId=job_id),
                 partial(self.details.__setitem__, job_id),
             )
-
-
-class _Fanout:
-    """Tasks on a pool whose callbacks (run on the calling thread) may spawn more tasks.
-
-    Finished tasks are handled in the order they were spawned, so with one worker the calls
-    are made in a fixed order (what botocore's Stubber needs). The first failure cancels what
-    has not started and is raised from ``wait``.
-    """
-
-    def __init__(self, pool: ThreadPoolExecutor) -> None:
-        self._pool = pool
-        self._spawned = 0
-        self._pending: dict[Future[Any], tuple[int, Callable[[Any], None]]] = {}
-
-    def spawn(self, task: Callable[[], Any], then: Callable[[Any], None]) -> None:
-        self._pending[self._pool.submit(task)] = (self._spawned, then)
-        self._spawned += 1
-
-    def wait(self) -> None:
-        while self._pending:
-            done, _ = wait(self._pending, return_when=FIRST_COMPLETED)
-            for future in sorted(done, key=lambda f: self._pending[f][0]):
-                _, then = self._pending.pop(future)
-                try:
-                    result = future.result()
-                except BaseException:
-                    self._cancel()
-                    raise
-                then(result)
-
-    def _cancel(self) -> None:
-        for future in self._pending:
-            future.cancel()
-        wait(list(self._pending))
-        self._pending.clear()

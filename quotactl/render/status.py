@@ -18,20 +18,22 @@ from rich.table import Table
 from rich.text import Text
 
 from quotactl.render.status_json import iso_time
+from quotactl.render.status_parts import (
+    DASH,
+    STRATEGIES,
+    amount,
+    borrow_text,
+    legend,
+    usage_bar,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable
-    from fractions import Fraction
 
     from rich.console import Console, RenderableType
 
     from quotactl.core.status import CapacityRow, QueueStatus, ShareStatus, StatusReport
 
-BAR_WIDTH = 10
-OWN, BORROWED, IDLE, UNUSED = "\u2588", "\u2593", "\u2591", "\u00b7"  # █ ▓ ░ ·
-STYLES = {OWN: "green", BORROWED: "yellow", IDLE: "cyan", UNUSED: "dim"}
-STRATEGIES = {"RESERVE": "reserve", "LEND": "lend", "LEND_AND_BORROW": "lend+borrow"}
-DASH = "-"
 FOLDED_NAME = 12  # a share name may fold to this width in the narrowest table
 QUEUED = ("SUBMITTED", "RUNNABLE")
 ACTIVE = ("SCHEDULED", "STARTING", "RUNNING")
@@ -54,7 +56,7 @@ COLUMNS = (
     ),
     Column("TEAM", 9, share=lambda s: s.team or DASH, right=False),
     Column("SHARING", 7, share=lambda s: STRATEGIES[s.sharing.value], right=False),
-    Column("BORROW", 8, share=lambda s: _borrow(s)),
+    Column("BORROW", 8, share=lambda s: borrow_text(s)),
     Column("TYPE", 0, row=lambda r: r.instance_type, right=False),
     Column("LIMIT", 0, row=lambda r: str(r.limit)),
     Column("IN USE", 1, row=lambda r: str(r.in_use)),
@@ -104,7 +106,7 @@ def _queue_parts(console: Console, queue: QueueStatus, at: float) -> list[Render
     )
     table, shown = _shares_table(console, queue)
     parts: list[RenderableType] = [Text(""), title]
-    parts += [table, _legend()] if table is not None else _share_lines(queue)
+    parts += [table, legend()] if table is not None else _share_lines(queue)
     if not any(c.header == "HEAD" for c in shown):
         heads = [s for s in queue.shares if s.head is not None]
         if heads:
@@ -120,7 +122,7 @@ def _share_lines(queue: QueueStatus) -> list[RenderableType]:
     for share in queue.shares:
         sharing = STRATEGIES[share.sharing.value]
         if share.borrow_limit is not None:
-            sharing += f" {_borrow(share)}"
+            sharing += f" {borrow_text(share)}"
         name = share.name if share.enabled else f"{share.name} (disabled)"
         lines.append(Text(f"{name} ({sharing})", style="bold"))
         for row in share.capacity:
@@ -198,20 +200,6 @@ def _cell(column: Column, share: ShareStatus | None, row: CapacityRow) -> str | 
     return column.share(share)
 
 
-def _legend() -> Text:
-    return Text.assemble(
-        (OWN, STYLES[OWN]),
-        " own  ",
-        (BORROWED, STYLES[BORROWED]),
-        " borrowed  ",
-        (IDLE, STYLES[IDLE]),
-        " idle (lendable)  ",
-        (UNUSED, STYLES[UNUSED]),
-        " unused (reserved)",
-        style="dim",
-    )
-
-
 def _borrowing(console: Console, queue: QueueStatus) -> RenderableType:
     if not queue.borrowing:
         return Text("No share is borrowing.")
@@ -279,49 +267,6 @@ def _team_lines(report: StatusReport) -> RenderableType:
                 )
             )
     return Group(*lines)
-
-
-def usage_bar(row: CapacityRow, width: int = BAR_WIDTH) -> Text:
-    """Own, borrowed and idle (or, for RESERVE, unused) instances against the limit."""
-    spare = row.limit - row.own
-    segments = [(OWN, row.own), (BORROWED, row.borrowed), (IDLE if row.idle else UNUSED, spare)]
-    total = sum(n for _, n in segments)
-    text = Text()
-    if total <= 0:
-        return text
-    for mark, cells in zip((m for m, _ in segments), _cells(segments, total, width), strict=True):
-        if cells:
-            text.append(mark * cells, style=STYLES[mark])
-    return text
-
-
-def _cells(segments: list[tuple[str, int]], total: int, width: int) -> list[int]:
-    """Largest-remainder rounding; a non-empty segment gets at least one cell."""
-    exact = [n * width / total for _, n in segments]
-    cells = [int(x) for x in exact]
-    for i in sorted(range(len(exact)), key=lambda i: exact[i] - cells[i], reverse=True):
-        if sum(cells) >= width:
-            break
-        cells[i] += 1
-    for i, (_, n) in enumerate(segments):
-        if n and not cells[i]:
-            cells[i] = 1
-            biggest = max(range(len(cells)), key=lambda j: cells[j])
-            cells[biggest] -= 1
-    return cells
-
-
-def amount(value: Fraction) -> str:
-    """An exact share of instances: whole numbers as they are, else one decimal."""
-    if value.denominator == 1:
-        return str(int(value))
-    return f"{float(value):.1f}"
-
-
-def _borrow(share: ShareStatus) -> str:
-    if share.borrow_limit is None:
-        return DASH
-    return "unlimited" if share.borrow_limit < 0 else f"{share.borrow_limit}%"
 
 
 def _jobs(shares: Iterable[ShareStatus], statuses: tuple[str, ...]) -> str:
