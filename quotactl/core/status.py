@@ -21,6 +21,7 @@ from fractions import Fraction
 from typing import TYPE_CHECKING
 
 from quotactl.core.engine import EMULATOR_TIMING, QueueEngine
+from quotactl.core.headroom import headroom
 from quotactl.core.live import UNFINISHED_STATUSES
 from quotactl.core.model import UNLIMITED, Strategy
 from quotactl.core.status_wait import head_wait_code, heads_only
@@ -167,7 +168,7 @@ def queue_status(
         pairs += type_pairs
         for name, (limit, in_use, own, borrowed, idle) in per_share.items():
             share = queue.model.share(name)
-            room = engine.headroom(name, t) if can_start and share.enabled else 0
+            room = headroom(small, engine, name, t) if can_start and share.enabled else 0
             rows[name, t] = CapacityRow(
                 t, limit, in_use, own, borrowed, idle, lent.get(name, Fraction(0)), room
             )
