@@ -17,6 +17,7 @@ from rich.measure import Measurement
 from rich.table import Table
 from rich.text import Text
 
+from quotactl.core.engine.model import HOLDING, JobStatus
 from quotactl.render.status_json import iso_time
 from quotactl.render.status_parts import (
     DASH,
@@ -35,8 +36,8 @@ if TYPE_CHECKING:
     from quotactl.core.status import CapacityRow, QueueStatus, ShareStatus, StatusReport
 
 FOLDED_NAME = 12  # a share name may fold to this width in the narrowest table
-QUEUED = ("SUBMITTED", "RUNNABLE")
-ACTIVE = ("SCHEDULED", "STARTING", "RUNNING")
+QUEUED = (JobStatus.SUBMITTED.value, JobStatus.RUNNABLE.value)
+ACTIVE = tuple(s.value for s in HOLDING)
 
 
 @dataclass(frozen=True)
