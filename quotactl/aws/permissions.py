@@ -72,7 +72,7 @@ OPERATIONS: dict[str, Operation] = {
         _batch("DescribeSchedulingPolicies", (ANY,), False, *_READ),
         _batch("ListQuotaShares", (ANY,), False, *_READ, "status", *_JOB_READS),
         _batch("DescribeQuotaShare", (ANY,), False, *_READ),
-        _batch("ListTagsForResource", (ANY,), False, *_READ),
+        _batch("ListTagsForResource", (ANY,), False, *_READ, "status"),
         _batch("ListServiceJobs", (ANY,), False, "plan", "apply", "trace export", *_JOBS),
         _batch("CreateServiceEnvironment", (ENVIRONMENT,), True, "apply"),
         _batch("UpdateServiceEnvironment", (ENVIRONMENT,), True, "apply"),
