@@ -31,10 +31,12 @@ class Operation:
     resources: tuple[str, ...]
     writes: bool
     commands: tuple[str, ...]
+    iam_action: str | None = None
+    """The IAM action when it is not named after the operation (S3 HeadBucket: ListBucket)."""
 
     @property
     def action(self) -> str:
-        return f"{self.service}:{self.name}"
+        return f"{self.service}:{self.iam_action or self.name}"
 
 
 def _batch(name: str, resources: tuple[str, ...], writes: bool, *commands: str) -> Operation:
@@ -44,18 +46,34 @@ def _batch(name: str, resources: tuple[str, ...], writes: bool, *commands: str) 
 _MANAGE = ("apply", "import")
 _READ = ("plan", "apply", "export", "import")
 _JOBS = ("submit", "jobs", "job", "status")
+_JOB_READS = ("submit", "jobs", "job")
+READ_COMMANDS = frozenset(
+    {
+        "plan",
+        "export",
+        "status",
+        "trace export",
+        "jobs",
+        "job describe",
+        "job why",
+        "job logs",
+        "submit --dry-run",
+    }
+)
+"""The commands that change nothing: what ``iam-policy --read-only`` grants."""
+_JOB_LOGS = "log-group:/aws/sagemaker/TrainingJobs:*"
 
 OPERATIONS: dict[str, Operation] = {
     op.name: op
     for op in (
-        _batch("DescribeServiceEnvironments", (ANY,), False, *_READ, "status"),
-        _batch("DescribeJobQueues", (ANY,), False, *_READ, "status"),
+        _batch("DescribeServiceEnvironments", (ANY,), False, *_READ, "status", *_JOB_READS),
+        _batch("DescribeJobQueues", (ANY,), False, *_READ, "status", "trace export", *_JOB_READS),
         _batch("ListSchedulingPolicies", (ANY,), False, *_READ),
         _batch("DescribeSchedulingPolicies", (ANY,), False, *_READ),
-        _batch("ListQuotaShares", (ANY,), False, *_READ, "status"),
+        _batch("ListQuotaShares", (ANY,), False, *_READ, "status", *_JOB_READS),
         _batch("DescribeQuotaShare", (ANY,), False, *_READ),
         _batch("ListTagsForResource", (ANY,), False, *_READ),
-        _batch("ListServiceJobs", (ANY,), False, "plan", "apply", *_JOBS),
+        _batch("ListServiceJobs", (ANY,), False, "plan", "apply", "trace export", *_JOBS),
         _batch("CreateServiceEnvironment", (ENVIRONMENT,), True, "apply"),
         _batch("UpdateServiceEnvironment", (ENVIRONMENT,), True, "apply"),
         _batch("DeleteServiceEnvironment", (ENVIRONMENT,), True, "apply"),
@@ -70,11 +88,26 @@ OPERATIONS: dict[str, Operation] = {
         _batch("TagResource", (ENVIRONMENT, POLICY, QUEUE, SHARE), True, *_MANAGE),
         _batch("UntagResource", (ENVIRONMENT, POLICY, QUEUE, SHARE), True, *_MANAGE),
         _batch("SubmitServiceJob", (QUEUE,), True, "submit"),
-        _batch("DescribeServiceJob", (ANY,), False, *_JOBS),
-        _batch("UpdateServiceJob", (JOB,), True, "job"),
-        _batch("TerminateServiceJob", (JOB,), True, "job"),
-        _batch("GetJobQueueSnapshot", (QUEUE,), False, "status", "job"),
+        _batch("DescribeServiceJob", (ANY,), False, "trace export", *_JOBS),
+        _batch("UpdateServiceJob", (JOB,), True, "job priority"),
+        _batch("TerminateServiceJob", (JOB,), True, "job cancel"),
+        # The bulk call is authorised as batch:TerminateServiceJob on each job (AWS's docs).
+        _batch("TerminateServiceJobs", (JOB,), True, "job cancel"),
+        _batch("GetJobQueueSnapshot", (QUEUE,), False, "status", "job", "trace export"),
         Operation("sts", "GetCallerIdentity", (ANY,), False, ("plan", "apply", "import")),
+        # submit's pre-flight on the aws backend: the job's role and output bucket exist
+        Operation("iam", "GetRole", ("role/*",), False, ("submit",)),
+        Operation("s3", "HeadBucket", ("*",), False, ("submit",), iam_action="ListBucket"),
+        # job describe / job logs: the service job's SageMaker training job and its logs
+        Operation(
+            "sagemaker",
+            "DescribeTrainingJob",
+            ("training-job/*",),
+            False,
+            ("job describe", "job logs"),
+        ),
+        Operation("logs", "DescribeLogStreams", (_JOB_LOGS,), False, ("job logs",)),
+        Operation("logs", "GetLogEvents", (_JOB_LOGS,), False, ("job logs",)),
     )
 }
 
@@ -82,10 +115,16 @@ OPERATIONS: dict[str, Operation] = {
 def policy_document(
     *, region: str = "*", account: str = "*", read_only: bool = False
 ) -> dict[str, Any]:
-    """The least-privilege IAM policy for quotactl (``read_only``: plan and export only)."""
+    """The least-privilege IAM policy for quotactl (``read_only``: the commands in
+    ``READ_COMMANDS``, which change nothing)."""
     prefix = f"arn:aws:batch:{region}:{account}:"
     statements: list[dict[str, Any]] = []
-    reads = sorted(o.action for o in OPERATIONS.values() if not o.writes and o.service == "batch")
+    granted = [
+        o
+        for o in OPERATIONS.values()
+        if not read_only or (not o.writes and READ_COMMANDS & set(o.commands))
+    ]
+    reads = sorted(o.action for o in granted if not o.writes and o.service == "batch")
     statements.append(
         {"Sid": "ReadQuotaManagement", "Effect": "Allow", "Action": reads, "Resource": "*"}
     )
@@ -115,6 +154,7 @@ def policy_document(
                 "Condition": {"StringEquals": {"iam:AWSServiceName": SLR_SERVICE}},
             }
         )
+    statements += _job_statements(granted, region, account)
     statements.append(
         {
             "Sid": "AccountGuard",
@@ -124,3 +164,37 @@ def policy_document(
         }
     )
     return {"Version": "2012-10-17", "Statement": statements}
+
+
+_ARN_PREFIX = {
+    "iam": "arn:aws:iam::{account}:",
+    "s3": "arn:aws:s3:::",
+    "sagemaker": "arn:aws:sagemaker:{region}:{account}:",
+    "logs": "arn:aws:logs:{region}:{account}:",
+}
+_JOB_SIDS = {
+    "iam": "SubmitPreflightRole",
+    "s3": "SubmitPreflightBucket",
+    "sagemaker": "ReadTrainingJobs",
+    "logs": "ReadTrainingJobLogs",
+}
+
+
+def _job_statements(granted: list[Operation], region: str, account: str) -> list[dict[str, Any]]:
+    """The non-Batch calls of the job commands, one statement per service."""
+    out: list[dict[str, Any]] = []
+    for service, sid in _JOB_SIDS.items():
+        ops = [o for o in granted if o.service == service]
+        if not ops:
+            continue
+        prefix = _ARN_PREFIX[service].format(region=region, account=account)
+        resources = sorted({prefix + r for o in ops for r in o.resources})
+        out.append(
+            {
+                "Sid": sid,
+                "Effect": "Allow",
+                "Action": sorted({o.action for o in ops}),
+                "Resource": resources,
+            }
+        )
+    return out

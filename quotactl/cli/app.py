@@ -126,17 +126,25 @@ def _register_commands() -> None:
         config_commands,
         export_commands,
         iam_commands,
+        job_commands,
         local_commands,
         plan_commands,
         simulate_commands,
+        status_commands,
+        submit_commands,
+        trace_commands,
     )
 
     for module in (
         config_commands,
         plan_commands,
+        status_commands,
         export_commands,
+        submit_commands,
+        job_commands,
         iam_commands,
         simulate_commands,
+        trace_commands,
         local_commands,
         completion_commands,
     ):

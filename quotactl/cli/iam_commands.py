@@ -18,7 +18,11 @@ def iam_policy(
     paths: PathsArgument = None,
     read_only: Annotated[
         bool,
-        typer.Option("--read-only", help="Only what plan, export and status need (CI plan jobs)."),
+        typer.Option(
+            "--read-only",
+            help="Only what the commands that change nothing need: plan, export, status, "
+            "trace export, jobs, job describe/why/logs, submit --dry-run.",
+        ),
     ] = False,
 ) -> None:
     """Print the IAM policy document quotactl needs, derived from the calls it makes.

@@ -82,14 +82,33 @@ def apply(
     dry_run: Annotated[
         bool, typer.Option("--dry-run", help="Print the plan and stop (changes nothing).")
     ] = False,
+    allow_disruption: Annotated[
+        bool,
+        typer.Option(
+            "--allow-disruption",
+            help="Allow changes that terminate or expose to preemption jobs that hold instances.",
+        ),
+    ] = False,
+    max_disruption: Annotated[
+        int | None,
+        typer.Option(
+            "--max-disruption",
+            metavar="N",
+            help="Allow the plan if it disrupts at most N jobs that hold instances.",
+            show_default=False,
+        ),
+    ] = None,
 ) -> None:
     """Make live resources match the config (or a saved plan).
 
     Shows the plan first and asks for 'yes' on a terminal. Deletes and replaces need
-    --allow-delete. Waits for every resource to become VALID.
+    --allow-delete; changes that would terminate or expose to preemption SCHEDULED, STARTING
+    or RUNNING jobs (judged against the jobs live now) need --allow-disruption or
+    --max-disruption N. Waits for every resource to become VALID.
     """
     from quotactl.cli.app import runtime_of
     from quotactl.cli.stack import confirm, guard_account, load, open_backend, report_calls
+    from quotactl.core import disruption
     from quotactl.core.apply import apply as run_plan
     from quotactl.core.diff import make_plan
     from quotactl.core.plan import DeleteNotAllowedError
@@ -99,6 +118,8 @@ def apply(
     runtime = runtime_of(ctx)
     if plan_file is not None and paths:
         raise UsageError("give config PATHs or --plan FILE, not both")
+    if max_disruption is not None and max_disruption < 0:
+        raise UsageError(f"--max-disruption must be 0 or more, not {max_disruption}")
     if plan_file is not None:
         saved = _read_plan(plan_file)
         if not dry_run:
@@ -123,6 +144,7 @@ def apply(
             "nothing was changed",
             hint="review the plan (and its runtime impact), then re-run with --allow-delete",
         )
+    disruption.guard(the_plan, backend, allow=allow_disruption, max_jobs=max_disruption)
     confirm(runtime, "Apply this plan?", auto_approve=auto_approve)
     hooks = ProgressHooks(runtime.console())
     try:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from quotactl.core.engine import reasons
 from quotactl.emulator import validate as v
 from quotactl.emulator.errors import ClientException
 from quotactl.emulator.handlers.common import find, require_disabled, require_settled, tag_new
@@ -24,11 +25,7 @@ if TYPE_CHECKING:
 Params = dict[str, Any]
 MAX_QUEUES = 50
 STATES = ("ENABLED", "DISABLED")
-TIME_LIMIT_REASONS = (
-    "CAPACITY:INSUFFICIENT_INSTANCE_CAPACITY",
-    "MISCONFIGURATION:SERVICE_ENVIRONMENT_MAX_RESOURCE",
-    "MISCONFIGURATION:QUOTA_MANAGEMENT_LIMIT_EXCEEDED",
-)
+TIME_LIMIT_REASONS = reasons.TIME_LIMIT_REASONS
 
 
 def _environment(
@@ -43,7 +40,7 @@ def _environment(
     entry = order[0]
     if not isinstance(entry, dict):
         raise ClientException("serviceEnvironmentOrder[0] must be an object")
-    v.integer(entry, "order", 0)
+    v.integer(entry, "order", 0, at="serviceEnvironmentOrder[0].")
     environment = find(
         ctx,
         ServiceEnvironment,
@@ -84,14 +81,14 @@ def _time_limits(params: Params) -> list[dict[str, Any]] | None:
         where = f"jobStateTimeLimitActions[{index}]"
         if not isinstance(action, dict):
             raise ClientException(f"{where} must be an object")
-        reason = v.enum(action, "reason", TIME_LIMIT_REASONS)
-        v.enum(action, "state", ["RUNNABLE"])
+        reason = v.enum(action, "reason", TIME_LIMIT_REASONS, at=f"{where}.")
+        v.enum(action, "state", ["RUNNABLE"], at=f"{where}.")
         if action.get("action") != "TERMINATE":
             raise ClientException(
                 f"{where}.action {action.get('action')!r} is invalid: SAGEMAKER_TRAINING job "
                 "queues support TERMINATE only"
             )
-        seconds = v.integer(action, "maxTimeSeconds", 600, 86400)
+        seconds = v.integer(action, "maxTimeSeconds", 600, 86400, at=f"{where}.")
         out.append(
             {
                 "reason": reason,
@@ -201,7 +198,7 @@ def update_job_queue(ctx: Context, params: Params) -> dict[str, Any]:
     queue.status, queue.status_since, queue.status_reason = UPDATING, ctx.now, None
     ctx.tx.update(queue)
     ctx.settling(queue.arn)
-    ctx.changed()
+    ctx.remodelled(queue.name)
     return {"jobQueueName": queue.name, "jobQueueArn": queue.arn}
 
 

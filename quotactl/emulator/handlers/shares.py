@@ -42,8 +42,9 @@ def _sharing(params: Params, owner: str) -> tuple[str, int | None]:
     config = v.struct(params, "resourceSharingConfiguration")
     if config is None:
         raise ClientException("resourceSharingConfiguration is required")
-    strategy = v.enum(config, "strategy", STRATEGIES)
-    borrow = v.integer(config, "borrowLimit", -1)
+    where = "resourceSharingConfiguration."
+    strategy = v.enum(config, "strategy", STRATEGIES, at=where)
+    borrow = v.integer(config, "borrowLimit", -1, at=where)
     if borrow is not None and strategy != "LEND_AND_BORROW":
         raise ClientException(
             f"borrowLimit {borrow} is not allowed for {owner} with strategy {strategy}: "
@@ -56,7 +57,7 @@ def _preemption(params: Params) -> str:
     config = v.struct(params, "preemptionConfiguration")
     if config is None:
         raise ClientException("preemptionConfiguration is required")
-    return v.enum(config, "inSharePreemption", STATES)
+    return v.enum(config, "inSharePreemption", STATES, at="preemptionConfiguration.")
 
 
 def create_quota_share(ctx: Context, params: Params) -> dict[str, Any]:
@@ -98,7 +99,7 @@ def create_quota_share(ctx: Context, params: Params) -> dict[str, Any]:
     ctx.tx.insert(share)
     tag_new(ctx, share.arn, params)
     ctx.settling(share.arn)
-    ctx.changed()
+    ctx.remodelled(queue.name)
     return {"quotaShareName": name, "quotaShareArn": share.arn}
 
 
@@ -119,7 +120,7 @@ def update_quota_share(ctx: Context, params: Params) -> dict[str, Any]:
     share.status, share.status_since = UPDATING, ctx.now
     ctx.tx.update(share)
     ctx.settling(share.arn)
-    ctx.changed()
+    ctx.remodelled(share.queue)
     return {"quotaShareName": share.name, "quotaShareArn": share.arn}
 
 
