@@ -1,6 +1,6 @@
 """Job traces: one job per row, CSV with a header or JSON Lines, read and written as streams.
 
-Columns (SPEC §6 "Simulation"): ``submit_time`` (seconds from the start of the trace, never
+Columns (docs/review.md): ``submit_time`` (seconds from the start of the trace, never
 decreasing), ``share`` (``queue/share``, or ``share`` when the configuration has one queue),
 ``instance_type``, ``count`` (instances, >= 1), ``duration`` (seconds of running, >= 0),
 ``priority`` (optional, 0-9999, default 0) and ``name`` (optional). Unknown columns are errors,
