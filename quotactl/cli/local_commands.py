@@ -1,4 +1,4 @@
-"""``local serve|advance|reset``: the embedded emulated AWS account (SPEC §3, §7)."""
+"""``local serve|advance|reset``: the embedded emulated AWS account (docs/emulator.md)."""
 
 from __future__ import annotations
 

@@ -52,7 +52,7 @@ class Advanced:
 
 
 class Emulator:
-    """An AWS Batch quota-management account (SPEC §7) stored in ``state_path``.
+    """An AWS Batch quota-management account (docs/emulator.md) stored in ``state_path``.
 
     ``wall`` is the injected wall clock (the emulated clock only moves with ``advance`` or a
     ``speed`` set by ``local serve``). Jobs are scheduled by ``quotactl.core.engine``, one
