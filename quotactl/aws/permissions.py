@@ -2,7 +2,7 @@
 
 The backend refuses to call an operation missing from ``OPERATIONS`` (``AwsBackend._call``),
 so ``quotactl iam-policy`` — built from this table — always grants exactly what the code
-uses. Resource scoping follows the ARN formats of reference §1; list and describe calls take
+uses. Resource scoping follows AWS Batch's ARN formats; list and describe calls take
 ``*`` (AWS Batch does not scope them to resources).
 """
 
@@ -72,7 +72,7 @@ OPERATIONS: dict[str, Operation] = {
         _batch("DescribeSchedulingPolicies", (ANY,), False, *_READ),
         _batch("ListQuotaShares", (ANY,), False, *_READ, "status", *_JOB_READS),
         _batch("DescribeQuotaShare", (ANY,), False, *_READ),
-        _batch("ListTagsForResource", (ANY,), False, *_READ),
+        _batch("ListTagsForResource", (ANY,), False, *_READ, "status"),
         _batch("ListServiceJobs", (ANY,), False, "plan", "apply", "trace export", *_JOBS),
         _batch("CreateServiceEnvironment", (ENVIRONMENT,), True, "apply"),
         _batch("UpdateServiceEnvironment", (ENVIRONMENT,), True, "apply"),

@@ -40,7 +40,7 @@ def open_backend(runtime: Runtime, region: str | None) -> AwsBackend:
 
 
 def guard_account(runtime: Runtime, account_id: str | None, region: str | None) -> None:
-    """Refuse to write to any account but ``platform.account_id`` (SPEC §3)."""
+    """Refuse to write to any account but ``platform.account_id`` (the account guard)."""
     if account_id is None:
         return
     target = runtime.target(region)

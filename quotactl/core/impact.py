@@ -1,7 +1,7 @@
 """Runtime impact: which live jobs a change would stop or expose to preemption.
 
 Computed from the jobs ListServiceJobs reported at plan time; for display only. The rules
-follow AWS's documentation (SPEC §4 "Runtime impact", §6 "Lowered limits"):
+follow AWS's documentation and docs/scheduling.md ("Lowered limits"):
 - deleting or replacing a share or queue terminates all its jobs;
 - disabling one refuses new jobs (AWS lets submitted jobs finish), so its jobs are listed;
 - a share's usage above its new limit counts as borrowed: the most recently started jobs
@@ -66,7 +66,7 @@ def _lowered_limits(after: ShareSpec, jobs: Sequence[LiveJob]) -> list[Impact]:
         if usage <= limit:
             continue
         excess = usage - limit
-        # Victims: most recently started first (SPEC §6), until they cover the excess.
+        # Victims: most recently started first (docs/scheduling.md), until they cover the excess.
         ordered = sorted(users, key=lambda j: (j.started_at or 0, j.job_id), reverse=True)
         victims: list[LiveJob] = []
         covered = 0
