@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import threading
 from concurrent.futures import FIRST_COMPLETED, wait
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, cast
 
 from quotactl.aws import convert
 from quotactl.aws.calls import READ_CONCURRENCY, BatchCalls
@@ -34,6 +34,10 @@ if TYPE_CHECKING:
     from concurrent.futures import Future
 
     from mypy_boto3_batch import BatchClient
+    from mypy_boto3_batch.type_defs import (
+        DescribeQuotaShareResponseTypeDef,
+        QuotaShareDetailTypeDef,
+    )
 
     from quotactl.core.observed import Spec
 
@@ -105,7 +109,7 @@ class AwsBackend:
         # ListQuotaShares does not return tags (botocore's model leaves them out): one call
         # each, sent as soon as the queue's list is in, whichever queue answers first (lists
         # that are in together go in queue order, so a pool of one keeps the calls' order).
-        tagged: dict[str, list[tuple[dict[str, Any], Future[dict[str, str]]]]] = {}
+        tagged: dict[str, list[tuple[QuotaShareDetailTypeDef, Future[dict[str, str]]]]] = {}
         while listing:
             wait([found for _, found in listing], return_when=FIRST_COMPLETED)
             for queue, found in [(q, f) for q, f in listing if f.done()]:
@@ -120,7 +124,7 @@ class AwsBackend:
             for item, tags in tagged[queue]
         ]
 
-    def _listed_shares(self, queue: str) -> list[dict[str, Any]]:
+    def _listed_shares(self, queue: str) -> list[QuotaShareDetailTypeDef]:
         return list(self.api.pages("ListQuotaShares", "quotaShares", jobQueue=queue))
 
     def _tags(self, arn: str) -> dict[str, str]:
@@ -244,7 +248,8 @@ class AwsBackend:
             if exc.retryable:
                 raise
             return None  # AWS answers ClientException for a share that does not exist
-        return convert.observed_share(item, ref.queue, item.get("tags") or {})
+        described = cast("DescribeQuotaShareResponseTypeDef", item)  # the operation's shape
+        return convert.observed_share(described, ref.queue, item.get("tags") or {})
 
     def statuses(self, refs: Collection[Ref]) -> Mapping[Ref, ResourceStatus | None]:
         found: dict[Ref, ResourceStatus | None] = dict.fromkeys(refs)

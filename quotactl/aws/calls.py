@@ -10,7 +10,7 @@ from __future__ import annotations
 import threading
 from collections import Counter
 from concurrent.futures import Future, ThreadPoolExecutor
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, TypeVar, overload
 
 from quotactl.aws.permissions import OPERATIONS
 from quotactl.core.backend import BackendError
@@ -21,6 +21,12 @@ if TYPE_CHECKING:
 
     from botocore.client import BaseClient
     from botocore.model import OperationModel
+    from mypy_boto3_batch.type_defs import (
+        JobQueueDetailTypeDef,
+        QuotaShareDetailTypeDef,
+        SchedulingPolicyListingDetailTypeDef,
+        ServiceEnvironmentDetailTypeDef,
+    )
 
 THROTTLING = frozenset(
     {
@@ -82,7 +88,32 @@ class BatchCalls:
             raise _translate(exc, operation) from exc
         return result
 
-    def pages(self, operation: str, key: str, **params: Any) -> Iterator[dict[str, Any]]:
+    # The listings the plan reads, typed as the Batch stubs' shapes; any other is a plain dict.
+    @overload
+    def pages(
+        self,
+        operation: Literal["DescribeServiceEnvironments"],
+        key: Literal["serviceEnvironments"],
+        **params: Any,
+    ) -> Iterator[ServiceEnvironmentDetailTypeDef]: ...
+    @overload
+    def pages(
+        self, operation: Literal["DescribeJobQueues"], key: Literal["jobQueues"], **params: Any
+    ) -> Iterator[JobQueueDetailTypeDef]: ...
+    @overload
+    def pages(
+        self,
+        operation: Literal["ListSchedulingPolicies"],
+        key: Literal["schedulingPolicies"],
+        **params: Any,
+    ) -> Iterator[SchedulingPolicyListingDetailTypeDef]: ...
+    @overload
+    def pages(
+        self, operation: Literal["ListQuotaShares"], key: Literal["quotaShares"], **params: Any
+    ) -> Iterator[QuotaShareDetailTypeDef]: ...
+    @overload
+    def pages(self, operation: str, key: str, **params: Any) -> Iterator[dict[str, Any]]: ...
+    def pages(self, operation: str, key: str, **params: Any) -> Iterator[Any]:
         paginator = self.client.get_paginator(_method(operation))
         iterator = iter(paginator.paginate(**params))
         while True:

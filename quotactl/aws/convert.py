@@ -21,7 +21,7 @@ from quotactl.core.model import (
 from quotactl.core.observed import LiveJob, ObservedResource
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from collections.abc import Mapping, Sequence
 
     from mypy_boto3_batch.type_defs import (
         CapacityLimitTypeDef,
@@ -29,10 +29,14 @@ if TYPE_CHECKING:
         CreateQuotaShareRequestTypeDef,
         CreateSchedulingPolicyRequestTypeDef,
         CreateServiceEnvironmentRequestTypeDef,
+        DescribeQuotaShareResponseTypeDef,
+        JobQueueDetailTypeDef,
         JobStateTimeLimitActionTypeDef,
         QuotaShareCapacityLimitTypeDef,
+        QuotaShareDetailTypeDef,
         QuotaSharePreemptionConfigurationTypeDef,
         QuotaShareResourceSharingConfigurationTypeDef,
+        ServiceEnvironmentDetailTypeDef,
         UpdateJobQueueRequestTypeDef,
         UpdateQuotaShareRequestTypeDef,
         UpdateServiceEnvironmentRequestTypeDef,
@@ -63,7 +67,7 @@ def _environment_limits(capacity: Mapping[str, int]) -> list[CapacityLimitTypeDe
     return [{"capacityUnit": t, "maxCapacity": n} for t, n in sorted(capacity.items())]
 
 
-def capacity(limits: list[dict[str, Any]] | None) -> dict[str, int]:
+def capacity(limits: Sequence[Mapping[str, Any]] | None) -> dict[str, int]:
     return {c["capacityUnit"]: int(c["maxCapacity"]) for c in limits or []}
 
 
@@ -93,7 +97,7 @@ def update_environment(
     return request
 
 
-def observed_environment(item: Mapping[str, Any]) -> ObservedResource:
+def observed_environment(item: ServiceEnvironmentDetailTypeDef) -> ObservedResource:
     spec = EnvironmentSpec(
         name=item["serviceEnvironmentName"],
         capacity=capacity(item.get("capacityLimits")),
@@ -173,7 +177,7 @@ def update_queue(
     return request
 
 
-def observed_queue(item: Mapping[str, Any]) -> ObservedResource:
+def observed_queue(item: JobQueueDetailTypeDef) -> ObservedResource:
     order = sorted(item.get("serviceEnvironmentOrder") or [], key=lambda o: o["order"])
     environment = name_from_arn(order[0]["serviceEnvironment"]) if order else ""
     policy_arn = item.get("schedulingPolicyArn") or ""
@@ -243,12 +247,15 @@ def update_share(
 
 
 def observed_share(
-    item: Mapping[str, Any], queue: str, tags: Mapping[str, str]
+    item: QuotaShareDetailTypeDef | DescribeQuotaShareResponseTypeDef,
+    queue: str,
+    tags: Mapping[str, str],
 ) -> ObservedResource:
-    sharing = item.get("resourceSharingConfiguration") or {}
-    strategy = Strategy(sharing.get("strategy", "RESERVE"))
-    borrow = sharing.get("borrowLimit")
-    preemption = (item.get("preemptionConfiguration") or {}).get("inSharePreemption")
+    sharing = item.get("resourceSharingConfiguration")
+    strategy = Strategy(sharing.get("strategy", "RESERVE") if sharing else "RESERVE")
+    borrow = sharing.get("borrowLimit") if sharing else None
+    preempting = item.get("preemptionConfiguration")
+    preemption = preempting.get("inSharePreemption") if preempting else None
     spec = ShareSpec(
         queue=queue,
         name=item["quotaShareName"],

@@ -28,7 +28,7 @@ from quotactl.errors import NotFoundError
 
 if TYPE_CHECKING:
     from collections import Counter
-    from collections.abc import Callable, Sequence
+    from collections.abc import Callable, Mapping, Sequence
 
     from mypy_boto3_batch import BatchClient
 
@@ -134,14 +134,14 @@ class LiveReader:
             for item in items
         ]
 
-    def _queues(self, names: Sequence[str] | None) -> list[dict[str, Any]]:
+    def _queues(self, names: Sequence[str] | None) -> list[Mapping[str, Any]]:
         if names is None:
             return sorted(
                 (q for q in self.api.pages("DescribeJobQueues", "jobQueues") if _quota_managed(q)),
                 key=lambda q: q["jobQueueName"],
             )
         wanted = list(dict.fromkeys(names))
-        found: dict[str, dict[str, Any]] = {}
+        found: dict[str, Mapping[str, Any]] = {}
         for i in range(0, len(wanted), DESCRIBE_BATCH):
             out = self.api.call("DescribeJobQueues", jobQueues=wanted[i : i + DESCRIBE_BATCH])
             for q in out.get("jobQueues", []):
@@ -170,7 +170,7 @@ def read_queues(
         return reader.read_queues(queues, **options)
 
 
-def _quota_managed(queue: dict[str, Any]) -> bool:
+def _quota_managed(queue: Mapping[str, Any]) -> bool:
     return (
         queue.get("jobQueueType") == "SAGEMAKER_TRAINING"
         and bool(queue.get("schedulingPolicyArn"))
@@ -178,7 +178,7 @@ def _quota_managed(queue: dict[str, Any]) -> bool:
     )
 
 
-def _environment(queue: dict[str, Any]) -> str:
+def _environment(queue: Mapping[str, Any]) -> str:
     order = sorted(queue.get("serviceEnvironmentOrder") or [], key=lambda o: o["order"])
     return live.name_from_arn(order[0]["serviceEnvironment"]) if order else ""
 
