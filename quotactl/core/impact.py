@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from quotactl.core.engine import JobStatus
 from quotactl.core.model import QueueSpec, ShareSpec
 from quotactl.core.plan import Action, AffectedJob, Effect, Impact
 
@@ -96,8 +97,20 @@ def _count(jobs: Sequence[LiveJob]) -> str:
     return f"{len(jobs)} job{'s' if len(jobs) != 1 else ''}"
 
 
+_STATUS_ORDER = {
+    JobStatus.RUNNING: 0,
+    JobStatus.STARTING: 1,
+    JobStatus.SCHEDULED: 2,
+    JobStatus.RUNNABLE: 3,
+    JobStatus.SUBMITTED: 4,
+}
+
+
 def _affected(jobs: Sequence[LiveJob]) -> tuple[AffectedJob, ...]:
-    ordered = sorted(jobs, key=lambda j: (j.share or "", j.name, j.job_id))
+    """Running work first (what a reviewer must not miss), then by share and name."""
+    ordered = sorted(
+        jobs, key=lambda j: (_STATUS_ORDER.get(j.status, 5), j.share or "", j.name, j.job_id)
+    )
     return tuple(
         AffectedJob(j.job_id, j.name, j.share, j.status, dict(j.instances)) for j in ordered
     )
