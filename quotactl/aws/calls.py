@@ -26,6 +26,7 @@ if TYPE_CHECKING:
         QuotaShareDetailTypeDef,
         SchedulingPolicyListingDetailTypeDef,
         ServiceEnvironmentDetailTypeDef,
+        ServiceJobSummaryTypeDef,
     )
 
 THROTTLING = frozenset(
@@ -39,6 +40,7 @@ THROTTLING = frozenset(
     }
 )
 T = TypeVar("T")
+R = TypeVar("R")
 READ_CONCURRENCY = 32
 """Reads in flight at once: reading a 1,000-share stack is 1,000 ListTagsForResource calls."""
 _worker = threading.local()
@@ -88,7 +90,8 @@ class BatchCalls:
             raise _translate(exc, operation) from exc
         return result
 
-    # The listings the plan reads, typed as the Batch stubs' shapes; any other is a plain dict.
+    # The listings the plan and the job readers page through, as the Batch stubs' shapes;
+    # any other listing is a plain dict.
     @overload
     def pages(
         self,
@@ -112,6 +115,13 @@ class BatchCalls:
         self, operation: Literal["ListQuotaShares"], key: Literal["quotaShares"], **params: Any
     ) -> Iterator[QuotaShareDetailTypeDef]: ...
     @overload
+    def pages(
+        self,
+        operation: Literal["ListServiceJobs"],
+        key: Literal["jobSummaryList"],
+        **params: Any,
+    ) -> Iterator[ServiceJobSummaryTypeDef]: ...
+    @overload
     def pages(self, operation: str, key: str, **params: Any) -> Iterator[dict[str, Any]]: ...
     def pages(self, operation: str, key: str, **params: Any) -> Iterator[Any]:
         paginator = self.client.get_paginator(_method(operation))
@@ -125,7 +135,7 @@ class BatchCalls:
                 raise _translate(exc, operation) from exc
             yield from page.get(key) or []
 
-    def map(self, fn: Callable[[Any], Any], items: Iterable[Any]) -> list[Any]:
+    def map(self, fn: Callable[[T], R], items: Iterable[T]) -> list[R]:
         """``fn`` over ``items`` on the read pool (in order); inline when already on it, so
         that nested use can never deadlock the pool."""
         items = list(items)

@@ -22,6 +22,8 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Iterator, Sequence
     from typing import TextIO
 
+    from mypy_boto3_batch.type_defs import ServiceJobSummaryTypeDef
+
     from quotactl.aws.calls import BatchCalls
     from quotactl.core.observed import LiveJob
 
@@ -53,7 +55,7 @@ def job_history(
             maxResults=PAGE,
             filters=[{"name": "AFTER_CREATED_AT", "values": [bound]}],
         )
-        page: list[dict[str, Any]] = []
+        page: list[ServiceJobSummaryTypeDef] = []
         for item in items:
             page.append(item)
             if len(page) == PAGE:
@@ -65,7 +67,7 @@ def job_history(
 def _described(
     api: BatchCalls,
     queue: str,
-    page: list[dict[str, Any]],
+    page: list[ServiceJobSummaryTypeDef],
     describe: Callable[[LiveJob], bool],
 ) -> Iterator[tuple[LiveJob, dict[str, Any] | None]]:
     wanted = [item for item in page if describe(live.live_job(item, queue))]
