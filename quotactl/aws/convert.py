@@ -6,7 +6,7 @@ service model by sending them through a real client with a Stubber.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Literal
 
 from quotactl.core import live
 from quotactl.core.model import (
@@ -36,7 +36,9 @@ if TYPE_CHECKING:
         QuotaShareDetailTypeDef,
         QuotaSharePreemptionConfigurationTypeDef,
         QuotaShareResourceSharingConfigurationTypeDef,
+        SchedulingPolicyDetailTypeDef,
         ServiceEnvironmentDetailTypeDef,
+        ServiceJobSummaryTypeDef,
         UpdateJobQueueRequestTypeDef,
         UpdateQuotaShareRequestTypeDef,
         UpdateServiceEnvironmentRequestTypeDef,
@@ -67,7 +69,9 @@ def _environment_limits(capacity: Mapping[str, int]) -> list[CapacityLimitTypeDe
     return [{"capacityUnit": t, "maxCapacity": n} for t, n in sorted(capacity.items())]
 
 
-def capacity(limits: Sequence[Mapping[str, Any]] | None) -> dict[str, int]:
+def capacity(
+    limits: Sequence[CapacityLimitTypeDef] | Sequence[QuotaShareCapacityLimitTypeDef] | None,
+) -> dict[str, int]:
     return {c["capacityUnit"]: int(c["maxCapacity"]) for c in limits or []}
 
 
@@ -120,7 +124,7 @@ def create_policy(spec: PolicySpec) -> CreateSchedulingPolicyRequestTypeDef:
     return request
 
 
-def observed_policy(item: Mapping[str, Any]) -> ObservedResource:
+def observed_policy(item: SchedulingPolicyDetailTypeDef) -> ObservedResource:
     if item.get("quotaSharePolicy"):
         policy_type = "quota_share"
     elif item.get("fairsharePolicy"):
@@ -277,6 +281,6 @@ def share_arn(queue_arn: str, name: str) -> str:
 # -- jobs -----------------------------------------------------------------------------------
 
 
-def live_job(item: Mapping[str, Any], queue: str) -> LiveJob:
+def live_job(item: ServiceJobSummaryTypeDef, queue: str) -> LiveJob:
     """A ListServiceJobs summary -> ``LiveJob`` (times in epoch seconds)."""
     return live.live_job(item, queue)
