@@ -120,6 +120,7 @@ def _register_commands() -> None:
         export_commands,
         iam_commands,
         local_commands,
+        lock_commands,
         plan_commands,
         simulate_commands,
     )
@@ -127,6 +128,7 @@ def _register_commands() -> None:
     for module in (
         config_commands,
         plan_commands,
+        lock_commands,
         export_commands,
         iam_commands,
         simulate_commands,
