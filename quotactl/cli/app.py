@@ -75,6 +75,36 @@ def root(
     ] = False,
     quiet: Annotated[bool, typer.Option("-q", "--quiet", help="Only results and errors.")] = False,
     debug: Annotated[bool, typer.Option(help="Show tracebacks for errors.")] = False,
+    connect_timeout: Annotated[
+        str | None,
+        typer.Option(
+            metavar="DURATION",
+            help="Give up opening a connection to AWS after this long [default: 10s].",
+            envvar="QUOTACTL_CONNECT_TIMEOUT",
+            show_envvar=True,
+        ),
+    ] = None,
+    read_timeout: Annotated[
+        str | None,
+        typer.Option(
+            metavar="DURATION",
+            help="Give up waiting for an AWS answer after this long [default: 30s].",
+            envvar="QUOTACTL_READ_TIMEOUT",
+            show_envvar=True,
+        ),
+    ] = None,
+    max_attempts: Annotated[
+        int | None,
+        typer.Option(
+            metavar="N",
+            min=1,
+            max=50,
+            help="Attempts per AWS call, retries of throttling/5xx/timeouts included "
+            "[default: 10].",
+            envvar="QUOTACTL_MAX_ATTEMPTS",
+            show_envvar=True,
+        ),
+    ] = None,
     version: Annotated[
         bool,
         typer.Option(
@@ -100,10 +130,28 @@ def root(
         quiet=quiet,
         debug=debug,
         environ=environ,
+        connect_timeout=_seconds("--connect-timeout", connect_timeout),
+        read_timeout=_seconds("--read-timeout", read_timeout),
+        max_attempts=max_attempts,
     )
     holder = ctx.ensure_object(RuntimeHolder)
     holder.runtime = runtime
     ctx.obj = holder
+
+
+def _seconds(option: str, text: str | None) -> float | None:
+    """A timeout option's duration in seconds (more than zero), or None when not given."""
+    from quotactl.core.durations import DurationError, parse_duration
+
+    if text is None:
+        return None
+    try:
+        seconds = parse_duration(text)
+    except DurationError as exc:
+        raise UsageError(f"{option}: {exc}") from None
+    if seconds <= 0:
+        raise UsageError(f"{option} must be more than 0 seconds, not {text!r}")
+    return seconds
 
 
 def runtime_of(ctx: typer.Context) -> Runtime:

@@ -39,6 +39,10 @@ class Runtime:
     stdout: TextIO = field(default_factory=lambda: sys.stdout)
     stderr: TextIO = field(default_factory=lambda: sys.stderr)
     width: int | None = None
+    connect_timeout: float | None = None
+    """Seconds; None is the session's default (``quotactl.aws.session``)."""
+    read_timeout: float | None = None
+    max_attempts: int | None = None
 
     def console(self, *, stderr: bool = False) -> Console:
         """A rich console on stdout or stderr honouring --no-color/NO_COLOR."""
@@ -71,12 +75,21 @@ class Runtime:
             region=self.region or region,
             endpoint_url=self.endpoint_url,
             faults=self.environ.get("QUOTACTL_EMULATOR_FAULTS"),
+            **self._limits(),
         )
         if target.backend == "local" and not self._noticed:
             self._noticed = True
             where = self.endpoint_url or f"state {self.state_path}"
             self.notice(f"quotactl: using the local emulator ({where}); --backend aws for AWS")
         return target
+
+    def _limits(self) -> dict[str, Any]:
+        limits = {
+            "connect_timeout": self.connect_timeout,
+            "read_timeout": self.read_timeout,
+            "max_attempts": self.max_attempts,
+        }
+        return {k: v for k, v in limits.items() if v is not None}
 
     def session(self, target: Target) -> Any:
         """One boto3 session per target and invocation: the account guard's STS client and
