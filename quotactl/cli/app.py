@@ -45,6 +45,7 @@ def root(
     backend: Annotated[
         str | None,
         typer.Option(
+            metavar="BACKEND",
             help="Where resources live: 'local' (embedded emulator, default) or 'aws'.",
             envvar="QUOTACTL_BACKEND",
             show_envvar=True,
@@ -53,18 +54,25 @@ def root(
     state: Annotated[
         Path | None,
         typer.Option(
+            metavar="FILE",
             help=f"Emulator state file for --backend local [default: {DEFAULT_STATE}].",
             envvar="QUOTACTL_STATE",
             show_envvar=True,
         ),
     ] = None,
-    profile: Annotated[str | None, typer.Option(help="AWS profile (aws backend).")] = None,
+    profile: Annotated[
+        str | None, typer.Option(metavar="NAME", help="AWS profile (aws backend).")
+    ] = None,
     region: Annotated[
-        str | None, typer.Option(help="AWS region (else platform.region, else AWS defaults).")
+        str | None,
+        typer.Option(
+            metavar="REGION", help="AWS region (else platform.region, else AWS defaults)."
+        ),
     ] = None,
     endpoint_url: Annotated[
         str | None,
         typer.Option(
+            metavar="URL",
             help="Any Batch-compatible endpoint, e.g. a `quotactl local serve`.",
             envvar="AWS_ENDPOINT_URL_BATCH",
             show_envvar=True,
@@ -74,7 +82,7 @@ def root(
         bool, typer.Option("--no-color", help="Plain output (NO_COLOR is honoured too).")
     ] = False,
     quiet: Annotated[bool, typer.Option("-q", "--quiet", help="Only results and errors.")] = False,
-    debug: Annotated[bool, typer.Option(help="Show tracebacks for errors.")] = False,
+    debug: Annotated[bool, typer.Option("--debug", help="Show tracebacks for errors.")] = False,
     connect_timeout: Annotated[
         str | None,
         typer.Option(
@@ -112,7 +120,10 @@ def root(
         ),
     ] = False,
 ) -> None:
-    """Validate, plan and apply quota-share configuration; run what-if simulations."""
+    """Validate, plan and apply quota-share configuration; run what-if simulations.
+
+    Global options may also follow the command (`quotactl apply configs/demo -q`).
+    """
     environ = dict(os.environ)
     chosen = backend or "local"
     if chosen not in BACKENDS:
@@ -190,9 +201,11 @@ _register_commands()
 
 def run(argv: list[str] | None = None, holder: RuntimeHolder | None = None) -> int:
     """Run the CLI and return its exit code; the error boundary of the whole program."""
-    args = list(sys.argv[1:] if argv is None else argv)
+    from quotactl.cli.argv import hoist_global_options, is_click_error, usage_error
+
     holder = holder or RuntimeHolder()
     command = typer.main.get_command(app)
+    args = hoist_global_options(list(sys.argv[1:] if argv is None else argv), command)
     try:
         result = command.main(args=args, prog_name="quotactl", standalone_mode=False, obj=holder)
     except typer.Exit as exc:
@@ -206,15 +219,15 @@ def run(argv: list[str] | None = None, holder: RuntimeHolder | None = None) -> i
     except QuotactlError as exc:
         _report(exc, holder, args)
         return ExitCode.ERROR
-    except typer.TyperException as exc:  # click's usage errors (unknown option, bad value)
-        show = getattr(exc, "show", None)
-        if callable(show):
-            show(file=sys.stderr)
-        else:  # pragma: no cover - every click exception has show()
-            print(f"error[usage]: {exc}", file=sys.stderr)
-        code = getattr(exc, "exit_code", 2)
-        return ExitCode.USAGE if code == 2 else int(code)
-    except Exception:
+    except Exception as exc:
+        if is_click_error(exc):  # click's usage errors: unknown option, bad value
+            error = usage_error(exc)
+            if error is None:  # no arguments at all: the help, as click shows it
+                ctx = getattr(exc, "ctx", None)
+                print(ctx.get_help() if ctx is not None else exc, file=sys.stderr)
+            else:
+                _report(error, holder, args)
+            return ExitCode.USAGE
         if "--debug" in args:
             traceback.print_exc()
         else:
