@@ -57,7 +57,7 @@ class ConfigRules:
                 "capacity": dict(spec.capacity),
                 "enabled": spec.enabled,
             }
-            problems += _problems(Environment, data, spec.address)
+            problems += _problems(Environment, data)
         elif isinstance(spec, PolicySpec):
             problems += self.name_problems(spec.name)
         elif isinstance(spec, QueueSpec):
@@ -72,11 +72,11 @@ class ConfigRules:
                     "seconds": spec.runnable_timeout.seconds,
                     "reasons": list(spec.runnable_timeout.reasons),
                 }
-            problems += _problems(Queue, data, spec.address)
+            problems += _problems(Queue, data)
             if spec.policy != policy_name_for(spec.name):
-                problems.append(f"{spec.address}: its policy must be {policy_name_for(spec.name)}")
+                problems.append(f"its policy must be {policy_name_for(spec.name)}")
             if len(policy_name_for(spec.name)) > MAX_NAME_LENGTH:
-                problems.append(f"{spec.address}: the name is too long for its policy's name")
+                problems.append("the name is too long for its policy's name")
         else:
             data = {
                 "queue": spec.queue,
@@ -91,31 +91,31 @@ class ConfigRules:
                     "unlimited" if spec.borrow_limit == UNLIMITED else spec.borrow_limit
                 )
             elif spec.borrow_limit != UNLIMITED:
-                problems.append(f"{spec.address}: borrow_limit applies only to lend_and_borrow")
-            problems += _problems(Share, data, spec.address)
+                problems.append("borrow_limit applies only to lend_and_borrow")
+            problems += _problems(Share, data)
         if isinstance(spec, EnvironmentSpec | ShareSpec):
             known = training_instance_types()
             problems += [
-                f"{spec.address}: {t[:140]!r} is not a SageMaker training instance type"
+                f"{t[:140]!r} is not a SageMaker training instance type"
                 for t in spec.capacity
                 if t not in known
             ]
-        return problems + _tag_problems(spec.address, spec.tags)
+        return problems + _tag_problems(spec.tags)
 
 
-def _tag_problems(address: str, tags: Mapping[str, str]) -> list[str]:
+def _tag_problems(tags: Mapping[str, str]) -> list[str]:
     from quotactl.config.schema import Team
 
     user = {k: v for k, v in tags.items() if k not in MANAGED_TAGS}
-    problems = _problems(Team, {"name": "t", "tags": user}, f"{address} tags")
+    problems = _problems(Team, {"name": "t", "tags": user})
     reserved = [k for k in user if k.startswith(RESERVED_TAG_PREFIXES)]
-    problems += [f"{address}: tag key {k[:140]!r} is reserved" for k in reserved]
+    problems += [f"tag key {k[:140]!r} is reserved" for k in reserved]
     if len(tags) > MAX_TAGS:
-        problems.append(f"{address}: {len(tags)} tags; AWS allows {MAX_TAGS}")
+        problems.append(f"{len(tags)} tags; AWS allows {MAX_TAGS}")
     return problems
 
 
-def _problems(model: type[BaseModel], data: dict[str, Any], where: str) -> list[str]:
+def _problems(model: type[BaseModel], data: dict[str, Any], where: str = "") -> list[str]:
     from pydantic import ValidationError
 
     try:
@@ -136,9 +136,9 @@ def _adapter_problems(adapter: Any, value: object, where: str) -> list[str]:
 
 
 def _message(where: str, error: Any) -> str:
-    location = ".".join(str(p) for p in error.get("loc", ()))
-    at = f" {location}" if location else ""
-    return f"{where}{at}: {error.get('msg', 'invalid')}"
+    location = ".".join(str(p)[:140] for p in error.get("loc", ()))
+    place = " ".join(p for p in (where, location) if p)
+    return f"{place}: {error.get('msg', 'invalid')}" if place else str(error.get("msg"))
 
 
 CONFIG_RULES = ConfigRules()

@@ -351,8 +351,10 @@ def _first_difference(expected: JSONValue, found: JSONValue, path: str = "") -> 
     """The first path where two JSON values differ (iteratively bounded by MAX_DEPTH)."""
     if isinstance(expected, dict) and isinstance(found, dict):
         for key in [*expected, *(k for k in found if k not in expected)]:
-            if key not in expected or key not in found:
-                return f"{path}.{key}".lstrip(".")
+            if key not in expected:
+                return f"{path}.{key} (not a field plan writes)".lstrip(".")
+            if key not in found:
+                return f"{path}.{key} (missing)".lstrip(".")
             inner = _first_difference(expected[key], found[key], f"{path}.{key}")
             if inner is not None:
                 return inner.lstrip(".")
