@@ -12,7 +12,6 @@ import socket
 import threading
 from collections import Counter
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
@@ -21,6 +20,7 @@ from quotactl.emulator import Emulator
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator
+    from pathlib import Path
 
     from tests.conftest import CliResult
 
@@ -193,7 +193,7 @@ def test_a_change_failing_with_500_costs_one_retry_budget_not_two(
         emulator.close()
     assert result.exit_code == 1
     assert "error[apply-failed]: 4 change(s) failed" in result.stderr
-    creates = [n for path, n in server.requests.items() if path.lower().endswith("createquotashare")]
+    creates = [n for path, n in server.requests.items() if path.lower().endswith("quotashare")]
     assert creates == [4 * 3]  # four shares, three attempts each
     assert "internal failure" in result.stdout + result.stderr
 

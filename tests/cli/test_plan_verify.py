@@ -214,16 +214,15 @@ def test_the_untampered_plan_applies_exactly(reviewed: Path, cli: Cli) -> None:
     result = cli("apply", "--plan", str(reviewed), "--auto-approve", "--allow-delete")
     assert result.exit_code == 0, result.stderr
     shares = {r.address: r for r in live().present().values() if r.address.startswith("share.")}
-    assert RANKING not in shares and SPEECH_SHARE in shares
+    assert RANKING not in shares
+    assert SPEECH_SHARE in shares
     assert shares[NLP].spec.capacity == {"ml.p5.48xlarge": 2}  # type: ignore[union-attr]
 
 
 KEY, OTHER_KEY = "ci-secret-1", "someone-elses-key"
 
 
-def signed_plan(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, repo_root: Path, cli: Cli
-) -> Path:
+def signed_plan(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, repo_root: Path, cli: Cli) -> Path:
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("QUOTACTL_PLAN_KEY", KEY)
     shutil.copytree(repo_root / "configs" / "demo", tmp_path / "demo")

@@ -14,7 +14,7 @@ from plan_support import live as live_resource
 
 from quotactl.config.rules import CONFIG_RULES
 from quotactl.core.diff import diff
-from quotactl.core.model import Strategy
+from quotactl.core.model import ShareSpec, Strategy
 from quotactl.core.planfile import to_document
 from quotactl.core.planverify import (
     MAX_DEPTH,
@@ -39,7 +39,7 @@ BASE = (
 )
 
 
-def share_specs() -> st.SearchStrategy[list[object]]:
+def share_specs() -> st.SearchStrategy[list[ShareSpec]]:
     one = st.builds(
         lambda name, q, count, strategy, limit, enabled, preempt: share(
             name,
@@ -58,17 +58,17 @@ def share_specs() -> st.SearchStrategy[list[object]]:
         st.booleans(),
         st.booleans(),
     )
-    return st.lists(one, max_size=6, unique_by=lambda s: (s.queue, s.name))  # type: ignore[no-any-return]
+    return st.lists(one, max_size=6, unique_by=lambda s: (s.queue, s.name))
 
 
 @settings(deadline=None, max_examples=60)
 @given(before=share_specs(), after=share_specs(), running=st.integers(0, 6))
 def test_every_plan_diff_makes_is_accepted_as_written(
-    before: list[object], after: list[object], running: int
+    before: list[ShareSpec], after: list[ShareSpec], running: int
 ) -> None:
     jobs = [job(f"j{i}", "nlp", {"ml.g5.xlarge": 2}, started_at=i) for i in range(running)]
-    live = observed(*BASE, *before, jobs=jobs)  # type: ignore[arg-type]
-    plan = replace(diff(desired(*BASE, *after), live), account_id=ACCOUNT)  # type: ignore[arg-type]
+    live = observed(*BASE, *before, jobs=jobs)
+    plan = replace(diff(desired(*BASE, *after), live), account_id=ACCOUNT)
     document = json.loads(json.dumps(to_document(plan)))
     assert to_document(verify(document, CONFIG_RULES)) == document
 

@@ -33,6 +33,10 @@ def batch_client() -> Any:
     )
 
 
+def lock_item(tags: dict[str, str]) -> dict[str, Any]:
+    return {"name": "quotactl-lock-demo", "arn": LOCK_ARN, "tags": tags}
+
+
 @pytest.fixture
 def two() -> Iterator[tuple[tuple[Any, Stubber], tuple[Any, Stubber]]]:
     first, second = batch_client(), batch_client()
@@ -62,18 +66,18 @@ def test_the_second_apply_is_refused_by_the_atomic_create_and_names_the_holder(
     other.add_response("list_scheduling_policies", {"schedulingPolicies": [{"arn": LOCK_ARN}]})
     other.add_response(
         "describe_scheduling_policies",
-        {"schedulingPolicies": [{"name": "quotactl-lock-demo", "arn": LOCK_ARN, "tags": held.info.tags()}]},
+        {"schedulingPolicies": [lock_item(held.info.tags())]},
         {"arns": [LOCK_ARN]},
-    )  # fmt: skip
+    )
     with pytest.raises(StateLockedError) as info:
         acquire(AwsBackend(second).lock_store(), "demo", holder="bob", command="apply")
     assert "stack demo is locked by alice@ci pid 1 (apply" in info.value.message
     # The holder releases: it checks the lock is still its own, then deletes it.
     one.add_response(
         "describe_scheduling_policies",
-        {"schedulingPolicies": [{"name": "quotactl-lock-demo", "arn": LOCK_ARN, "tags": held.info.tags()}]},
+        {"schedulingPolicies": [lock_item(held.info.tags())]},
         {"arns": [LOCK_ARN]},
-    )  # fmt: skip
+    )
     one.add_response("delete_scheduling_policy", {}, {"arn": LOCK_ARN})
     held.release()
 
@@ -85,13 +89,14 @@ def test_the_lock_policy_is_never_a_resource_of_any_plan(
     quota = {"name": "training-quota", "arn": f"{ARN}:scheduling-policy/training-quota"}
     stub.add_response("describe_service_environments", {"serviceEnvironments": []})
     stub.add_response(
-        "list_scheduling_policies", {"schedulingPolicies": [{"arn": LOCK_ARN}, {"arn": quota["arn"]}]}
+        "list_scheduling_policies",
+        {"schedulingPolicies": [{"arn": LOCK_ARN}, {"arn": quota["arn"]}]},
     )
     stub.add_response(
         "describe_scheduling_policies",
         {
             "schedulingPolicies": [
-                {"name": "quotactl-lock-demo", "arn": LOCK_ARN, "tags": {LOCK_TAG: "demo", HOLDER_TAG: "x"}},
+                lock_item({LOCK_TAG: "demo", HOLDER_TAG: "x"}),
                 {**quota, "quotaSharePolicy": {"idleResourceAssignmentStrategy": "FIFO"}},
             ]
         },
@@ -106,4 +111,5 @@ def test_the_lock_name_is_a_valid_policy_name_for_every_stack_name(stack: str) -
     name = lock_name(stack)
     assert len(name) <= 128
     assert name.startswith("quotactl-lock-")
-    assert lock_name(stack) == name and lock_name(stack + "y") != name
+    assert lock_name(stack) == name
+    assert lock_name(stack + "y") != name

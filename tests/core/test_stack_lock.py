@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 import pytest
 
@@ -18,6 +18,9 @@ from quotactl.core.lock import (
     acquire,
     held_by,
 )
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
 
 
 class MemoryLockStore:
@@ -82,9 +85,11 @@ def test_of_many_contenders_exactly_one_holds_the_lock() -> None:
 
 def test_state_locked_names_the_holder_and_what_it_runs() -> None:
     store = MemoryLockStore()
-    with acquire(store, "demo", holder="alice@ci pid 7", command="apply"):
-        with pytest.raises(StateLockedError) as info:
-            acquire(store, "demo", holder="bob", command="import")
+    with (
+        acquire(store, "demo", holder="alice@ci pid 7", command="apply"),
+        pytest.raises(StateLockedError) as info,
+    ):
+        acquire(store, "demo", holder="bob", command="import")
     assert "stack demo is locked by alice@ci pid 7 (apply, since" in info.value.message
     assert info.value.hint is not None
     assert "--lock-timeout" in info.value.hint
@@ -151,5 +156,6 @@ def test_release_leaves_a_lock_someone_else_took_after_a_force_unlock() -> None:
     holder = held_by(store, "demo")
     assert holder is not None
     assert holder.lock_id == other.info.lock_id
-    assert warnings and "taken by someone else" in warnings[0]
+    assert warnings
+    assert "taken by someone else" in warnings[0]
     other.release()
