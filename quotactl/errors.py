@@ -34,7 +34,7 @@ class UsageError(QuotactlError):
 
 @dataclass(frozen=True, order=True)
 class Diagnostic:
-    """One finding about a configuration file, printed as ``FILE:LINE:COL: message``."""
+    """One finding about a configuration file, printed as ``FILE:LINE:COL: error: message``."""
 
     file: str
     line: int
@@ -43,8 +43,8 @@ class Diagnostic:
     severity: Severity = "error"
 
     def __str__(self) -> str:
-        prefix = "warning: " if self.severity == "warning" else ""
-        return f"{self.file}:{self.line}:{self.column}: {prefix}{self.message}"
+        """``FILE:LINE:COL: error: message`` (or ``warning:``), the form compilers print."""
+        return f"{self.file}:{self.line}:{self.column}: {self.severity}: {self.message}"
 
 
 @dataclass

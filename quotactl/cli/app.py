@@ -16,6 +16,7 @@ from typing import Annotated, NoReturn
 import typer
 
 from quotactl import __version__
+from quotactl.cli import completion_commands, helptext
 from quotactl.cli.exitcodes import ExitCode
 from quotactl.cli.runtime import BACKENDS, DEFAULT_STATE, Runtime, RuntimeHolder
 from quotactl.errors import QuotactlError, UsageError
@@ -45,7 +46,7 @@ def root(
     backend: Annotated[
         str | None,
         typer.Option(
-            metavar="BACKEND",
+            metavar="local|aws",
             help="Where resources live: 'local' (embedded emulator, default) or 'aws'.",
             envvar="QUOTACTL_BACKEND",
             show_envvar=True,
@@ -175,6 +176,7 @@ def runtime_of(ctx: typer.Context) -> Runtime:
 
 def _register_commands() -> None:
     from quotactl.cli import (
+        completion_commands,
         config_commands,
         export_commands,
         iam_commands,
@@ -192,6 +194,7 @@ def _register_commands() -> None:
         iam_commands,
         simulate_commands,
         local_commands,
+        completion_commands,
     ):
         module.register(app)
 
@@ -204,7 +207,9 @@ def run(argv: list[str] | None = None, holder: RuntimeHolder | None = None) -> i
     from quotactl.cli.argv import hoist_global_options, is_click_error, usage_error
 
     holder = holder or RuntimeHolder()
+    completion_commands.enable_if_requested()
     command = typer.main.get_command(app)
+    helptext.humanise(command)
     args = hoist_global_options(list(sys.argv[1:] if argv is None else argv), command)
     try:
         result = command.main(args=args, prog_name="quotactl", standalone_mode=False, obj=holder)
@@ -219,6 +224,14 @@ def run(argv: list[str] | None = None, holder: RuntimeHolder | None = None) -> i
     except QuotactlError as exc:
         _report(exc, holder, args)
         return ExitCode.ERROR
+    except BrokenPipeError:  # `quotactl ... | head`: the reader has all it wanted
+        _discard_stdout()
+        return ExitCode.OK
+    except SystemExit as exc:  # typer turns a closed pipe into exit 1; it is not an error
+        if isinstance(exc.__context__, BrokenPipeError):
+            _discard_stdout()
+            return ExitCode.OK
+        raise
     except Exception as exc:
         if is_click_error(exc):  # click's usage errors: unknown option, bad value
             error = usage_error(exc)
@@ -241,14 +254,48 @@ def run(argv: list[str] | None = None, holder: RuntimeHolder | None = None) -> i
 
 
 def _report(exc: QuotactlError, holder: RuntimeHolder, args: list[str]) -> None:
+    """The error on stderr; with ``-o json`` also the error document on stdout, unless the
+    command already printed its own document."""
     from quotactl.render.errors import print_error
 
-    stream = holder.runtime.stderr if holder.runtime else sys.stderr
+    runtime = holder.runtime
+    stream = runtime.stderr if runtime else sys.stderr
     if "--debug" in args:
         traceback.print_exc(file=stream)
     print_error(exc, stream)
+    if wants_json(args) and not (runtime and runtime.json_written):
+        import json
+
+        from quotactl.render.errors import error_document
+
+        out = runtime.stdout if runtime else sys.stdout
+        out.write(json.dumps(error_document(exc), indent=2) + "\n")
+
+
+def wants_json(args: list[str]) -> bool:
+    """``-o json``, ``-ojson``, ``--output json`` or ``--output=json`` among the arguments."""
+    for index, arg in enumerate(args):
+        if arg in ("-o", "--output") and args[index + 1 : index + 2] == ["json"]:
+            return True
+        if arg in ("-ojson", "--output=json"):
+            return True
+    return False
+
+
+def _discard_stdout() -> None:
+    """Point stdout at /dev/null so that the interpreter's last flush cannot fail again."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):  # pragma: no cover - stdout without a file descriptor
+        pass
 
 
 def main() -> NoReturn:
     """Console-script entry point."""
-    sys.exit(run())
+    code = run()
+    try:
+        sys.stdout.flush()
+    except BrokenPipeError:
+        _discard_stdout()
+    sys.exit(code)

@@ -105,7 +105,13 @@ def _summary(paths: list[Path], loaded: LoadedConfig) -> str:
 def _report(
     paths: list[Path], loaded: LoadedConfig | None, error: QuotactlError | None
 ) -> dict[str, Any]:
-    """The versioned JSON shape of ``validate -o json``; ``valid`` is true iff exit code 0."""
+    """The versioned JSON shape of ``validate -o json``; ``valid`` is true iff exit code 0.
+
+    On failure it holds every member of the error document other commands print
+    (``format_version``, ``error``, ``diagnostics``), plus validate's own.
+    """
+    from quotactl.render.errors import error_fields
+
     diagnostics: list[Diagnostic] = []
     if isinstance(error, ConfigError):
         diagnostics = error.diagnostics
@@ -124,11 +130,7 @@ def _report(
         "format_version": FORMAT_VERSION,
         "valid": error is None,
         "paths": [str(p) for p in paths],
-        "error": (
-            None
-            if error is None
-            else {"code": error.code, "message": error.message, "hint": error.hint}
-        ),
+        "error": None if error is None else error_fields(error),
         "diagnostics": [
             {
                 "file": d.file,
@@ -144,7 +146,7 @@ def _report(
 
 
 def _print_json(runtime: Runtime, document: dict[str, Any]) -> None:
-    print(json.dumps(document, indent=2), file=runtime.stdout)
+    runtime.write_json(document)
 
 
 def _plural(count: int, noun: str) -> str:

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Annotated
 
 import typer
 
 from quotactl.cli.options import PathsArgument
+
+DEFAULT_CONFIG = Path("configs")
 
 
 def iam_policy(
@@ -20,7 +23,9 @@ def iam_policy(
 ) -> None:
     """Print the IAM policy document quotactl needs, derived from the calls it makes.
 
-    With a config PATH, resources are scoped to its platform.region and account_id.
+    Resources are scoped to the config's platform.region and account_id. With no PATH it
+    reads configs/ like every other command; where there is no configs/, the policy is for
+    any region and account (said on stderr).
     """
     from quotactl.aws.permissions import policy_document
     from quotactl.cli.app import runtime_of
@@ -28,9 +33,13 @@ def iam_policy(
 
     runtime = runtime_of(ctx)
     region, account = "*", "*"
-    if paths:
-        desired = load(runtime, paths).desired
+    if paths or DEFAULT_CONFIG.is_dir():
+        desired = load(runtime, paths or [DEFAULT_CONFIG]).desired
         region, account = desired.region, desired.account_id or "*"
+    else:
+        runtime.notice(
+            f"quotactl: no {DEFAULT_CONFIG}/ here: the policy is for every region and account"
+        )
     document = policy_document(region=region, account=account, read_only=read_only)
     runtime.stdout.write(json.dumps(document, indent=2) + "\n")
 

@@ -55,6 +55,16 @@ class Runtime:
     _noticed: bool = field(default=False, init=False, repr=False)
     _sessions: dict[Target, Any] = field(default_factory=dict, init=False, repr=False)
 
+    json_written: bool = field(default=False, init=False, repr=False)
+    """A JSON document went to stdout: the error boundary adds no error document after it."""
+
+    def write_json(self, document: object) -> None:
+        """A command's JSON document on stdout (indented, one trailing newline)."""
+        import json
+
+        self.stdout.write(json.dumps(document, indent=2) + "\n")
+        self.json_written = True
+
     def notice(self, message: str) -> None:
         """One informational line on stderr, silenced by -q."""
         if not self.quiet:
@@ -77,9 +87,11 @@ class Runtime:
             faults=self.environ.get("QUOTACTL_EMULATOR_FAULTS"),
             **self._limits(),
         )
+        if target.backend == "local" and not self.endpoint_url:
+            self._check_state_directory()
         if target.backend == "local" and not self._noticed:
             self._noticed = True
-            where = self.endpoint_url or f"state {self.state_path}"
+            where = self.endpoint_url or f"state {self.state_path.absolute()}"
             self.notice(f"quotactl: using the local emulator ({where}); --backend aws for AWS")
         return target
 
@@ -90,6 +102,20 @@ class Runtime:
             "max_attempts": self.max_attempts,
         }
         return {k: v for k, v in limits.items() if v is not None}
+
+    def _check_state_directory(self) -> None:
+        """Only the default state location is created; a --state elsewhere must have its
+        directory already, so a typo in a path never leaves a stray tree of folders."""
+        folder = self.state_path.parent
+        if self.state_path == DEFAULT_STATE or folder.is_dir():
+            return
+        from quotactl.errors import QuotactlError
+
+        raise QuotactlError(
+            f"the directory of --state {self.state_path} does not exist",
+            code="emulator-state",
+            hint=f"create {folder} first, or choose another --state (QUOTACTL_STATE)",
+        )
 
     def session(self, target: Target) -> Any:
         """One boto3 session per target and invocation: the account guard's STS client and

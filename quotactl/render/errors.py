@@ -1,8 +1,9 @@
-"""How a QuotactlError looks on stderr: ``error[code]: message`` then an optional hint."""
+"""How a QuotactlError looks: ``error[code]: message`` and a hint on stderr, and with
+``-o json`` the same as a JSON document on stdout."""
 
 from __future__ import annotations
 
-from typing import TextIO
+from typing import Any, TextIO
 
 from quotactl.errors import ConfigError, QuotactlError
 
@@ -20,3 +21,35 @@ def format_error(error: QuotactlError) -> str:
 
 def print_error(error: QuotactlError, stream: TextIO) -> None:
     print(format_error(error), file=stream)
+
+
+ERROR_FORMAT_VERSION = "1"
+
+
+def error_fields(error: QuotactlError) -> dict[str, str | None]:
+    """The ``error`` member of every failure document: code, message and hint."""
+    return {"code": error.code, "message": error.message, "hint": error.hint}
+
+
+def error_document(error: QuotactlError) -> dict[str, Any]:
+    """What a command run with ``-o json`` prints on stdout when it fails.
+
+    ``{"format_version": "1", "error": {"code", "message", "hint"}}``, plus ``diagnostics``
+    (file, line, column, severity, message) for an invalid configuration.
+    """
+    document: dict[str, Any] = {
+        "format_version": ERROR_FORMAT_VERSION,
+        "error": error_fields(error),
+    }
+    if isinstance(error, ConfigError):
+        document["diagnostics"] = [
+            {
+                "file": d.file,
+                "line": d.line,
+                "column": d.column,
+                "severity": d.severity,
+                "message": d.message,
+            }
+            for d in error.diagnostics
+        ]
+    return document

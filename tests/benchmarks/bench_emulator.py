@@ -15,16 +15,19 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "emulator"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # the repo root, for tests.*
 
 from botocore.awsrequest import AWSResponse
-from emulator_support import make_queue, payload
 
 from quotactl.aws.session import Target, client, make_session
 from quotactl.emulator import Emulator
 from quotactl.emulator.hook import _RawBody
+from tests.emulator.emulator_support import make_queue, payload
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 
 def rate(call: Any, count: int) -> float:
@@ -44,9 +47,10 @@ def canned_client(body: dict[str, Any]) -> Any:
     raw = json.dumps(body).encode()
 
     def answer(request: Any, **_: Any) -> AWSResponse:
-        return AWSResponse(request.url, 200, {"Content-Type": "application/json"}, _RawBody(raw))
+        headers = {"Content-Type": "application/json"}
+        return AWSResponse(request.url, 200, headers, _RawBody(raw))  # type: ignore[arg-type]
 
-    session.events.register("before-send.batch", answer)
+    session.events.register("before-send.batch", answer)  # type: ignore[arg-type]
     return client(target, session=session, retries={"total_max_attempts": 1})
 
 
@@ -69,7 +73,7 @@ def main(count: int) -> None:
         )
         for _ in range(4):
             batch.describe_service_job(jobId=job["jobId"])
-        cases = {
+        cases: dict[str, Callable[[], dict[str, Any]]] = {
             "ListQuotaShares": lambda: batch.list_quota_shares(jobQueue="bench"),
             "DescribeServiceJob": lambda: batch.describe_service_job(jobId=job["jobId"]),
         }

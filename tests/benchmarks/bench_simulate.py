@@ -30,7 +30,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from quotactl.cli.simulate_commands import trace_rows
 from quotactl.core.engine import QueueModel, ShareModel
@@ -114,13 +114,15 @@ def run_simpy(trace: Path) -> dict[str, float]:
     }
     totals = {"jobs": 0.0, "wait": 0.0}
 
-    def job(pool: simpy.Container, count: int, duration: float, submitted: float) -> Generator:
+    def job(
+        pool: simpy.Container, count: int, duration: float, submitted: float
+    ) -> Generator[Any, Any, None]:
         yield pool.get(count)
         totals["wait"] += env.now - submitted
         yield env.timeout(duration)
         yield pool.put(count)
 
-    def source(rows: Iterable[TraceRow]) -> Generator:
+    def source(rows: Iterable[TraceRow]) -> Generator[Any, Any, None]:
         for at, share, itype, count, duration, _, _, _ in rows:
             if at > env.now:
                 yield env.timeout(at - env.now)

@@ -228,8 +228,8 @@ def test_an_untagged_resource_must_be_imported_first(applied: Path, cli: Cli) ->
     assert cli("plan", "configs/demo", "--detailed-exitcode").exit_code == 0
 
 
-def test_iam_policy_prints_a_policy_document(cli: Cli) -> None:
-    result = cli("iam-policy")
+def test_iam_policy_prints_a_policy_document(cli: Cli, demo: Path) -> None:
+    result = cli("iam-policy", "configs/demo")
     document = json.loads(result.stdout)
     assert document["Version"] == "2012-10-17"
     actions = {

@@ -13,7 +13,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable
     from pathlib import Path
 
-    from conftest import CliResult
+    from tests.conftest import CliResult
 
     Cli = Callable[..., CliResult]
 

@@ -100,7 +100,7 @@ def test_errors_go_to_stderr_with_the_error_code_and_exit_1(
     assert result.stderr.splitlines() == [
         "configs/platform.yaml:3:28: warning: no share claims the 8 ml.p5.48xlarge of "
         "environment 'gpu': no job can use them",
-        "configs/team.yaml:3:22: share 'nlp': queue 'trainig' is not defined "
+        "configs/team.yaml:3:22: error: share 'nlp': queue 'trainig' is not defined "
         "(did you mean 'training'?)",
         "error[config-invalid]: configuration has 1 error",
     ]

@@ -73,8 +73,12 @@ def test_demo_becomes_one_environment_policy_queue_and_four_shares() -> None:
 
 def test_every_resource_is_tagged_with_the_stack_and_shares_with_their_team() -> None:
     desired = load_config([DEMO]).desired
-    for resource in (*desired.environments, *desired.policies, *desired.queues):
-        assert dict(resource.tags) == {"cost-center": "ml-platform", STACK_TAG: "demo"}
+    for tags in (
+        *(e.tags for e in desired.environments),
+        *(p.tags for p in desired.policies),
+        *(q.tags for q in desired.queues),
+    ):
+        assert dict(tags) == {"cost-center": "ml-platform", STACK_TAG: "demo"}
     nlp = next(s for s in desired.shares if s.name == "nlp")
     assert dict(nlp.tags) == {
         "cost-center": "ml-platform",

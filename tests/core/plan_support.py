@@ -4,7 +4,8 @@
 planner or executor under test. It refuses what AWS refuses (a share on a queue that is not
 VALID, deleting an ENABLED resource or a policy still in use, more than 20 shares on a queue),
 and moves CREATING/UPDATING/DELETING along only as statuses are polled, so an executor that
-does not wait, or waits in the wrong order, fails here.
+does not wait, or waits in the wrong order, fails here. ``test_memory_backend_contract.py``
+plays the same calls on it and on the emulator and keeps the two equal.
 """
 
 from __future__ import annotations
@@ -74,7 +75,7 @@ def share(
         name,
         dict(capacity or {"ml.g5.xlarge": 4}),
         strategy,
-        tags=tags,
+        tags=tags,  # type: ignore[arg-type]
         **kw,  # type: ignore[arg-type]
     )
 
@@ -231,7 +232,7 @@ class MemoryBackend:
         with self.lock:
             self._enter("set_enabled" if enabled else "disable", ref.address)
             record = self._require(ref, "VALID")
-            record.spec = replace(record.spec, enabled=enabled)  # type: ignore[call-arg]
+            record.spec = replace(record.spec, enabled=enabled)  # type: ignore[arg-type]
             record.status, record.polls_left = "UPDATING", self.delay
 
     def delete(self, ref: Ref, arn: str) -> None:
@@ -248,10 +249,10 @@ class MemoryBackend:
                 raise BackendError(f"scheduling policy {ref.name} is in use by a job queue")
             if ref.kind is Kind.ENVIRONMENT and any(u.spec.environment == ref.name for u in users):  # type: ignore[union-attr]
                 raise BackendError(f"service environment {ref.name} is attached to a job queue")
-            if ref.kind is Kind.QUEUE and any(
-                r.kind is Kind.SHARE and r.queue == ref.name for r in self.records
-            ):
-                raise BackendError(f"job queue {ref.name} still has quota shares")
+            if ref.kind is Kind.QUEUE:  # the emulator's choice: its shares go with it
+                for other, child in self.records.items():
+                    if other.kind is Kind.SHARE and other.queue == ref.name:
+                        child.status, child.polls_left = "DELETING", self.delay
             if ref.kind is Kind.POLICY:
                 del self.records[ref]
             else:

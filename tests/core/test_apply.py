@@ -10,13 +10,12 @@ import threading
 import time
 from typing import TYPE_CHECKING
 
-from plan_support import MemoryBackend, desired, env, policy, queue, share
-
 from quotactl.core.apply import ApplyOptions, apply
 from quotactl.core.diff import make_plan
 from quotactl.core.hooks import ApplyResult, NullHooks, Outcome, Status
 from quotactl.core.model import STACK_TAG, DesiredState
 from quotactl.core.observed import Ref
+from tests.core.plan_support import MemoryBackend, desired, env, policy, queue, share
 
 if TYPE_CHECKING:
     from quotactl.core.plan import Change, Plan

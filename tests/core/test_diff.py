@@ -6,7 +6,11 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import pytest
-from plan_support import (
+
+from quotactl.core.diff import diff
+from quotactl.core.model import STACK_TAG, RunnableTimeout, Strategy
+from quotactl.core.plan import Action, UnmanagedResourceError
+from tests.core.plan_support import (
     OWNED,
     STACK,
     desired,
@@ -17,10 +21,6 @@ from plan_support import (
     queue,
     share,
 )
-
-from quotactl.core.diff import diff
-from quotactl.core.model import STACK_TAG, RunnableTimeout, Strategy
-from quotactl.core.plan import Action, UnmanagedResourceError
 
 if TYPE_CHECKING:
     from quotactl.core.observed import ObservedResource, Spec

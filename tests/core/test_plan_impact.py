@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from plan_support import desired, env, job, observed, policy, queue, share
-
 from quotactl.core.diff import diff, make_plan
 from quotactl.core.plan import Effect
 from quotactl.core.planfile import from_document, to_document
+from tests.core.plan_support import desired, env, job, observed, policy, queue, share
 
 BASE = (env(), policy(), queue())
 
@@ -66,7 +65,7 @@ def test_replacing_a_moved_share_terminates_its_jobs() -> None:
 
 
 def test_jobs_are_read_only_for_queues_a_change_disturbs() -> None:
-    from plan_support import MemoryBackend
+    from tests.core.plan_support import MemoryBackend
 
     backend = MemoryBackend()
     backend.seed(*BASE, share())

@@ -9,8 +9,6 @@ from dataclasses import replace
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from plan_support import ACCOUNT, desired, env, job, observed, policy, queue, share
-from plan_support import live as live_resource
 
 from quotactl.config.rules import CONFIG_RULES
 from quotactl.core.diff import diff
@@ -27,6 +25,8 @@ from quotactl.core.planverify import (
     sign,
     verify,
 )
+from tests.core.plan_support import ACCOUNT, desired, env, job, observed, policy, queue, share
+from tests.core.plan_support import live as live_resource
 
 QUEUES = ("training", "inference")
 BASE = (

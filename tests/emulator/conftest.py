@@ -7,27 +7,23 @@ names its resources with a unique prefix (``names``) instead of assuming an empt
 
 from __future__ import annotations
 
-import sys
 import uuid
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import boto3
 import pytest
 from botocore.config import Config
-from emulator_support import Served
 
 from quotactl.aws.session import Target, client, make_session
 from quotactl.emulator import Emulator
+from tests.emulator.emulator_support import Served
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator
+    from pathlib import Path
 
 NO_RETRIES = {"total_max_attempts": 1}
-
-# The engine's scenario table (tests/core/engine/engine_scenarios.py) is played here too.
-sys.path.append(str(Path(__file__).resolve().parents[1] / "core" / "engine"))
 
 
 @dataclass
@@ -62,10 +58,10 @@ def http_client(url: str, retries: dict[str, Any] | None = None) -> Any:
     session = boto3.Session(
         aws_access_key_id="test", aws_secret_access_key="test", region_name="us-east-1"
     )
-    return session.client(
+    return session.client(  # type: ignore[call-overload]
         "batch",
         endpoint_url=url,
-        config=Config(retries=retries or NO_RETRIES),  # type: ignore[arg-type]
+        config=Config(retries=retries or NO_RETRIES),  # type: ignore[arg-type, unused-ignore]
     )
 
 

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from emulator_support import environment_status, payload, queue_status, wait_for
-from engine_scenarios import (
+from quotactl.core.durations import format_duration
+from tests.core.engine.engine_scenarios import (
     ACTIVE,
     Advance,
     Expect,
@@ -23,13 +23,12 @@ from engine_scenarios import (
     Share,
     Submit,
 )
-
-from quotactl.core.durations import format_duration
+from tests.emulator.emulator_support import environment_status, payload, queue_status, wait_for
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
-    from conftest import Account
+    from tests.emulator.conftest import Account
 
 ACTIVE_STATUSES = ("SCHEDULED", "STARTING", "RUNNING")
 STATUSES = ("SUBMITTED", "RUNNABLE", *ACTIVE_STATUSES, "SUCCEEDED", "FAILED")

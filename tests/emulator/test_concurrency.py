@@ -19,7 +19,7 @@ import json, sys
 from pathlib import Path
 from quotactl.aws.session import Target, client
 sys.path.insert(0, sys.argv[3])
-from emulator_support import payload
+from tests.emulator.emulator_support import payload
 target = Target("local", Path(sys.argv[1]))
 batch = client(target)
 me = sys.argv[2]
@@ -38,11 +38,11 @@ print("ok")
 
 @pytest.mark.slow
 def test_two_processes_hammering_one_state_file(tmp_path: Path, inproc: object) -> None:
-    from emulator_support import make_queue
+    from tests.emulator.emulator_support import make_queue
 
     state = inproc.state  # type: ignore[attr-defined]
     make_queue(inproc.client, "q", shares={"a": {"limit": 1}})  # type: ignore[attr-defined]
-    here = str(__import__("pathlib").Path(__file__).parent)
+    here = str(__import__("pathlib").Path(__file__).resolve().parents[2])  # the repo root
     workers = [
         subprocess.Popen(
             [sys.executable, "-c", WORKER, str(state), name, here],

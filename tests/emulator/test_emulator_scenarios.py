@@ -13,9 +13,10 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 import pytest
-from conftest import Account, http_client
-from emulator_support import environment_status, payload, queue_status, wait_for
-from engine_scenarios import (
+
+from quotactl.aws.session import Target, client, make_session
+from quotactl.emulator import Emulator
+from tests.core.engine.engine_scenarios import (
     G5,
     M5,
     MISCONFIGURATION,
@@ -27,16 +28,15 @@ from engine_scenarios import (
     Share,
     Submit,
 )
-from scenario_driver import ApiDriver, check_snapshot, play
-
-from quotactl.aws.session import Target, client, make_session
-from quotactl.emulator import Emulator
+from tests.emulator.conftest import Account, http_client
+from tests.emulator.emulator_support import environment_status, payload, queue_status, wait_for
+from tests.emulator.scenario_driver import ApiDriver, check_snapshot, play
 
 if TYPE_CHECKING:
     from collections.abc import Callable
     from pathlib import Path
 
-    from emulator_support import Served
+    from tests.emulator.emulator_support import Served
 
 CROSS_SHARE = "Cross-share preemption triggered to reclaim borrowed capacity"  # AWS's text
 IN_SHARE = "In-share preemption triggered by a higher-priority job"  # quotactl's (AWS: none)

@@ -6,13 +6,13 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 import pytest
-from conftest import http_client
-from emulator_support import Served
 
 from quotactl.aws.session import Target, client, make_session
 from quotactl.emulator import Emulator
 from quotactl.emulator.faults import FaultSpec, parse_faults
 from quotactl.errors import UsageError
+from tests.emulator.conftest import http_client
+from tests.emulator.emulator_support import Served
 
 if TYPE_CHECKING:
     from pathlib import Path

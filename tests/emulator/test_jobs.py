@@ -7,12 +7,13 @@ import json
 from typing import TYPE_CHECKING
 
 import pytest
-from emulator_support import TYPE, make_queue, payload
+
+from tests.emulator.emulator_support import TYPE, make_queue, payload
 
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from conftest import Account
+    from tests.emulator.conftest import Account
 
 
 def submit(client: object, queue: str, share: str, name: str = "job", **extra: object) -> dict:  # type: ignore[type-arg]

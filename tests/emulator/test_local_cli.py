@@ -4,17 +4,15 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from emulator_support import payload
-
 from quotactl.emulator import Emulator
+from tests.emulator.emulator_support import payload
 
 if TYPE_CHECKING:
     from collections.abc import Callable
     from pathlib import Path
 
-    from conftest import Account
-
     from tests.conftest import CliResult
+    from tests.emulator.conftest import Account
 
 
 def test_advance_moves_the_stored_clock(cli: Callable[..., object], tmp_path: Path) -> None:

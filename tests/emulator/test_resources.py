@@ -6,7 +6,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 import pytest
-from emulator_support import (
+
+from tests.emulator.emulator_support import (
     POLICY,
     TYPE,
     create_share,
@@ -19,7 +20,7 @@ from emulator_support import (
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from conftest import Account
+    from tests.emulator.conftest import Account
 
 
 def test_a_new_environment_is_creating_until_a_later_request_sees_it_valid(

@@ -10,8 +10,9 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import http_client
-from emulator_support import Served, make_queue, payload
+
+from tests.emulator.conftest import http_client
+from tests.emulator.emulator_support import Served, make_queue, payload
 
 HERE = Path(__file__).parent
 

@@ -7,10 +7,19 @@ import json
 from typing import TYPE_CHECKING, Any
 
 import pytest
-from emulator_support import POLICY, TYPE, create_share, make_queue, payload, queue_status, wait_for
+
+from tests.emulator.emulator_support import (
+    POLICY,
+    TYPE,
+    create_share,
+    make_queue,
+    payload,
+    queue_status,
+    wait_for,
+)
 
 if TYPE_CHECKING:
-    from conftest import Account
+    from tests.emulator.conftest import Account
 
 QUEUE = "vq"
 SHARE = {
@@ -379,11 +388,14 @@ def test_fifty_queues_is_the_limit(inproc: Account) -> None:
     for index in range(51):
         if index == 0:
             client.describe_service_environments()
-        call = lambda i=index: client.create_job_queue(  # noqa: E731
-            jobQueueName=f"q{i}",
-            priority=1,
-            serviceEnvironmentOrder=[{"order": 1, "serviceEnvironment": "shared"}],
-        )
+
+        def call(i: int = index) -> object:
+            return client.create_job_queue(
+                jobQueueName=f"q{i}",
+                priority=1,
+                serviceEnvironmentOrder=[{"order": 1, "serviceEnvironment": "shared"}],
+            )
+
         if index < 50:
             call()
         else:

@@ -11,19 +11,6 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pytest
-from engine_scenarios import (
-    ACTIVE,
-    MISCONFIGURATION,
-    SCENARIOS,
-    Advance,
-    Expect,
-    MisconfigCase,
-    Scenario,
-    SetLimits,
-    SetPriority,
-    Share,
-    Submit,
-)
 
 from quotactl.core.engine import (
     EMULATOR_TIMING,
@@ -38,6 +25,19 @@ from quotactl.core.engine import (
     schedule,
 )
 from quotactl.core.model import Strategy
+from tests.core.engine.engine_scenarios import (
+    ACTIVE,
+    MISCONFIGURATION,
+    SCENARIOS,
+    Advance,
+    Expect,
+    MisconfigCase,
+    Scenario,
+    SetLimits,
+    SetPriority,
+    Share,
+    Submit,
+)
 
 _ACTIVE = {JobStatus.SCHEDULED, JobStatus.STARTING, JobStatus.RUNNING}
 
@@ -45,7 +45,7 @@ _ACTIVE = {JobStatus.SCHEDULED, JobStatus.STARTING, JobStatus.RUNNING}
 def queue_model(environment: dict[str, int] | object, shares: tuple[Share, ...]) -> QueueModel:
     return QueueModel(
         name="q",
-        capacity=dict(environment),  # type: ignore[call-overload]
+        capacity=dict(environment),  # type: ignore[arg-type]
         shares=tuple(
             ShareModel(
                 s.name, dict(s.limits), Strategy(s.strategy), s.borrow_limit, s.in_share_preemption
