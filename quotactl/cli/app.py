@@ -291,8 +291,16 @@ def _discard_stdout() -> None:
         pass
 
 
+def _terminated(signum: int, frame: object) -> None:
+    """SIGTERM (a CI job cancelled) unwinds like Ctrl-C: locks released, exit 130."""
+    raise KeyboardInterrupt
+
+
 def main() -> NoReturn:
     """Console-script entry point."""
+    import signal
+
+    signal.signal(signal.SIGTERM, _terminated)
     code = run()
     try:
         sys.stdout.flush()
