@@ -2,7 +2,7 @@
 
 ``check_preconditions`` runs under the apply lock, against live state read under it, after
 the plan has been computed (or a saved one verified by ``quotactl.core.planverify``): the
-account and region, a saved plan's staleness, ownership by **live** tags, and the delete
+account and region, ownership by **live** tags, a saved plan's staleness, and the delete
 guard. A new guard is one more call in ``check_preconditions`` (and, if it needs an option,
 one more field of ``Guards``). Nothing here writes.
 """
@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from quotactl.core.attributes import attributes
 from quotactl.core.fingerprint import fingerprint
 from quotactl.core.model import STACK_TAG
 from quotactl.core.observed import Ref
@@ -66,9 +67,9 @@ def check_preconditions(
     ``live`` was read under the lock; ``reader`` is there for a guard that needs more (the
     jobs live now, say); ``saved`` says the plan came from a file (it must not be stale)."""
     check_identity(plan, guards.identity)
+    check_owned(plan, live)
     if saved:
         check_fresh(plan, live)
-    check_owned(plan, live)
     check_deletes(plan, guards)
 
 
@@ -94,8 +95,18 @@ def check_expected_account(expected: str | None, identity: Identity) -> None:
 
 
 def check_fresh(plan: Plan, live: ObservedState) -> None:
-    """Live still matches the state the saved plan was computed from (``plan-stale``)."""
-    if fingerprint(live, plan.stack, plan.scope) != plan.fingerprint:
+    """Live still matches the state the saved plan was computed from (``plan-stale``): the
+    fingerprint, and each change's ``before`` (so that a fingerprint recomputed by whoever
+    edited the file does not vouch for a ``before`` that live does not hold)."""
+    present = live.present()
+    differing = [
+        c.address
+        for c in plan.changes
+        if c.before is not None
+        and (current := present.get(c.before.address)) is not None
+        and attributes(current.spec, policy_type=current.policy_type) != c.before_attributes
+    ]
+    if differing or fingerprint(live, plan.stack, plan.scope) != plan.fingerprint:
         raise StalePlanError(
             "the saved plan is stale: live resources changed after it was made; "
             "nothing was changed",

@@ -110,6 +110,13 @@ def forged_delete(arn: str, name: str) -> Callable[[Document], None]:
     return forge
 
 
+def before_forged(doc: Document) -> None:
+    """A ``before`` that live does not hold, with fields to match; the fingerprint is intact."""
+    nlp = change(doc, NLP)
+    nlp["before"]["capacity"]["ml.p5.48xlarge"] = 3
+    nlp["fields"][0]["before"] = 3
+
+
 def forged_stack_and_scope(doc: Document) -> None:
     doc["stack"] = "other"
     doc["scope"] = ["share.training/other-team"]
@@ -170,6 +177,7 @@ def format_version_bumped(doc: Document) -> None:
         ("unowned", "not-owned"),
         ("other-stack", "not-owned"),
         (forged_stack_and_scope, "plan-invalid"),
+        (before_forged, "plan-stale"),
         (account_removed, "plan-invalid"),
         (account_null, "plan-invalid"),
         (account_changed, "account-mismatch"),
