@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from quotactl.core import live
 from quotactl.core.model import (
     UNLIMITED,
     EnvironmentSpec,
@@ -240,18 +241,5 @@ def share_arn(queue_arn: str, name: str) -> str:
 
 
 def live_job(item: Mapping[str, Any], queue: str) -> LiveJob:
-    usage: dict[str, int] = {}
-    for entry in item.get("capacityUsage") or []:
-        unit = entry.get("capacityUnit")
-        if unit:
-            usage[unit] = usage.get(unit, 0) + round(float(entry.get("quantity", 0)))
-    return LiveJob(
-        job_id=item["jobId"],
-        name=item["jobName"],
-        queue=queue,
-        share=item.get("quotaShareName"),
-        status=item.get("status") or "SUBMITTED",
-        instances=usage,
-        started_at=item.get("startedAt"),
-        created_at=item.get("createdAt"),
-    )
+    """A ListServiceJobs summary -> ``LiveJob`` (times in epoch seconds)."""
+    return live.live_job(item, queue)

@@ -54,13 +54,13 @@ OPERATIONS: dict[str, Operation] = {
     op.name: op
     for op in (
         _batch("DescribeServiceEnvironments", (ANY,), False, *_OBSERVE),
-        _batch("DescribeJobQueues", (ANY,), False, *_OBSERVE),
+        _batch("DescribeJobQueues", (ANY,), False, *_OBSERVE, "trace export"),
         _batch("ListSchedulingPolicies", (ANY,), False, *_OBSERVE, "force-unlock"),
         _batch("DescribeSchedulingPolicies", (ANY,), False, *_OBSERVE, "force-unlock"),
         _batch("ListQuotaShares", (ANY,), False, *_OBSERVE),
         _batch("DescribeQuotaShare", (ANY,), False, "apply"),
         _batch("ListTagsForResource", (ANY,), False, *_OBSERVE),
-        _batch("ListServiceJobs", (ANY,), False, "plan", "apply"),
+        _batch("ListServiceJobs", (ANY,), False, "plan", "apply", "trace export"),
         _batch("CreateServiceEnvironment", (ENVIRONMENT,), True, "apply"),
         _batch("UpdateServiceEnvironment", (ENVIRONMENT,), True, "apply"),
         _batch("DeleteServiceEnvironment", (ENVIRONMENT,), True, "apply"),
@@ -74,6 +74,8 @@ OPERATIONS: dict[str, Operation] = {
         _batch("DeleteQuotaShare", (SHARE,), True, "apply"),
         _batch("TagResource", (ENVIRONMENT, POLICY, QUEUE, SHARE), True, *_LOCKED),
         _batch("UntagResource", (ENVIRONMENT, POLICY, QUEUE, SHARE), True, "apply"),
+        _batch("DescribeServiceJob", (ANY,), False, "trace export"),
+        _batch("GetJobQueueSnapshot", (QUEUE,), False, "trace export"),
         Operation("sts", "GetCallerIdentity", (ANY,), False, _IDENTITY),
     )
 }

@@ -184,6 +184,7 @@ def _register_commands() -> None:
         lock_commands,
         plan_commands,
         simulate_commands,
+        trace_commands,
     )
 
     for module in (
@@ -193,6 +194,7 @@ def _register_commands() -> None:
         export_commands,
         iam_commands,
         simulate_commands,
+        trace_commands,
         local_commands,
         completion_commands,
     ):

@@ -91,11 +91,30 @@ def apply(
         bool, typer.Option("--dry-run", help="Print the plan and stop (changes nothing).")
     ] = False,
     lock_timeout: LockTimeoutOption = None,
+    allow_disruption: Annotated[
+        bool,
+        typer.Option(
+            "--allow-disruption",
+            help="Allow changes that terminate or expose to preemption jobs that hold instances.",
+        ),
+    ] = False,
+    max_disruption: Annotated[
+        int | None,
+        typer.Option(
+            "--max-disruption",
+            metavar="N",
+            help="Allow the plan if it disrupts at most N jobs that hold instances.",
+            show_default=False,
+        ),
+    ] = None,
 ) -> None:
     """Make live resources match the config (or a saved plan).
 
     Shows the plan first and asks for 'yes' on a terminal. Deletes and replaces need
-    --allow-delete. Holds the stack's lock throughout; waits for every resource to be VALID.
+    --allow-delete; changes that would terminate or expose to preemption SCHEDULED, STARTING
+    or RUNNING jobs (judged against the jobs live now) need --allow-disruption or
+    --max-disruption N. Holds the stack's lock throughout; waits for every resource to be
+    VALID.
     """
     from quotactl.cli.app import runtime_of
     from quotactl.cli.stack import confirm, load, lock_request, open_backend, reach, report_calls
@@ -107,6 +126,8 @@ def apply(
     runtime = runtime_of(ctx)
     if plan_file is not None and paths:
         raise UsageError("give config PATHs or --plan FILE, not both")
+    if max_disruption is not None and max_disruption < 0:
+        raise UsageError(f"--max-disruption must be 0 or more, not {max_disruption}")
     source: DesiredState | Plan
     if plan_file is not None:
         source = _read_plan(plan_file, runtime.environ.get(PLAN_KEY))
@@ -115,7 +136,12 @@ def apply(
         source = load(runtime, paths).desired
         expected = source.account_id
     backend = open_backend(runtime, source.region)
-    guards = Guards(reach(runtime, backend, source.region, expected), allow_delete=allow_delete)
+    guards = Guards(
+        reach(runtime, backend, source.region, expected),
+        allow_delete=allow_delete,
+        allow_disruption=allow_disruption,
+        max_disruption=max_disruption,
+    )
     lock = None if dry_run else lock_request(runtime, backend, "apply", lock_timeout)
     hooks = ProgressHooks(runtime.console())
     try:

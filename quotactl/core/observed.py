@@ -17,6 +17,8 @@ from quotactl.core.model import STACK_TAG, EnvironmentSpec, PolicySpec, QueueSpe
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping
 
+    from quotactl.core.engine.model import JobStatus
+
 Spec = EnvironmentSpec | PolicySpec | QueueSpec | ShareSpec
 
 ACTIVE_JOB_STATUSES = ("SUBMITTED", "RUNNABLE", "SCHEDULED", "STARTING", "RUNNING")
@@ -116,21 +118,72 @@ class ObservedResource:
 
 
 @dataclass(frozen=True)
+class PastPreemption:
+    """One entry of DescribeServiceJob's ``preemptionSummary.recentPreemptedAttempts``."""
+
+    started_at: float | None
+    stopped_at: float | None
+    status_reason: str | None
+
+
+@dataclass(frozen=True)
 class LiveJob:
-    """A job that has not finished yet, as ListServiceJobs reports it."""
+    """One service job as the live account reports it (times in epoch seconds).
+
+    ListServiceJobs gives the first eight fields and the times; ``priority``, ``attempts``,
+    ``preemptions``, ``recent_preemptions`` and ``preemption_retries`` only come with
+    DescribeServiceJob (``detailed``): on a job read from a list alone they are None or empty.
+    """
 
     job_id: str
     name: str
     queue: str
     share: str | None
-    status: str
+    status: JobStatus
     instances: Mapping[str, int] = field(default_factory=dict)
-    started_at: int | None = None
-    created_at: int | None = None
+    started_at: float | None = None
+    created_at: float | None = None
+    job_arn: str = ""
+    status_reason: str | None = None
+    scheduled_at: float | None = None
+    stopped_at: float | None = None
+    priority: int | None = None
+    attempts: int | None = None
+    preemptions: int | None = None
+    recent_preemptions: tuple[PastPreemption, ...] = ()
+    preemption_retries: int | None = None  # preemptionRetriesBeforeTermination; None = no limit
+    is_terminated: bool = False
+    detailed: bool = False
 
     @property
     def holds_instances(self) -> bool:
         return self.status in HOLDING_JOB_STATUSES
+
+    @property
+    def is_final(self) -> bool:
+        return self.status.is_final
+
+    @property
+    def instance_type(self) -> str | None:
+        """The job's instance type (the largest, should a job ever name several)."""
+        if not self.instances:
+            return None
+        return max(sorted(self.instances), key=lambda t: self.instances[t])
+
+    @property
+    def instance_count(self) -> int:
+        return sum(self.instances.values())
+
+    @property
+    def ever_started(self) -> bool:
+        """True once an attempt was dispatched (a RUNNABLE job that was is a preempted one)."""
+        return self.scheduled_at is not None or self.started_at is not None
+
+    def preempted_since(self, since: float) -> int:
+        """Preempted attempts that stopped at or after ``since`` (from the recent window)."""
+        return sum(
+            1 for p in self.recent_preemptions if p.stopped_at is not None and p.stopped_at >= since
+        )
 
 
 @dataclass(frozen=True)

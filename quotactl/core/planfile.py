@@ -23,8 +23,10 @@ Format version "1" (additions keep the version; removals or changes bump it)::
         }
       ],
       "scope": ["environment.gpu-pool", ...],  # addresses config declares
-      "settling": []                           # unchanged resources still CREATING/UPDATING
-    }
+      "settling": [],                          # unchanged resources still CREATING/UPDATING
+      "disruption": {"jobs": 1, "terminated": 0, "preemptible": 1, "disabled": 0,
+                     "job_ids": ["..."]}       # SCHEDULED/STARTING/RUNNING jobs the impact
+    }                                          # names: what apply's disruption guard counts
 
 Attributes use configuration names (``capacity``, ``sharing``, ``borrow_limit``, ...).
 """
@@ -34,6 +36,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from quotactl.core.attributes import JSONValue, spec_from_attributes
+from quotactl.core.disruption import counts, disrupted_jobs
 from quotactl.core.observed import Kind, Ref, Spec
 from quotactl.core.plan import (
     Action,
@@ -64,7 +67,13 @@ def to_document(plan: Plan) -> dict[str, JSONValue]:
         "changes": [_change(c) for c in plan.changes],
         "scope": list(plan.scope),
         "settling": list(plan.settling),
+        "disruption": _disruption(plan),
     }
+
+
+def _disruption(plan: Plan) -> JSONValue:
+    disrupted = disrupted_jobs(plan)
+    return {**counts(disrupted), "job_ids": [d.job.job_id for d in disrupted]}
 
 
 def _change(change: Change) -> JSONValue:

@@ -2,9 +2,10 @@
 
 ``check_preconditions`` runs under the apply lock, against live state read under it, after
 the plan has been computed (or a saved one verified by ``quotactl.core.planverify``): the
-account and region, ownership by **live** tags, a saved plan's staleness, and the delete
-guard. A new guard is one more call in ``check_preconditions`` (and, if it needs an option,
-one more field of ``Guards``). Nothing here writes.
+account and region, ownership by **live** tags, a saved plan's staleness, the delete guard
+and the disruption guard (``quotactl.core.disruption``, judged on the jobs live now). A new
+guard is one more call in ``check_preconditions`` (and, if it needs an option, one more field
+of ``Guards``). Nothing here writes.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from quotactl.core import disruption
 from quotactl.core.attributes import attributes
 from quotactl.core.fingerprint import fingerprint
 from quotactl.core.model import STACK_TAG
@@ -39,6 +41,9 @@ class Guards:
 
     identity: Identity
     allow_delete: bool = False
+    allow_disruption: bool = False
+    max_disruption: int | None = None
+    """Allow a plan that disrupts at most this many active jobs (``--max-disruption N``)."""
 
 
 class AccountMismatchError(QuotactlError):
@@ -64,13 +69,14 @@ def check_preconditions(
 ) -> None:
     """Refuse, with nothing changed, a plan that apply must not run.
 
-    ``live`` was read under the lock; ``reader`` is there for a guard that needs more (the
-    jobs live now, say); ``saved`` says the plan came from a file (it must not be stale)."""
+    ``live`` was read under the lock; ``reader`` serves a guard that needs more (the jobs
+    live now); ``saved`` says the plan came from a file (it must not be stale)."""
     check_identity(plan, guards.identity)
     check_owned(plan, live)
     if saved:
         check_fresh(plan, live)
     check_deletes(plan, guards)
+    disruption.guard(plan, reader, allow=guards.allow_disruption, max_jobs=guards.max_disruption)
 
 
 def check_identity(plan: Plan, identity: Identity) -> None:

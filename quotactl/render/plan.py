@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 from rich.text import Text
 
 from quotactl.core.attributes import flatten
+from quotactl.core.disruption import DISRUPTING, counts, disrupted_jobs
 from quotactl.core.plan import Action, Impact
 from quotactl.core.planfile import to_document
 
@@ -66,7 +67,24 @@ def plan_text(plan: Plan) -> Text:
     _settling(plan, out)
     out.append(summary_line(plan), style="bold")
     out.append("\n")
+    line = disruption_line(plan)
+    if line:
+        out.append(line + "\n", style="bold red")
     return out
+
+
+def disruption_line(plan: Plan) -> str | None:
+    """What apply's disruption guard will say of this plan, or None if it disrupts nothing."""
+    disrupted = disrupted_jobs(plan)
+    if not disrupted:
+        return None
+    found = counts(disrupted)
+    how = ", ".join(f"{found[e.value]} {e.value}" for e in DISRUPTING if found[e.value])
+    n = len(disrupted)
+    return (
+        f"Disruption: {n} job{'s' if n != 1 else ''} holding instances ({how});"
+        f" apply refuses without --allow-disruption or --max-disruption {n}."
+    )
 
 
 def _settling(plan: Plan, out: Text) -> None:
@@ -143,6 +161,9 @@ def plan_markdown(plan: Plan) -> str:
         lines += ["**No changes.** Live resources match the configuration.", ""]
         return "\n".join(lines)
     lines += [f"**{summary_line(plan)}**", ""]
+    refused = disruption_line(plan)
+    if refused:
+        lines += ["> [!CAUTION]", f"> **{refused}**", ""]
     impacts = [(c.address, i) for c in plan.changes for i in c.impact]
     if impacts:
         lines += ["> [!WARNING]", "> **Runtime impact**", ">"]

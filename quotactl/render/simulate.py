@@ -1,4 +1,4 @@
-"""Views of a simulation: tables for a platform admin, and the versioned JSON document.
+"""Views of one simulation: tables for a platform admin, markdown, and the JSON document.
 
 JSON (``simulate -o json``), format version 1::
 
@@ -6,11 +6,13 @@ JSON (``simulate -o json``), format version 1::
       "format_version": "1",
       "trace": "trace.csv",
       "jobs": 1000000,                      # rows replayed
-      "run": RUN,                           # the configuration as written
-      "baseline": null | RUN,               # --baseline reserve: every share RESERVE
-      "verdict": null | "sharing raised utilisation from 41% to 57%; ..."
+      "run": RUN,                           # the configuration PATH
+      "baseline": null | RUN,               # with --compare or --baseline: the reference run
+      "verdict": null | "the change raises utilisation from 41% to 57%; ...",
+      "comparison": null | COMPARISON       # see quotactl/render/compare.py
     }
     RUN = {
+      "config": "configs/" | "every share RESERVE",
       "strategy_override": null | "RESERVE",
       "window_seconds": 1616400.0,          # 0 to the last submission
       "end_seconds": 1700000.0,             # 0 to the last job's end
@@ -39,9 +41,11 @@ from rich.text import Text
 from quotactl.core.simulate import human_duration, instance_hours
 
 if TYPE_CHECKING:
+    from typing import TextIO
+
     from rich.console import Console
 
-    from quotactl.core.simulate import Comparison, ShareResult, SimulationResult, WaitStats
+    from quotactl.core.simulate import ShareResult, SimulationResult, WaitStats
 
 FORMAT_VERSION = "1"
 ARROW = "\u2192"  # →
@@ -50,23 +54,34 @@ TIMES = "\u00d7"  # multiplication sign
 STRATEGIES = {"RESERVE": "reserve", "LEND": "lend", "LEND_AND_BORROW": "lend+borrow"}
 
 
-def simulation_json(result: SimulationResult, comparison: Comparison | None, *, trace: str) -> str:
-    """The JSON document of a simulation (and its baseline, if one was run)."""
+def render_simulation(
+    console: Console, stdout: TextIO, output: str, result: SimulationResult, *, trace: str
+) -> None:
+    """One simulation in the format asked for (``text``, ``json`` or ``markdown``)."""
+    if output == "json":
+        print(simulation_json(result, trace=trace), file=stdout)
+    elif output == "markdown":
+        stdout.write(simulation_markdown(result, trace=trace))
+    else:
+        print_simulation(console, result, trace=trace)
+
+
+def simulation_json(result: SimulationResult, *, trace: str, config: str | None = None) -> str:
+    """The JSON document of one simulation."""
     document = {
         "format_version": FORMAT_VERSION,
         "trace": trace,
         "jobs": result.jobs,
-        "run": _run(result, None),
-        "baseline": _run(comparison.baseline, "RESERVE") if comparison else None,
-        "verdict": comparison.verdict if comparison else None,
+        "run": run_json(result, config, None),
+        "baseline": None,
+        "verdict": None,
+        "comparison": None,
     }
     return json.dumps(document, indent=2, ensure_ascii=False)
 
 
-def print_simulation(
-    console: Console, result: SimulationResult, comparison: Comparison | None, *, trace: str
-) -> None:
-    """The human report: a headline, two tables per queue, and the baseline comparison."""
+def print_simulation(console: Console, result: SimulationResult, *, trace: str) -> None:
+    """The human report: a headline and two tables per queue."""
     console.print(_headline(result, trace))
     for queue in result.queues:
         shares = [s for s in result.shares if s.queue == queue.queue]
@@ -76,17 +91,30 @@ def print_simulation(
         _stuck_notes(console, shares)
         console.print()
         console.print(_hours_table(shares))
-    if comparison is not None:
-        console.print()
-        console.print(_comparison_table(comparison))
-        for queue, old in zip(comparison.sharing.queues, comparison.baseline.queues, strict=True):
-            if queue.utilisation is not None and old.utilisation is not None:
-                console.print(
-                    f"Queue {queue.queue}: utilisation {old.utilisation:.0%} {ARROW}"
-                    f" {queue.utilisation:.0%}"
-                )
-        console.print()
-        console.print(Text.assemble(("Verdict: ", "bold"), comparison.verdict))
+
+
+def simulation_markdown(result: SimulationResult, *, trace: str) -> str:
+    """One simulation as a markdown table (for a PR comment or a wiki page)."""
+    lines = [f"### quotactl simulate: `{trace}`", "", _headline(result, f"`{trace}`").plain, ""]
+    lines += [
+        "| share | sharing | jobs done | wait mean | p95 | own | borrowed | lent | preemptions |"
+        " lost |",
+        "|---|---|--:|--:|--:|--:|--:|--:|--:|--:|",
+    ]
+    for s in result.shares:
+        mean, _, p95, _ = _waits(s.wait)
+        lines.append(
+            f"| `{s.queue}/{s.share}` | {STRATEGIES.get(s.strategy, s.strategy)}"
+            f" | {s.finished:,} | {mean} | {p95} | {instance_hours(s.own_hours)}"
+            f" | {instance_hours(s.borrowed_hours)} | {instance_hours(s.lent_hours)}"
+            f" | {s.preemptions:,} | {instance_hours(s.preempted_hours)} |"
+        )
+    lines.append("")
+    for q in result.queues:
+        used = f"{q.utilisation:.0%}" if q.utilisation is not None else "n/a"
+        lines.append(f"Queue `{q.queue}`: {used} of claimed capacity used.")
+    lines.append("")
+    return "\n".join(lines)
 
 
 def _headline(result: SimulationResult, trace: str) -> Text:
@@ -155,32 +183,6 @@ def _hours_table(shares: list[ShareResult]) -> Table:
     return table
 
 
-def _comparison_table(comparison: Comparison) -> Table:
-    sharing, baseline = comparison.sharing, comparison.baseline
-    table = _table("What sharing changes (against every share RESERVE)")
-    table.add_column("share", overflow="fold")
-    table.add_column("p95 wait", justify="right", no_wrap=True)
-    table.add_column("mean wait", justify="right", no_wrap=True)
-    table.add_column("preemptions", justify="right", no_wrap=True)
-    before = {(s.queue, s.share): s for s in baseline.shares}
-    for s in sharing.shares:
-        b = before[(s.queue, s.share)]
-        table.add_row(
-            s.share,
-            _change(b.wait.p95 if b.wait else None, s.wait.p95 if s.wait else None),
-            _change(b.wait.mean if b.wait else None, s.wait.mean if s.wait else None),
-            f"{b.preemptions:,} {ARROW} {s.preemptions:,}",
-        )
-    return table
-
-
-def _change(before: float | None, after: float | None) -> Text:
-    if before is None or after is None:
-        return Text(DASH)
-    style = "green" if after < before else "red" if after > before else ""
-    return Text(f"{human_duration(before)} {ARROW} {human_duration(after)}", style=style)
-
-
 def _waits(wait: WaitStats | None) -> tuple[str, str, str, str]:
     if wait is None:
         return (DASH, DASH, DASH, DASH)
@@ -207,19 +209,23 @@ def _stuck_notes(console: Console, shares: list[ShareResult]) -> None:
         )
 
 
-def _run(result: SimulationResult, override: str | None) -> dict[str, object]:
+def run_json(
+    result: SimulationResult, config: str | None, override: str | None
+) -> dict[str, object]:
+    """One run's part of the JSON document (``run`` and ``baseline``)."""
     return {
+        "config": config,
         "strategy_override": override,
         "window_seconds": round(result.window_seconds, 1),
         "end_seconds": round(result.end_seconds, 1),
-        "utilisation": _ratio(result.utilisation),
+        "utilisation": ratio(result.utilisation),
         "queues": [
             {
                 "queue": q.queue,
                 "claimed": q.claimed,
                 "used_instance_hours": round(q.used_hours, 3),
                 "claimed_instance_hours": round(q.claimed_hours, 3),
-                "utilisation": _ratio(q.utilisation),
+                "utilisation": ratio(q.utilisation),
             }
             for q in result.queues
         ],
@@ -261,7 +267,7 @@ def _share(s: ShareResult) -> dict[str, object]:
     }
 
 
-def _ratio(value: float | None) -> float | None:
+def ratio(value: float | None) -> float | None:
     return round(value, 4) if value is not None else None
 
 

@@ -267,7 +267,7 @@ def test_live_jobs_read_each_active_status_of_each_queue(client: Any, stub: Stub
                     "quotaShareName": "nlp",
                     "status": "RUNNING",
                     "capacityUsage": [{"capacityUnit": "ml.g5.xlarge", "quantity": 2.0}],
-                    "startedAt": 5,
+                    "startedAt": 5000,
                 }
             ]
         stub.add_response(
@@ -280,7 +280,7 @@ def test_live_jobs_read_each_active_status_of_each_queue(client: Any, stub: Stub
         "j1",
         "nlp",
         {"ml.g5.xlarge": 2},
-        5,
+        5.0,
     )
 
 

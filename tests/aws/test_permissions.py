@@ -132,6 +132,7 @@ def test_every_call_a_command_makes_is_granted_to_it(
     run("apply", str(config), "--auto-approve")
     run("plan", str(config))
     run("export")
+    run("trace export", "--out", "trace.csv")
     (config / "teams" / "ranking.yaml").unlink()
     nlp = config / "teams" / "nlp.yaml"
     nlp.write_text(nlp.read_text().replace("{ml.p5.48xlarge: 4}", "{ml.p5.48xlarge: 2}"))

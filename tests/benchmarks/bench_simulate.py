@@ -32,10 +32,10 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from quotactl.cli.simulate_commands import trace_rows
 from quotactl.core.engine import QueueModel, ShareModel
 from quotactl.core.model import Strategy
 from quotactl.core.simulate import generate_trace, read_trace, simulate, summarise, write_trace
+from quotactl.core.simulate.reader import trace_rows
 
 if TYPE_CHECKING:
     from collections.abc import Generator, Iterable

@@ -46,7 +46,7 @@ def test_commands_complete_from_a_prefix() -> None:
 
 
 def test_options_complete_after_a_command() -> None:
-    assert complete("quotactl apply --allow-d") == ["--allow-delete"]
+    assert complete("quotactl apply --allow-d") == ["--allow-delete", "--allow-disruption"]
 
 
 @pytest.mark.parametrize("shell", ["bash", "zsh", "fish"])

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from quotactl.cli import simulate_commands
+from quotactl.core.simulate import reader
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -48,8 +48,8 @@ submit_time,share,instance_type,count,duration
 1800,beta,ml.g5.12xlarge,1,3600
 """
 VERDICT = (
-    "sharing raised utilisation from 50% to 100%; team alpha's p95 wait fell from 60 min to"
-    " 0 s; 1 preemption discarded 0.5 instance-hours"
+    "sharing raises utilisation from 50% to 100%; team alpha gains (p95 wait 60 min → 0 s);"
+    " no share loses; preemptions 0 → 1 (work lost 0.0 → 0.5 instance-hours)"
 )
 
 
@@ -67,14 +67,24 @@ def test_text_report_shows_waits_hours_and_the_verdict(cli: Cli, files: tuple[Pa
     result = cli("simulate", str(config), "--trace", str(trace), "--baseline", "reserve")
     assert result.exit_code == 0, result.stderr
     out = result.stdout
+    assert f"Compared {config} against every share RESERVE on 5 jobs from {trace}" in out
+    assert "Queue training: utilisation 50% → 100% (4 \u00d7 ml.g5.12xlarge)" in out
+    waits, hours = [line.split() for line in out.splitlines() if line.startswith("alpha")]
+    assert waits[:6] == ["alpha", "gains", "60", "min", "\u2192", "0"]
+    assert hours[:4] == ["alpha", "0", "\u2192", "1"]  # preemptions before -> after
+    assert " ".join(out.split()).endswith(f"Verdict: {VERDICT}")
+
+
+def test_single_run_text_report_shows_waits_and_hours(cli: Cli, files: tuple[Path, Path]) -> None:
+    config, trace = files
+    result = cli("simulate", str(config), "--trace", str(trace))
+    assert result.exit_code == 0, result.stderr
+    out = result.stdout
     assert f"Simulated 5 jobs from {trace} on queue training" in out
     assert "Queue training: 100% of claimed capacity used (4 \u00d7 ml.g5.12xlarge)" in out
-    waits, hours, change = [line.split() for line in out.splitlines() if line.startswith("alpha")]
+    waits, hours = [line.split() for line in out.splitlines() if line.startswith("alpha")]
     assert waits == ["alpha", "lend+borrow", "4", "0", "s", "0", "s", "0", "s", "0", "s"]
     assert hours == ["alpha", "3.0", "1.5", "0.0", "1", "0.5"]  # own, borrowed, lent, ...
-    assert change[:4] == ["alpha", "60", "min", "\u2192"]
-    assert "Queue training: utilisation 50% → 100%" in out
-    assert out.rstrip().endswith(f"Verdict: {VERDICT}")
 
 
 def test_json_report_is_versioned_and_alone_on_stdout(cli: Cli, files: tuple[Path, Path]) -> None:
@@ -138,8 +148,8 @@ def test_a_big_trace_is_parsed_in_a_worker_with_the_same_result(
         cli("trace", "generate", str(config), "--jobs", "2500", "--out", str(trace)).exit_code == 0
     )
     here = cli("simulate", str(config), "--trace", str(trace), "-o", "json").stdout
-    monkeypatch.setattr(simulate_commands, "PARALLEL_BYTES", 0)
-    monkeypatch.setattr(simulate_commands, "BATCH", 7)
+    monkeypatch.setattr(reader, "PARALLEL_BYTES", 0)
+    monkeypatch.setattr(reader, "BATCH", 7)
     in_worker = cli("simulate", str(config), "--trace", str(trace), "-o", "json")
     assert in_worker.exit_code == 0, in_worker.stderr
     assert json.loads(in_worker.stdout) == json.loads(here)
@@ -151,7 +161,7 @@ def test_an_error_found_by_the_worker_reaches_the_user(
 ) -> None:
     config, trace = files
     trace.write_text(TRACE + "2000,alpha,ml.g5.12xlarge,1,-1\n")
-    monkeypatch.setattr(simulate_commands, "PARALLEL_BYTES", 0)
+    monkeypatch.setattr(reader, "PARALLEL_BYTES", 0)
     result = cli("simulate", str(config), "--trace", str(trace))
     assert result.exit_code == 1
     assert f"error[trace-invalid]: {trace}:7: duration -1.0 must be" in result.stderr
@@ -201,3 +211,15 @@ def test_generated_trace_goes_to_stdout_alone(cli: Cli, files: tuple[Path, Path]
     assert result.exit_code == 0
     assert result.stderr == ""
     assert len(result.stdout.splitlines()) == 6
+
+
+def test_single_run_markdown_is_one_table(cli: Cli, files: tuple[Path, Path]) -> None:
+    config, trace = files
+    result = cli("simulate", str(config), "--trace", str(trace), "-o", "markdown")
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout.startswith(f"### quotactl simulate: `{trace}`\n")
+    assert (
+        "| `training/alpha` | lend+borrow | 4 | 0 s | 0 s | 3.0 | 1.5 | 0.0 | 1 | 0.5 |"
+        in result.stdout
+    )
+    assert "Queue `training`: 100% of claimed capacity used." in result.stdout

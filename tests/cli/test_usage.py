@@ -42,7 +42,8 @@ def test_an_unknown_option_is_a_usage_error_with_a_hint(cli: Cli, command: tuple
     result = cli(*command, "--no-such-option")
     assert result.exit_code == 64
     assert result.stderr.startswith("error[usage]: no such option: --no-such-option\n")
-    assert f"hint: `quotactl {' '.join(command)} --help` shows the usage" in result.stderr
+    assert "\n  hint: " in result.stderr
+    assert f"`quotactl {' '.join(command)} --help` shows the usage" in result.stderr
     assert "Traceback" not in result.stderr
     assert result.stdout == ""
 

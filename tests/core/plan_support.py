@@ -16,6 +16,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from quotactl.core.backend import AlreadyExistsError, BackendError
+from quotactl.core.engine import JobStatus
 from quotactl.core.model import (
     STACK_TAG,
     DesiredState,
@@ -127,7 +128,7 @@ def job(
         f"job-{job_id}",
         queue_name,
         share_name,
-        status,
+        JobStatus(status),
         dict(instances or {"ml.g5.xlarge": 1}),
         started_at,
         started_at,

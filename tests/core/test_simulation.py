@@ -14,6 +14,8 @@ import pytest
 from quotactl.core.engine import QueueModel, ShareModel
 from quotactl.core.model import Strategy
 from quotactl.core.simulate import (
+    Replay,
+    Side,
     SimulationResult,
     TraceError,
     compare,
@@ -72,9 +74,11 @@ def test_reserve_baseline_and_the_verdict_say_what_sharing_bought() -> None:
     assert alpha.wait is not None
     assert (alpha.wait.p50, alpha.wait.p95) == (0.0, 3600.0)
     assert baseline.utilisation == 0.5
-    assert compare(sharing, baseline).verdict == (
-        "sharing raised utilisation from 50% to 100%; team alpha's p95 wait fell from 60 min"
-        " to 0 s; 1 preemption discarded 0.5 instance-hours"
+    reserve = Side("every share RESERVE", (QUEUE.with_strategy(Strategy.RESERVE),), "RESERVE")
+    comparison = compare(Replay(reserve, baseline), Replay(Side("config", (QUEUE,)), sharing))
+    assert comparison.verdict == (
+        "sharing raises utilisation from 50% to 100%; team alpha gains (p95 wait 60 min → 0 s);"
+        " no share loses; preemptions 0 → 1 (work lost 0.0 → 0.5 instance-hours)"
     )
 
 

@@ -84,7 +84,8 @@ quotactl will perform the following actions:
 - share.training/old will be deleted
 
 Plan: 1 to create, 1 to update, 1 to replace, 1 to delete.
-""".replace("<times>", "\u00d7")
+Disruption: 1 job holding instances (1 preemptible); apply refuses without <flags>.
+""".replace("<times>", "\u00d7").replace("<flags>", "--allow-disruption or --max-disruption 1")
 
 
 def render(plan: Plan) -> str:
@@ -115,6 +116,13 @@ def test_json_view_is_the_versioned_plan_document() -> None:
     ]
     assert update["impact"][0]["jobs"][0]["id"] == "j-1"
     assert document["changes"][2]["previous_address"] == "share.training/cv"
+    assert document["disruption"] == {
+        "jobs": 1,
+        "terminated": 0,
+        "preemptible": 1,
+        "disabled": 0,
+        "job_ids": ["j-1"],
+    }
 
 
 def test_markdown_view_puts_summary_and_impact_first_and_the_plan_in_a_diff_block() -> None:
@@ -122,6 +130,9 @@ def test_markdown_view_puts_summary_and_impact_first_and_the_plan_in_a_diff_bloc
     assert text.startswith(
         "### quotactl plan for stack `demo`\n\n"
         "**Plan: 1 to create, 1 to update, 1 to replace, 1 to delete.**\n\n"
+        "> [!CAUTION]\n"
+        "> **Disruption: 1 job holding instances (1 preemptible); apply refuses without"
+        " --allow-disruption or --max-disruption 1.**\n\n"
         "> [!WARNING]\n> **Runtime impact**\n>\n"
         "> - `share.training/nlp`: usage of ml.g5.xlarge is 3, above the new limit 2: "
         "1 job becomes preemptible: `train-bert`\n"

@@ -2,31 +2,40 @@
 
 ``simulate(queues, rows, source)`` runs the scheduling engine of ``quotactl.core.engine``
 (the one the emulator uses) over a streamed trace and returns raw meters; ``summarise`` turns
-them into a ``SimulationResult``; ``compare`` sets a run beside its all-RESERVE baseline.
-``read_trace``/``write_trace`` parse and write traces, ``generate_trace`` makes synthetic ones.
-No I/O happens here: callers pass lines in and a stream out.
+them into a ``SimulationResult``. ``run_one``/``run_both`` replay a trace file against one
+configuration or two (in parallel processes where the machine has the cores), and ``compare``
+sets two replays side by side with a verdict. ``read_trace``/``write_trace`` parse and write
+traces, ``generate_trace`` makes synthetic ones, ``queue_models`` turns a configuration into
+what the engine schedules.
 """
 
+from quotactl.core.simulate.compare import Comparison, Outcome, QueueChange, ShareChange, compare
 from quotactl.core.simulate.generate import ShareWorkload, generate_trace, workloads
 from quotactl.core.simulate.metrics import (
-    Comparison,
     QueueResult,
     ShareResult,
     SimulationResult,
     WaitStats,
-    compare,
     human_duration,
     instance_hours,
     summarise,
 )
+from quotactl.core.simulate.queues import queue_models
+from quotactl.core.simulate.reader import trace_rows
+from quotactl.core.simulate.runs import Replay, Side, run_both, run_one
 from quotactl.core.simulate.simulator import simulate
 from quotactl.core.simulate.trace import TraceError, TraceRow, read_trace, write_trace
 
 __all__ = [
     "Comparison",
+    "Outcome",
+    "QueueChange",
     "QueueResult",
+    "Replay",
+    "ShareChange",
     "ShareResult",
     "ShareWorkload",
+    "Side",
     "SimulationResult",
     "TraceError",
     "TraceRow",
@@ -35,9 +44,13 @@ __all__ = [
     "generate_trace",
     "human_duration",
     "instance_hours",
+    "queue_models",
     "read_trace",
+    "run_both",
+    "run_one",
     "simulate",
     "summarise",
+    "trace_rows",
     "workloads",
     "write_trace",
 ]

@@ -1,4 +1,4 @@
-"""What a simulation reports, per share and per queue, and what sharing changes (the baseline).
+"""What a simulation reports, per share and per queue.
 
 Per share: jobs finished; wait (first start - submit) mean, p50, p95 (nearest rank) over the
 jobs that started; instance-hours on own capacity, on borrowed capacity and lent to others;
@@ -120,15 +120,6 @@ class SimulationResult:
         return sum(s.preempted_hours for s in self.shares)
 
 
-@dataclass(frozen=True)
-class Comparison:
-    """The same trace with the configured sharing and with every share forced to RESERVE."""
-
-    sharing: SimulationResult
-    baseline: SimulationResult
-    verdict: str
-
-
 def summarise(run: RunTotals) -> SimulationResult:
     """Turn a run's meters into the numbers a report shows."""
     queues = []
@@ -139,11 +130,6 @@ def summarise(run: RunTotals) -> SimulationResult:
         queues.append(QueueResult(queue.name, claimed, used / HOUR, claimed_hours))
         shares += [_share_result(queue.name, raw) for raw in raw_shares]
     return SimulationResult(run.jobs, run.window, run.end, tuple(queues), tuple(shares))
-
-
-def compare(sharing: SimulationResult, baseline: SimulationResult) -> Comparison:
-    """What sharing changes against the all-RESERVE baseline, with a one-line verdict."""
-    return Comparison(sharing, baseline, _verdict(sharing, baseline))
 
 
 def human_duration(seconds: float) -> str:
@@ -204,37 +190,3 @@ def _share_result(queue: str, raw: RawShare) -> ShareResult:
         preemptions=raw.preemptions,
         preempted_hours=raw.discarded_seconds / HOUR,
     )
-
-
-def _verdict(sharing: SimulationResult, baseline: SimulationResult) -> str:
-    parts = []
-    new, old = sharing.utilisation, baseline.utilisation
-    if new is not None and old is not None:
-        verb = "raised" if round(new, 2) > round(old, 2) else "lowered"
-        if round(new, 2) == round(old, 2):
-            parts.append(f"sharing kept utilisation at {new:.0%}")
-        else:
-            parts.append(f"sharing {verb} utilisation from {old:.0%} to {new:.0%}")
-    before = {(s.queue, s.share): s for s in baseline.shares}
-    moves = [
-        (abs(s.wait.p95 - b.wait.p95), s, b)
-        for s in sharing.shares
-        if (b := before.get((s.queue, s.share))) is not None and s.wait and b.wait
-    ]
-    if moves:
-        _, s, b = max(moves, key=lambda m: (m[0], m[1].queue, m[1].share))
-        if s.wait and b.wait and s.wait.p95 != b.wait.p95:
-            verb = "fell" if s.wait.p95 < b.wait.p95 else "rose"
-            parts.append(
-                f"{s.label}'s p95 wait {verb} from {human_duration(b.wait.p95)}"
-                f" to {human_duration(s.wait.p95)}"
-            )
-    if sharing.preemptions:
-        plural = "s" if sharing.preemptions != 1 else ""
-        parts.append(
-            f"{sharing.preemptions:,} preemption{plural} discarded"
-            f" {instance_hours(sharing.preempted_hours)} instance-hours"
-        )
-    else:
-        parts.append("no job was preempted")
-    return "; ".join(parts)

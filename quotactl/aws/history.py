@@ -1,0 +1,122 @@
+"""Reading the live account's job history as a stream, for ``trace export``.
+
+One ListServiceJobs listing per queue with the ``AFTER_CREATED_AT`` filter: AWS ignores
+``jobStatus`` when a filter is given and returns jobs of every status, so one paginated
+listing covers a queue's whole history (``--since`` moves the filter's bound; without it the
+bound is 0). Pages are handed on as they arrive, never gathered, so a long history is never in
+memory whole; DescribeServiceJob is called only for the jobs a figure needs (in parallel on
+the read pool, a page at a time).
+"""
+
+from __future__ import annotations
+
+import time
+from typing import TYPE_CHECKING, Any
+
+from quotactl.core import live
+from quotactl.core.simulate.export import ExportTally, job_row, needs_detail, trace_of
+from quotactl.core.simulate.trace import write_trace
+from quotactl.errors import QuotactlError
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterator, Sequence
+    from typing import TextIO
+
+    from quotactl.aws.calls import BatchCalls
+    from quotactl.core.observed import LiveJob
+
+PAGE = 100
+"""ListServiceJobs' largest page; describes are batched by page."""
+
+
+def account_time(api: BatchCalls, queue: str) -> float:
+    """The account's own clock (GetJobQueueSnapshot's time; the emulator's clock is honoured)."""
+    snapshot = api.call("GetJobQueueSnapshot", jobQueue=queue)
+    return live.snapshot_time(snapshot) or time.time()
+
+
+def job_history(
+    api: BatchCalls,
+    queues: Sequence[str],
+    *,
+    since: float | None,
+    describe: Callable[[LiveJob], bool],
+) -> Iterator[tuple[LiveJob, dict[str, Any] | None]]:
+    """Every job of ``queues`` created after ``since`` (epoch seconds), with its
+    DescribeServiceJob response where ``describe`` asks for one."""
+    bound = str(round(since * 1000)) if since is not None else "0"
+    for queue in queues:
+        items = api.pages(
+            "ListServiceJobs",
+            "jobSummaryList",
+            jobQueue=queue,
+            maxResults=PAGE,
+            filters=[{"name": "AFTER_CREATED_AT", "values": [bound]}],
+        )
+        page: list[dict[str, Any]] = []
+        for item in items:
+            page.append(item)
+            if len(page) == PAGE:
+                yield from _described(api, queue, page, describe)
+                page = []
+        yield from _described(api, queue, page, describe)
+
+
+def _described(
+    api: BatchCalls,
+    queue: str,
+    page: list[dict[str, Any]],
+    describe: Callable[[LiveJob], bool],
+) -> Iterator[tuple[LiveJob, dict[str, Any] | None]]:
+    wanted = [item for item in page if describe(live.live_job(item, queue))]
+    found = api.map(lambda item: api.call("DescribeServiceJob", jobId=item["jobId"]), wanted)
+    details = {item["jobId"]: detail for item, detail in zip(wanted, found, strict=True)}
+    for item in page:
+        detail = details.get(item["jobId"])
+        yield live.live_job(item, queue, detail), detail
+
+
+def queue_names(api: BatchCalls, queues: Sequence[str] | None) -> list[str]:
+    """The queues to export: those named (each must exist), or every quota-managed one."""
+    from quotactl.aws.live import LiveReader
+
+    if queues is None:
+        with LiveReader(api) as reader:
+            names = reader.queue_names()
+        if not names:
+            raise QuotactlError(
+                "no quota-managed job queue in this account and region to export jobs from",
+                code="not-found",
+            )
+        return names
+    names = list(dict.fromkeys(queues))
+    found = api.call("DescribeJobQueues", jobQueues=names[:PAGE]).get("jobQueues", [])
+    known = {q["jobQueueName"] for q in found} | {q["jobQueueArn"] for q in found}
+    missing = [n for n in names if n not in known]
+    if missing:
+        raise QuotactlError(
+            f"no job queue {', '.join(repr(n) for n in missing)} in this account and region",
+            code="not-found",
+            hint="without --queue, every quota-managed queue is exported",
+        )
+    return [live.name_from_arn(n) for n in names]
+
+
+def export_trace(
+    api: BatchCalls,
+    queues: Sequence[str],
+    *,
+    since: float | None,
+    priorities: bool,
+    out: TextIO,
+) -> ExportTally:
+    """Write the job history of ``queues`` to ``out`` as a trace; ``since`` is a look-back in
+    seconds from the account's clock."""
+    now = account_time(api, queues[0])
+    tally = ExportTally()
+    describe = (lambda _: True) if priorities else needs_detail
+    after = now - since if since is not None else None
+    history = job_history(api, queues, since=after, describe=describe)
+    rows = (row for job, detail in history if (row := job_row(job, detail, now, tally)) is not None)
+    write_trace(trace_of(rows, tally), out)
+    return tally

@@ -1,0 +1,283 @@
+"""Reading live queues from AWS Batch: the boto3 side of ``quotactl.core.live``.
+
+``read_queue(client, "training")`` returns a ``LiveQueue``. The reads of one queue are
+independent, so they run at once on a thread pool: DescribeServiceEnvironments,
+ListQuotaShares (then ListTagsForResource per share, for the team tag), GetJobQueueSnapshot
+and ListServiceJobs once per status, each paginated with botocore's paginators; as job pages
+arrive, the jobs that need details are described (DescribeServiceJob), also in parallel.
+Every call goes through ``BatchCalls`` (the operations table, error translation, counters),
+so the same code runs against AWS, an endpoint and the embedded emulator.
+"""
+
+from __future__ import annotations
+
+import time
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from functools import partial
+from typing import TYPE_CHECKING, Any
+
+from quotactl.aws.calls import READ_CONCURRENCY, BatchCalls
+from quotactl.core import live
+from quotactl.core.live import UNFINISHED_STATUSES, LiveQueue
+from quotactl.core.observed import GOING_STATUSES
+from quotactl.errors import QuotactlError
+
+if TYPE_CHECKING:
+    from collections import Counter
+    from collections.abc import Callable, Sequence
+
+    from quotactl.core.engine import JobStatus
+    from quotactl.core.observed import LiveJob
+
+DESCRIBE_BATCH = 100
+"""DescribeJobQueues and DescribeServiceEnvironments take at most 100 names."""
+
+
+def describe_none(job: LiveJob) -> bool:
+    """Read lists only: no DescribeServiceJob call."""
+    return False
+
+
+def describe_started(job: LiveJob) -> bool:
+    """Describe the unfinished jobs that were ever dispatched (active ones and preempted
+    ones): their priority and preemption history. Bounded by capacity, not by queue length."""
+    return not job.is_final and job.ever_started
+
+
+def describe_all(job: LiveJob) -> bool:
+    """Describe every listed job (one call each)."""
+    return True
+
+
+class LiveReader:
+    """Reads live queues through one Batch client; reuse it across reads (``status --watch``)."""
+
+    def __init__(
+        self,
+        client: Any,
+        *,
+        concurrency: int = READ_CONCURRENCY,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self.api = client if isinstance(client, BatchCalls) else BatchCalls(client)
+        self._clock = clock
+        self._pool = ThreadPoolExecutor(concurrency, "quotactl-live")
+
+    @property
+    def calls(self) -> Counter[str]:
+        """API calls made, by operation (pages included)."""
+        return self.api.calls
+
+    def close(self) -> None:
+        self._pool.shutdown(wait=True, cancel_futures=True)
+
+    def __enter__(self) -> LiveReader:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.close()
+
+    def queue_names(self) -> list[str]:
+        """The account's quota-managed job queues (SAGEMAKER_TRAINING with a scheduling
+        policy), by name."""
+        return sorted(
+            q["jobQueueName"]
+            for q in self.api.pages("DescribeJobQueues", "jobQueues")
+            if _quota_managed(q)
+        )
+
+    def read_queue(
+        self,
+        queue: str,
+        *,
+        statuses: Sequence[JobStatus] = UNFINISHED_STATUSES,
+        describe: Callable[[LiveJob], bool] = describe_started,
+    ) -> LiveQueue:
+        """One queue (name or ARN); ``describe`` picks the jobs to read details of."""
+        return self.read_queues([queue], statuses=statuses, describe=describe)[0]
+
+    def read_queues(
+        self,
+        queues: Sequence[str] | None = None,
+        *,
+        statuses: Sequence[JobStatus] = UNFINISHED_STATUSES,
+        describe: Callable[[LiveJob], bool] = describe_started,
+    ) -> list[LiveQueue]:
+        """The named queues (default: every quota-managed queue), in the order given."""
+        started = self._clock()
+        items = self._queues(queues)
+        read = _Read(self.api, _Fanout(self._pool), describe)
+        env_names = sorted({_environment(q) for q in items} - {""})
+        for i in range(0, len(env_names), DESCRIBE_BATCH):
+            read.environments(env_names[i : i + DESCRIBE_BATCH])
+        for item in items:
+            read.queue(item["jobQueueName"], statuses)
+        read.run.wait()
+        return [
+            live.live_queue(
+                item,
+                read.envs.get(_environment(item)),
+                read.shares.get(item["jobQueueName"], []),
+                read.jobs.get(item["jobQueueName"], []),
+                share_tags=read.tags,
+                details=read.details,
+                snapshot=read.snapshots.get(item["jobQueueName"]),
+                read_at=started,
+            )
+            for item in items
+        ]
+
+    def _queues(self, names: Sequence[str] | None) -> list[dict[str, Any]]:
+        if names is None:
+            return sorted(
+                (q for q in self.api.pages("DescribeJobQueues", "jobQueues") if _quota_managed(q)),
+                key=lambda q: q["jobQueueName"],
+            )
+        wanted = list(dict.fromkeys(names))
+        found: dict[str, dict[str, Any]] = {}
+        for i in range(0, len(wanted), DESCRIBE_BATCH):
+            out = self.api.call("DescribeJobQueues", jobQueues=wanted[i : i + DESCRIBE_BATCH])
+            for q in out.get("jobQueues", []):
+                if q.get("status") not in GOING_STATUSES:
+                    found[q["jobQueueName"]] = found[q["jobQueueArn"]] = q
+        missing = [n for n in wanted if n not in found]
+        if missing:
+            raise QuotactlError(
+                f"no job queue {', '.join(repr(n) for n in missing)} in this account and region",
+                code="not-found",
+                hint="`quotactl status` without --queue shows every quota-managed queue",
+            )
+        return [found[n] for n in wanted]
+
+
+def read_queue(client: Any, queue: str, **options: Any) -> LiveQueue:
+    """One live queue through ``client`` (a boto3 Batch client or ``BatchCalls``)."""
+    with LiveReader(client) as reader:
+        return reader.read_queue(queue, **options)
+
+
+def read_queues(
+    client: Any, queues: Sequence[str] | None = None, **options: Any
+) -> list[LiveQueue]:
+    """Several live queues (default: every quota-managed queue) through ``client``."""
+    with LiveReader(client) as reader:
+        return reader.read_queues(queues, **options)
+
+
+def _quota_managed(queue: dict[str, Any]) -> bool:
+    return (
+        queue.get("jobQueueType") == "SAGEMAKER_TRAINING"
+        and bool(queue.get("schedulingPolicyArn"))
+        and queue.get("status") not in GOING_STATUSES
+    )
+
+
+def _environment(queue: dict[str, Any]) -> str:
+    order = sorted(queue.get("serviceEnvironmentOrder") or [], key=lambda o: o["order"])
+    return live.name_from_arn(order[0]["serviceEnvironment"]) if order else ""
+
+
+class _Read:
+    """The reads of one ``read_queues`` call and what they found; callbacks chain follow-ups."""
+
+    def __init__(self, api: BatchCalls, run: _Fanout, describe: Callable[[LiveJob], bool]) -> None:
+        self.api = api
+        self.run = run
+        self.describe = describe
+        self.envs: dict[str, dict[str, Any]] = {}
+        self.shares: dict[str, list[dict[str, Any]]] = {}
+        self.tags: dict[str, dict[str, str]] = {}
+        self.snapshots: dict[str, dict[str, Any]] = {}
+        self.jobs: dict[str, list[dict[str, Any]]] = {}
+        self.details: dict[str, dict[str, Any]] = {}
+
+    def environments(self, names: list[str]) -> None:
+        self.run.spawn(
+            partial(self.api.call, "DescribeServiceEnvironments", serviceEnvironments=names),
+            self._got_environments,
+        )
+
+    def queue(self, name: str, statuses: Sequence[JobStatus]) -> None:
+        self.jobs[name] = []
+        self.run.spawn(
+            partial(self._pages, "ListQuotaShares", "quotaShares", jobQueue=name),
+            partial(self._got_shares, name),
+        )
+        self.run.spawn(
+            partial(self.api.call, "GetJobQueueSnapshot", jobQueue=name),
+            partial(self.snapshots.__setitem__, name),
+        )
+        for status in statuses:
+            self.run.spawn(
+                partial(
+                    self._pages,
+                    "ListServiceJobs",
+                    "jobSummaryList",
+                    jobQueue=name,
+                    jobStatus=str(status),
+                ),
+                partial(self._got_jobs, name),
+            )
+
+    def _pages(self, operation: str, key: str, **params: Any) -> list[dict[str, Any]]:
+        return list(self.api.pages(operation, key, **params))
+
+    def _got_environments(self, out: dict[str, Any]) -> None:
+        for env in out.get("serviceEnvironments", []):
+            self.envs[env["serviceEnvironmentName"]] = env
+
+    def _got_shares(self, queue: str, found: list[dict[str, Any]]) -> None:
+        self.shares[queue] = found
+        for item in found:
+            if "tags" in item:  # botocore's model of ListQuotaShares has no tags; AWS's docs do
+                continue
+            arn = item["quotaShareArn"]
+            self.run.spawn(
+                partial(self.api.call, "ListTagsForResource", resourceArn=arn),
+                partial(self._got_tags, arn),
+            )
+
+    def _got_tags(self, arn: str, out: dict[str, Any]) -> None:
+        self.tags[arn] = dict(out.get("tags") or {})
+
+    def _got_jobs(self, queue: str, found: list[dict[str, Any]]) -> None:
+        self.jobs[queue] += found
+        for summary in found:
+            if self.describe(live.live_job(summary, queue)):
+                job_id = summary["jobId"]
+                self.run.spawn(
+                    partial(self.api.call, "DescribeServiceJob", jobId=job_id),
+                    partial(self.details.__setitem__, job_id),
+                )
+
+
+class _Fanout:
+    """Tasks on a pool whose callbacks (run on the calling thread) may spawn more tasks.
+
+    The first failure cancels what has not started and is raised from ``wait``.
+    """
+
+    def __init__(self, pool: ThreadPoolExecutor) -> None:
+        self._pool = pool
+        self._pending: dict[Future[Any], Callable[[Any], None]] = {}
+
+    def spawn(self, task: Callable[[], Any], then: Callable[[Any], None]) -> None:
+        self._pending[self._pool.submit(task)] = then
+
+    def wait(self) -> None:
+        while self._pending:
+            done, _ = wait(self._pending, return_when=FIRST_COMPLETED)
+            for future in done:
+                then = self._pending.pop(future)
+                try:
+                    result = future.result()
+                except BaseException:
+                    self._cancel()
+                    raise
+                then(result)
+
+    def _cancel(self) -> None:
+        for future in self._pending:
+            future.cancel()
+        wait(list(self._pending))
+        self._pending.clear()

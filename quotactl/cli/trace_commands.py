@@ -1,0 +1,176 @@
+"""``trace generate`` and ``trace export``: job traces for ``quotactl simulate``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, TextIO
+
+import typer
+
+from quotactl.cli.options import PathsArgument
+from quotactl.errors import QuotactlError
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+
+    from quotactl.core.engine import QueueModel
+    from quotactl.core.simulate import TraceRow
+
+trace_app = typer.Typer(
+    name="trace",
+    help="Job traces for `quotactl simulate`: synthetic ones, or the live account's history.",
+    no_args_is_help=True,
+)
+
+
+@trace_app.command("generate")
+def generate(
+    ctx: typer.Context,
+    jobs: Annotated[
+        int,
+        typer.Option(
+            "--jobs", min=1, metavar="N", help="How many jobs to write.", show_default=False
+        ),
+    ],
+    paths: PathsArgument = None,
+    seed: Annotated[int, typer.Option("--seed", metavar="S", help="Same seed, same trace.")] = 1,
+    out: Annotated[
+        Path | None,
+        typer.Option("--out", metavar="FILE", help="Write here instead of stdout."),
+    ] = None,
+) -> None:
+    """Write a synthetic trace for the config's enabled shares (CSV, in submission order).
+
+    Each share gets its own load (0.2-1.2 of its limit), arrivals that follow a working week,
+    job sizes that fit it, log-normal durations and a few priorities; the model is documented
+    in quotactl/core/simulate/generate.py. The trace is streamed, so a million jobs is fine.
+    """
+    from quotactl.cli.app import runtime_of
+    from quotactl.cli.stack import load
+    from quotactl.core.simulate import (
+        generate_trace,
+        human_duration,
+        queue_models,
+        workloads,
+        write_trace,
+    )
+
+    runtime = runtime_of(ctx)
+    queues = [q for q in queue_models(load(runtime, paths).desired) if _has_jobs(q)]
+    if not queues:
+        raise QuotactlError(
+            "the configuration has no enabled quota share to generate jobs for",
+            code="nothing-to-generate",
+        )
+    last = [0.0]
+
+    def rows() -> Iterator[TraceRow]:
+        for row in generate_trace(queues, jobs, seed):
+            last[0] = row[0]
+            yield row
+
+    if out is None:
+        written = write_trace(rows(), runtime.stdout)
+    else:
+        with open_for_writing(out) as stream:
+            written = write_trace(rows(), stream)
+    span = human_duration(last[0])
+    where = str(out) if out else "stdout"
+    runtime.notice(f"quotactl: wrote {written:,} jobs over {span} to {where}")
+    for w in workloads(queues, seed):
+        runtime.notice(
+            f"  {w.queue}/{w.share}: load {w.load:.2f} of its limit,"
+            f" {w.jobs_per_hour:.1f} jobs/h on average, busiest at {w.peak_hour:04.1f} h"
+        )
+
+
+@trace_app.command("export")
+def export(
+    ctx: typer.Context,
+    out: Annotated[
+        Path,
+        typer.Option("--out", metavar="FILE", help="Write the trace here.", show_default=False),
+    ],
+    queues: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--queue",
+            metavar="QUEUE",
+            help="Only this job queue (repeatable; default: every quota-managed queue).",
+            show_default=False,
+        ),
+    ] = None,
+    since: Annotated[
+        str | None,
+        typer.Option(
+            "--since",
+            metavar="DURATION",
+            help="Only jobs submitted in this last stretch (90s, 30m, 2h, 7d).",
+            show_default=False,
+        ),
+    ] = None,
+    priorities: Annotated[
+        bool,
+        typer.Option(
+            "--priorities",
+            help="Read every job's priority (one DescribeServiceJob call per job).",
+        ),
+    ] = False,
+) -> None:
+    """Write the live account's job history as a trace that `quotactl simulate` replays.
+
+    Every job of every status, in submission order; a job's duration is the run time of its
+    last attempt. Jobs still running get the time they have run so far (a lower bound), queued
+    ones the run time they asked for (an upper bound); the closing note counts both.
+    """
+    from quotactl.aws.history import export_trace, queue_names
+    from quotactl.cli.app import runtime_of
+    from quotactl.cli.stack import open_backend, report_calls
+    from quotactl.core.durations import parse_duration
+    from quotactl.core.simulate import human_duration
+    from quotactl.errors import UsageError
+
+    runtime = runtime_of(ctx)
+    try:
+        look_back = parse_duration(since) if since is not None else None
+    except ValueError as exc:
+        raise UsageError(f"--since {since!r}: {exc}") from None
+    backend = open_backend(runtime, None)
+    names = queue_names(backend.api, queues or None)
+    partial = out.with_name(out.name + ".partial")  # the trace appears whole, or not at all
+    with open_for_writing(partial) as stream:
+        tally = export_trace(backend.api, names, since=look_back, priorities=priorities, out=stream)
+    partial.replace(out)
+    report_calls(runtime, backend)
+    span = human_duration((tally.last or 0.0) - (tally.first or 0.0))
+    runtime.notice(
+        f"quotactl: wrote {tally.rows:,} jobs from {', '.join(names)} (submissions over"
+        f" {span}) to {out}"
+    )
+    if tally.lower_bounds:
+        runtime.notice(
+            f"  {tally.lower_bounds:,} rows are lower bounds: jobs still running, with the"
+            " time they have run so far"
+        )
+    if tally.upper_bounds:
+        runtime.notice(
+            f"  {tally.upper_bounds:,} rows are upper bounds: queued jobs, with the run time"
+            " they asked for"
+        )
+    for reason, n in sorted(tally.left_out.items()):
+        runtime.notice(f"  {n:,} jobs left out: {reason}")
+
+
+def open_for_writing(path: Path) -> TextIO:
+    try:
+        return path.open("w", encoding="utf-8", newline="")
+    except OSError as exc:
+        raise QuotactlError(f"cannot write {path}: {exc.strerror}", code="io-error") from None
+
+
+def _has_jobs(queue: QueueModel) -> bool:
+    return any(s.enabled and any(n > 0 for n in s.limits.values()) for s in queue.shares)
+
+
+def register(app: typer.Typer) -> None:
+    app.add_typer(trace_app)

@@ -1,0 +1,306 @@
+"""The live state of one quota-managed job queue, built from AWS Batch responses.
+
+``live_queue(...)`` takes the response dicts of DescribeJobQueues, DescribeServiceEnvironments,
+ListQuotaShares (or DescribeQuotaShare), ListServiceJobs, optionally DescribeServiceJob and
+GetJobQueueSnapshot, exactly as boto3 returns them, and gives a ``LiveQueue``: the engine's
+``QueueModel`` of the queue and its service jobs as ``LiveJob`` records. Pure: the reads are in
+``quotactl.aws.live``, so the same figures come out of real AWS, an endpoint and the emulator.
+AWS sends times as epoch milliseconds; everything here is epoch seconds.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from quotactl.core.engine.model import Job, JobStatus, QueueModel, ShareModel
+from quotactl.core.model import TEAM_TAG, UNLIMITED, Strategy
+from quotactl.core.observed import LiveJob, PastPreemption
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Mapping
+
+UNFINISHED_STATUSES = (
+    JobStatus.SUBMITTED,
+    JobStatus.RUNNABLE,
+    JobStatus.SCHEDULED,
+    JobStatus.STARTING,
+    JobStatus.RUNNING,
+)
+"""The statuses ``status`` lists (ListServiceJobs is called once for each, paginated)."""
+FINISHED_STATUSES = (JobStatus.SUCCEEDED, JobStatus.FAILED)
+ALL_STATUSES = UNFINISHED_STATUSES + FINISHED_STATUSES
+_RANK = {status: rank for rank, status in enumerate(ALL_STATUSES)}
+
+
+@dataclass(frozen=True)
+class LiveQueue:
+    """One quota-managed job queue as it is right now: settings, shares and service jobs.
+
+    ``heads`` maps a share to the job ARN AWS reports at its front (GetJobQueueSnapshot's
+    ``frontOfQuotaShares``); ``read_at`` is the account's own time of the read (the snapshot's
+    ``lastUpdatedAt`` where there is one), so an emulated clock is honoured.
+    """
+
+    name: str
+    arn: str
+    model: QueueModel
+    jobs: tuple[LiveJob, ...] = ()
+    enabled: bool = True
+    status: str = "VALID"
+    environment: str = ""
+    environment_enabled: bool = True
+    share_arns: Mapping[str, str] = field(default_factory=dict)
+    heads: Mapping[str, str] = field(default_factory=dict)
+    read_at: float = 0.0
+
+    @property
+    def shares(self) -> tuple[ShareModel, ...]:
+        return self.model.shares
+
+    def jobs_of(self, share: str) -> list[LiveJob]:
+        return [j for j in self.jobs if j.share == share]
+
+    def job(self, job_id: str) -> LiveJob | None:
+        """The job with this ID or ARN, if it was read."""
+        return next((j for j in self.jobs if job_id in (j.job_id, j.job_arn)), None)
+
+    def unfinished(self) -> list[LiveJob]:
+        return [j for j in self.jobs if not j.is_final]
+
+    def waiting(self, share: str) -> list[LiveJob]:
+        """The share's RUNNABLE jobs in dispatch order: priority (high first), then submission.
+
+        Jobs whose priority was not read (ListServiceJobs does not report it) count as 0.
+        """
+        queued = [j for j in self.jobs if j.share == share and j.status is JobStatus.RUNNABLE]
+        return sorted(queued, key=lambda j: (-(j.priority or 0), j.created_at or 0.0, j.job_id))
+
+    def head(self, share: str) -> LiveJob | None:
+        """The share's first RUNNABLE job: AWS's (snapshot) if known, else by dispatch order."""
+        arn = self.heads.get(share)
+        if arn is not None:
+            found = self.job(arn)
+            if found is not None:
+                return found
+        waiting = self.waiting(share)
+        return waiting[0] if waiting else None
+
+    def engine_jobs(self) -> list[Job]:
+        """The unfinished jobs as engine ``Job``s, for ``quotactl.core.engine.schedule(...)``.
+
+        Left out: jobs of a share the queue no longer has and jobs that name no instance type
+        (the engine cannot place either). Unknown priorities count as 0; ``run_seconds`` is
+        unknown (None: the job runs until it ends), so only the present is modelled.
+        """
+        names = {s.name for s in self.model.shares}
+        return [
+            engine_job(j)
+            for j in sorted(self.jobs, key=lambda j: (j.created_at or 0.0, j.job_id))
+            if not j.is_final and j.share in names and j.instance_type is not None
+        ]
+
+
+def engine_job(job: LiveJob) -> Job:
+    """One unfinished ``LiveJob`` as the engine's mutable ``Job`` (a fresh object each call)."""
+    assert job.instance_type is not None
+    assert job.share is not None
+    created = job.created_at or 0.0
+    dispatched = job.scheduled_at if job.scheduled_at is not None else job.started_at
+    if job.status is JobStatus.SCHEDULED:
+        since = dispatched
+    elif job.status.holds_capacity:
+        since = job.started_at if job.started_at is not None else dispatched
+    else:
+        since = created
+    return Job(
+        job_id=job.job_id,
+        share=job.share,
+        instance_type=job.instance_type,
+        count=job.instances[job.instance_type],
+        priority=job.priority or 0,
+        submitted_at=created,
+        status=job.status,
+        status_since=since if since is not None else created,
+        status_reason=job.status_reason,
+        started_at=dispatched if job.status.holds_capacity else None,
+        preemption_retries=job.preemption_retries,
+        preemptions=job.preemptions or 0,
+    )
+
+
+# -- from AWS responses ---------------------------------------------------------------------
+
+
+def seconds(value: Any) -> float | None:
+    """AWS epoch milliseconds -> epoch seconds (None stays None)."""
+    return None if value is None else float(value) / 1000.0
+
+
+def job_status(value: str | None) -> JobStatus:
+    """AWS's status -> the engine's. PENDING (in the API enum, never documented for service
+    jobs) counts as SUBMITTED: waiting, holding nothing."""
+    if not value or value == "PENDING":
+        return JobStatus.SUBMITTED
+    return JobStatus(value)
+
+
+def capacity_usage(entries: Iterable[Mapping[str, Any]] | None) -> dict[str, int]:
+    """``capacityUsage`` / ``totalCapacityUsage`` entries -> instances per instance type."""
+    usage: dict[str, int] = {}
+    for entry in entries or []:
+        unit = entry.get("capacityUnit")
+        if unit:
+            usage[unit] = usage.get(unit, 0) + round(float(entry.get("quantity", 0)))
+    return usage
+
+
+def name_from_arn(value: str) -> str:
+    """A name or an ARN (``...:job-queue/training``) -> the name."""
+    return value.rsplit("/", 1)[-1] if value.startswith("arn:") else value
+
+
+def live_job(
+    summary: Mapping[str, Any], queue: str, detail: Mapping[str, Any] | None = None
+) -> LiveJob:
+    """A ListServiceJobs summary (and, if read, its DescribeServiceJob response) -> LiveJob."""
+    item: Mapping[str, Any] = {**summary, **detail} if detail else summary
+    preemption = item.get("preemptionSummary") or {}
+    recent = tuple(
+        PastPreemption(
+            seconds(a.get("startedAt")), seconds(a.get("stoppedAt")), a.get("statusReason")
+        )
+        for a in preemption.get("recentPreemptedAttempts") or []
+    )
+    retries = (item.get("preemptionConfiguration") or {}).get("preemptionRetriesBeforeTermination")
+    return LiveJob(
+        job_id=item["jobId"],
+        name=item.get("jobName") or "",
+        queue=queue,
+        share=item.get("quotaShareName"),
+        status=job_status(item.get("status")),
+        instances=capacity_usage(item.get("capacityUsage")),
+        started_at=seconds(item.get("startedAt")),
+        created_at=seconds(item.get("createdAt")),
+        job_arn=item.get("jobArn") or "",
+        status_reason=item.get("statusReason"),
+        scheduled_at=seconds(item.get("scheduledAt")),
+        stopped_at=seconds(item.get("stoppedAt")),
+        priority=_int(item.get("schedulingPriority")) if detail else None,
+        attempts=len(item.get("attempts") or []) if detail else None,
+        preemptions=int(preemption.get("preemptedAttemptCount", 0)) if detail else None,
+        recent_preemptions=recent,
+        preemption_retries=_int(retries),
+        is_terminated=bool(item.get("isTerminated")),
+        detailed=detail is not None,
+    )
+
+
+def share_model(item: Mapping[str, Any], tags: Mapping[str, str] | None = None) -> ShareModel:
+    """A ListQuotaShares / DescribeQuotaShare item -> the engine's ``ShareModel``.
+
+    ``tags`` (ListTagsForResource) win over the item's own, which ListQuotaShares may omit; the
+    team is the ``quotactl:team`` tag.
+    """
+    sharing = item.get("resourceSharingConfiguration") or {}
+    strategy = Strategy(sharing.get("strategy") or "RESERVE")
+    borrow = sharing.get("borrowLimit")
+    found = dict(item.get("tags") or {})
+    found.update(tags or {})
+    return ShareModel(
+        name=item["quotaShareName"],
+        limits=capacity_usage(
+            {"capacityUnit": c.get("capacityUnit"), "quantity": c.get("maxCapacity", 0)}
+            for c in item.get("capacityLimits") or []
+        ),
+        strategy=strategy,
+        borrow_limit=UNLIMITED if borrow is None else int(borrow),
+        in_share_preemption=(item.get("preemptionConfiguration") or {}).get("inSharePreemption")
+        == "ENABLED",
+        team=found.get(TEAM_TAG),
+        enabled=item.get("state") != "DISABLED",
+    )
+
+
+def snapshot_heads(snapshot: Mapping[str, Any] | None) -> dict[str, str]:
+    """GetJobQueueSnapshot's ``frontOfQuotaShares`` -> share name -> job ARN at its front."""
+    fronts = ((snapshot or {}).get("frontOfQuotaShares") or {}).get("quotaShares") or {}
+    return {share: jobs[0]["jobArn"] for share, jobs in fronts.items() if jobs}
+
+
+def snapshot_time(snapshot: Mapping[str, Any] | None) -> float | None:
+    """When the account computed the snapshot (its newest ``lastUpdatedAt``), epoch seconds."""
+    if not snapshot:
+        return None
+    times = [
+        part.get("lastUpdatedAt")
+        for part in (
+            snapshot.get("frontOfQueue"),
+            snapshot.get("frontOfQuotaShares"),
+            snapshot.get("queueUtilization"),
+        )
+        if part
+    ]
+    found = [t for t in times if t is not None]
+    return seconds(max(found)) if found else None
+
+
+def live_queue(
+    queue: Mapping[str, Any],
+    environment: Mapping[str, Any] | None,
+    shares: Iterable[Mapping[str, Any]],
+    jobs: Iterable[Mapping[str, Any]] = (),
+    *,
+    share_tags: Mapping[str, Mapping[str, str]] | None = None,
+    details: Mapping[str, Mapping[str, Any]] | None = None,
+    snapshot: Mapping[str, Any] | None = None,
+    read_at: float = 0.0,
+) -> LiveQueue:
+    """Build a ``LiveQueue`` from AWS responses.
+
+    ``queue`` is a DescribeJobQueues entry, ``environment`` the DescribeServiceEnvironments
+    entry of its service environment (None: it is gone, no capacity), ``shares`` the
+    ListQuotaShares items, ``jobs`` ListServiceJobs summaries (a job listed under two statuses,
+    as it moved on between two listings, is kept once, in the later of the two in its
+    lifecycle), ``share_tags`` tags by share
+    ARN, ``details`` DescribeServiceJob responses by job ID, ``read_at`` the fallback time when
+    there is no snapshot.
+    """
+    name = queue["jobQueueName"]
+    tags = share_tags or {}
+    items = list(shares)
+    models = tuple(share_model(s, tags.get(s.get("quotaShareArn", ""))) for s in items)
+    env = environment or {}
+    model = QueueModel(
+        name=name,
+        capacity=capacity_usage(
+            {"capacityUnit": c.get("capacityUnit"), "quantity": c.get("maxCapacity", 0)}
+            for c in env.get("capacityLimits") or []
+        ),
+        shares=models,
+    )
+    found = details or {}
+    by_id: dict[str, LiveJob] = {}
+    for summary in jobs:
+        job = live_job(summary, name, found.get(summary["jobId"]))
+        seen = by_id.get(job.job_id)
+        if seen is None or _RANK[job.status] >= _RANK[seen.status]:
+            by_id[job.job_id] = job
+    env_order = sorted(queue.get("serviceEnvironmentOrder") or [], key=lambda o: o["order"])
+    return LiveQueue(
+        name=name,
+        arn=queue.get("jobQueueArn") or "",
+        model=model,
+        jobs=tuple(sorted(by_id.values(), key=lambda j: (j.created_at or 0.0, j.job_id))),
+        enabled=queue.get("state") != "DISABLED",
+        status=queue.get("status") or "VALID",
+        environment=name_from_arn(env_order[0]["serviceEnvironment"]) if env_order else "",
+        environment_enabled=bool(environment) and env.get("state") != "DISABLED",
+        share_arns={s["quotaShareName"]: s.get("quotaShareArn") or "" for s in items},
+        heads=snapshot_heads(snapshot),
+        read_at=snapshot_time(snapshot) or read_at,
+    )
+
+
+def _int(value: Any) -> int | None:
+    return None if value is None else int(value)

@@ -1,0 +1,288 @@
+"""Views of a comparison (``simulate --compare`` / ``--baseline reserve``): text, markdown, JSON.
+
+The JSON document is the one of ``quotactl/render/simulate.py`` with ``run`` (PATH, the
+configuration under review), ``baseline`` (the reference: OTHER_PATH, or every share RESERVE),
+the ``verdict`` and ``comparison`` filled in. COMPARISON, format version 1::
+
+    {
+      "against": "config" | "reserve",
+      "before": "configs-main/" | "every share RESERVE",
+      "after": "configs/",
+      "gains": ["training/nlp"], "loses": ["training/cv"],
+      "added": [], "removed": ["training/legacy"],
+      "queues": [{"queue", "change": "kept" | "added" | "removed",
+                  "utilisation": {"before": 0.41 | null, "after": 0.57 | null}}],
+      "shares": [{"queue", "share", "team",
+                  "outcome": "gains" | "loses" | "unchanged" | "added" | "removed",
+                  "reason": null | "p95 wait 2.0 h → 10 min",
+                  "jobs_not_replayed": 0,      # rows of an added/removed share one side lacks
+                  "jobs_finished": PAIR, "wait_mean_seconds": PAIR, "wait_p95_seconds": PAIR,
+                  "preemptions": PAIR, "work_lost_instance_hours": PAIR,
+                  "borrowed_instance_hours": PAIR, "lent_instance_hours": PAIR}]
+    }
+    PAIR = {"before": number | null, "after": number | null}   # null: absent, or no job started
+
+Rounding as in the simulation document.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING
+
+from rich.table import Table
+from rich.text import Text
+
+from quotactl.core.simulate import Outcome, human_duration, instance_hours
+from quotactl.render.simulate import ARROW, DASH, FORMAT_VERSION, TIMES, ratio, run_json
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import TextIO
+
+    from rich.console import Console
+
+    from quotactl.core.simulate import Comparison, ShareChange, ShareResult
+
+STYLES = {
+    Outcome.GAINS: "green",
+    Outcome.LOSES: "red",
+    Outcome.UNCHANGED: "",
+    Outcome.ADDED: "cyan",
+    Outcome.REMOVED: "magenta",
+}
+MARKDOWN_MAX_SHARES = 100
+"""Rows of the markdown table; GitHub refuses comments over 65,536 characters."""
+
+
+def render_comparison(
+    console: Console, stdout: TextIO, output: str, comparison: Comparison, *, trace: str
+) -> None:
+    """A comparison in the format asked for (``text``, ``json`` or ``markdown``)."""
+    if output == "json":
+        print(comparison_json(comparison, trace=trace), file=stdout)
+    elif output == "markdown":
+        stdout.write(comparison_markdown(comparison, trace=trace))
+    else:
+        print_comparison(console, comparison, trace=trace)
+
+
+def comparison_json(comparison: Comparison, *, trace: str) -> str:
+    before, after = comparison.before, comparison.after
+    document = {
+        "format_version": FORMAT_VERSION,
+        "trace": trace,
+        "jobs": comparison.trace_jobs,
+        "run": run_json(after.result, after.side.label, after.side.override),
+        "baseline": run_json(before.result, before.side.label, before.side.override),
+        "verdict": comparison.verdict,
+        "comparison": {
+            "against": "reserve" if comparison.against_reserve else "config",
+            "before": before.side.label,
+            "after": after.side.label,
+            **{o.value: [_name(s) for s in comparison.by_outcome(o)] for o in _LISTED},
+            "queues": [
+                {
+                    "queue": q.queue,
+                    "change": "kept" if q.before and q.after else "added" if q.after else "removed",
+                    "utilisation": {
+                        "before": ratio(q.before.utilisation) if q.before else None,
+                        "after": ratio(q.after.utilisation) if q.after else None,
+                    },
+                }
+                for q in comparison.queues
+            ],
+            "shares": [_share_json(s) for s in comparison.shares],
+        },
+    }
+    return json.dumps(document, indent=2, ensure_ascii=False)
+
+
+_LISTED = (Outcome.GAINS, Outcome.LOSES, Outcome.ADDED, Outcome.REMOVED)
+_FIGURES: tuple[tuple[str, Callable[[ShareResult], float | None], int], ...] = (
+    ("jobs_finished", lambda r: r.finished, 0),
+    ("wait_mean_seconds", lambda r: r.wait.mean if r.wait else None, 1),
+    ("wait_p95_seconds", lambda r: r.wait.p95 if r.wait else None, 1),
+    ("preemptions", lambda r: r.preemptions, 0),
+    ("work_lost_instance_hours", lambda r: r.preempted_hours, 3),
+    ("borrowed_instance_hours", lambda r: r.borrowed_hours, 3),
+    ("lent_instance_hours", lambda r: r.lent_hours, 3),
+)
+
+
+def _share_json(s: ShareChange) -> dict[str, object]:
+    document: dict[str, object] = {
+        "queue": s.queue,
+        "share": s.share,
+        "team": s.team,
+        "outcome": s.outcome.value,
+        "reason": s.reason,
+        "jobs_not_replayed": s.not_replayed,
+    }
+    for key, figure, digits in _FIGURES:
+        document[key] = {
+            "before": _rounded(figure(s.before), digits) if s.before else None,
+            "after": _rounded(figure(s.after), digits) if s.after else None,
+        }
+    return document
+
+
+def _rounded(value: float | None, digits: int) -> float | int | None:
+    if value is None:
+        return None
+    return round(value, digits) if digits else int(value)
+
+
+def _name(s: ShareChange) -> str:
+    return f"{s.queue}/{s.share}"
+
+
+# -- text ---------------------------------------------------------------------------------
+
+
+def print_comparison(console: Console, comparison: Comparison, *, trace: str) -> None:
+    """Headline, per queue the before → after tables, then the verdict."""
+    console.print(_headline(comparison, trace))
+    for queue in comparison.queues:
+        shares = [s for s in comparison.shares if s.queue == queue.queue]
+        old = queue.before.utilisation if queue.before else None
+        new = queue.after.utilisation if queue.after else None
+        either = queue.after or queue.before
+        claimed = either.claimed if either else {}
+        capacity = ", ".join(f"{n} {TIMES} {t}" for t, n in claimed.items()) or "nothing claimed"
+        console.print()
+        console.print(
+            Text.assemble(
+                ("Queue ", "bold"),
+                (queue.queue, "bold"),
+                f": utilisation {_percent(old)} {ARROW} {_percent(new)} ({capacity})",
+            )
+        )
+        console.print(_wait_table(shares))
+        console.print()
+        console.print(_hours_table(shares))
+        for s in shares:
+            if s.not_replayed:
+                side = "the new" if s.outcome is Outcome.REMOVED else "the reference"
+                console.print(
+                    Text(
+                        f"  {s.share}: {s.not_replayed:,} jobs of the trace have no share in"
+                        f" {side} configuration and were not replayed there",
+                        style="yellow",
+                    )
+                )
+    console.print()
+    console.print(Text.assemble(("Verdict: ", "bold"), comparison.verdict))
+
+
+def _headline(comparison: Comparison, trace: str) -> Text:
+    before, after = comparison.before, comparison.after
+    return Text.assemble(
+        ("Compared ", "bold"),
+        (after.side.label, "bold"),
+        " against ",
+        (before.side.label, "bold"),
+        f" on {comparison.trace_jobs:,} jobs from {trace}: submissions over"
+        f" {human_duration(after.result.window_seconds)}.",
+    )
+
+
+def _table(title: str) -> Table:
+    return Table(
+        title=Text(title, style="bold"),
+        title_justify="left",
+        box=None,
+        pad_edge=False,
+        header_style="bold",
+    )
+
+
+def _wait_table(shares: list[ShareChange]) -> Table:
+    table = _table(f"Waits (first start - submit), before {ARROW} after")
+    table.add_column("share", overflow="fold")
+    table.add_column("outcome", no_wrap=True)
+    for header in ("p95 wait", "mean wait", "jobs done"):
+        table.add_column(header, justify="right", no_wrap=True)
+    for s in shares:
+        table.add_row(
+            s.share,
+            Text(s.outcome.value, style=STYLES[s.outcome]),
+            _pair(s, lambda r: _wait(r, "p95")),
+            _pair(s, lambda r: _wait(r, "mean")),
+            _pair(s, lambda r: f"{r.finished:,}"),
+        )
+    return table
+
+
+def _hours_table(shares: list[ShareChange]) -> Table:
+    table = _table(f"Preemptions and instance-hours, before {ARROW} after")
+    table.add_column("share", overflow="fold")
+    for header in ("preemptions", "work lost", "borrowed", "lent"):
+        table.add_column(header, justify="right", no_wrap=True)
+    for s in shares:
+        table.add_row(
+            s.share,
+            _pair(s, lambda r: f"{r.preemptions:,}"),
+            _pair(s, lambda r: instance_hours(r.preempted_hours)),
+            _pair(s, lambda r: instance_hours(r.borrowed_hours)),
+            _pair(s, lambda r: instance_hours(r.lent_hours)),
+        )
+    return table
+
+
+def _pair(s: ShareChange, show: Callable[[ShareResult], str]) -> str:
+    before = show(s.before) if s.before else DASH
+    after = show(s.after) if s.after else DASH
+    return f"{before} {ARROW} {after}"
+
+
+def _wait(result: ShareResult, which: str) -> str:
+    if result.wait is None:
+        return DASH
+    return human_duration(result.wait.p95 if which == "p95" else result.wait.mean)
+
+
+def _percent(value: float | None) -> str:
+    return f"{value:.0%}" if value is not None else "n/a"
+
+
+# -- markdown -----------------------------------------------------------------------------
+
+
+def comparison_markdown(comparison: Comparison, *, trace: str) -> str:
+    """A PR comment: the verdict first, then one before → after row per share."""
+    before, after = comparison.before, comparison.after
+    lines = [
+        f"### quotactl what-if: `{after.side.label}` against `{before.side.label}`",
+        "",
+        f"Replayed {comparison.trace_jobs:,} jobs from `{trace}` (submissions over"
+        f" {human_duration(after.result.window_seconds)}) on both configurations.",
+        "",
+        f"**Verdict:** {comparison.verdict}",
+        "",
+        "| share | outcome | p95 wait | mean wait | preemptions | work lost (inst-h)"
+        " | borrowed (inst-h) | lent (inst-h) |",
+        "|---|---|--:|--:|--:|--:|--:|--:|",
+    ]
+    for s in comparison.shares[:MARKDOWN_MAX_SHARES]:
+        outcome = f"**{s.outcome.value}**" if s.outcome is not Outcome.UNCHANGED else "unchanged"
+        lines.append(
+            f"| `{_name(s)}` | {outcome}"
+            f" | {_pair(s, lambda r: _wait(r, 'p95'))}"
+            f" | {_pair(s, lambda r: _wait(r, 'mean'))}"
+            f" | {_pair(s, lambda r: f'{r.preemptions:,}')}"
+            f" | {_pair(s, lambda r: instance_hours(r.preempted_hours))}"
+            f" | {_pair(s, lambda r: instance_hours(r.borrowed_hours))}"
+            f" | {_pair(s, lambda r: instance_hours(r.lent_hours))} |"
+        )
+    hidden = len(comparison.shares) - MARKDOWN_MAX_SHARES
+    if hidden > 0:
+        more = f"… and {hidden} more shares (see `quotactl simulate -o json`)"
+        lines.append(f"| {more} | | | | | | | |")
+    lines.append("")
+    for q in comparison.queues:
+        old = q.before.utilisation if q.before else None
+        new = q.after.utilisation if q.after else None
+        lines.append(f"Queue `{q.queue}`: utilisation {_percent(old)} {ARROW} {_percent(new)}.")
+    lines.append("")
+    return "\n".join(lines)
