@@ -108,6 +108,12 @@ def _method(operation: str) -> str:
     return "".join("_" + c.lower() if c.isupper() else c for c in operation).lstrip("_")
 
 
+def translate(exc: Exception, operation: str) -> QuotactlError:
+    """botocore's exceptions -> BackendError carrying AWS's own message (for callers whose
+    AWS calls do not go through ``BatchCalls``, such as the SageMaker SDK's)."""
+    return _translate(exc, operation)
+
+
 def _translate(exc: Exception, operation: str, client: Any = None) -> QuotactlError:
     """botocore's exceptions -> BackendError carrying AWS's own message."""
     from botocore.exceptions import (

@@ -20,7 +20,7 @@ from quotactl.aws.calls import READ_CONCURRENCY, BatchCalls
 from quotactl.core import live
 from quotactl.core.live import UNFINISHED_STATUSES, LiveQueue
 from quotactl.core.observed import GOING_STATUSES
-from quotactl.errors import QuotactlError
+from quotactl.errors import NotFoundError
 
 if TYPE_CHECKING:
     from collections import Counter
@@ -142,9 +142,8 @@ class LiveReader:
                     found[q["jobQueueName"]] = found[q["jobQueueArn"]] = q
         missing = [n for n in wanted if n not in found]
         if missing:
-            raise QuotactlError(
+            raise NotFoundError(
                 f"no job queue {', '.join(repr(n) for n in missing)} in this account and region",
-                code="not-found",
                 hint="`quotactl status` without --queue shows every quota-managed queue",
             )
         return [found[n] for n in wanted]

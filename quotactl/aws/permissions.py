@@ -31,36 +31,45 @@ class Operation:
     resources: tuple[str, ...]
     writes: bool
     commands: tuple[str, ...]
+    iam_action: str | None = None
+    """The IAM action when it is not named after the operation (S3 HeadBucket: ListBucket)."""
 
     @property
     def action(self) -> str:
-        return f"{self.service}:{self.name}"
+        return f"{self.service}:{self.iam_action or self.name}"
 
 
 def _batch(name: str, resources: tuple[str, ...], writes: bool, *commands: str) -> Operation:
     return Operation("batch", name, resources, writes, commands)
 
 
-# Who makes which call, in one place: a command that calls AWS lists itself on each operation
-# it makes (tests/aws/test_permissions.py fails for a registered command missing here, and for
-# a name here that is no command). The stack lock (quotactl.aws.lock) is a scheduling policy:
-# every command that writes creates, renews (TagResource) and deletes it.
+# Who makes which call, in one place: a command that calls AWS lists itself (its full name,
+# e.g. "job cancel") on each operation it makes. tests/aws/test_permissions.py fails for a
+# registered command missing here and for a name here that is no command, and checks that
+# the calls each command really makes are granted to it. The stack lock (quotactl.aws.lock) is
+# a scheduling policy: every command that writes config creates, renews and deletes it.
 _OBSERVE = ("plan", "apply", "export", "import")
 _LOCKED = ("apply", "import")
 _IDENTITY = ("plan", "apply", "import", "force-unlock")
 """STS tells the aws backend which account it reaches (a plan records it)."""
+_JOB = ("job describe", "job cancel", "job priority", "job why", "job logs")
+_JOBS = ("submit", "jobs", *_JOB, "status")
+_JOB_READS = ("submit", "jobs", *_JOB)
+_JOB_LOGS = "log-group:/aws/sagemaker/TrainingJobs:*"
 
 OPERATIONS: dict[str, Operation] = {
     op.name: op
     for op in (
-        _batch("DescribeServiceEnvironments", (ANY,), False, *_OBSERVE),
-        _batch("DescribeJobQueues", (ANY,), False, *_OBSERVE, "trace export"),
+        _batch("DescribeServiceEnvironments", (ANY,), False, *_OBSERVE, "status", *_JOB_READS),
+        _batch(
+            "DescribeJobQueues", (ANY,), False, *_OBSERVE, "status", "trace export", *_JOB_READS
+        ),
         _batch("ListSchedulingPolicies", (ANY,), False, *_OBSERVE, "force-unlock"),
         _batch("DescribeSchedulingPolicies", (ANY,), False, *_OBSERVE, "force-unlock"),
-        _batch("ListQuotaShares", (ANY,), False, *_OBSERVE),
+        _batch("ListQuotaShares", (ANY,), False, *_OBSERVE, "status", *_JOB_READS),
         _batch("DescribeQuotaShare", (ANY,), False, "apply"),
-        _batch("ListTagsForResource", (ANY,), False, *_OBSERVE),
-        _batch("ListServiceJobs", (ANY,), False, "plan", "apply", "trace export"),
+        _batch("ListTagsForResource", (ANY,), False, *_OBSERVE, "status", *_JOB_READS),
+        _batch("ListServiceJobs", (ANY,), False, "plan", "apply", "trace export", *_JOBS),
         _batch("CreateServiceEnvironment", (ENVIRONMENT,), True, "apply"),
         _batch("UpdateServiceEnvironment", (ENVIRONMENT,), True, "apply"),
         _batch("DeleteServiceEnvironment", (ENVIRONMENT,), True, "apply"),
@@ -74,9 +83,27 @@ OPERATIONS: dict[str, Operation] = {
         _batch("DeleteQuotaShare", (SHARE,), True, "apply"),
         _batch("TagResource", (ENVIRONMENT, POLICY, QUEUE, SHARE), True, *_LOCKED),
         _batch("UntagResource", (ENVIRONMENT, POLICY, QUEUE, SHARE), True, "apply"),
-        _batch("DescribeServiceJob", (ANY,), False, "trace export"),
-        _batch("GetJobQueueSnapshot", (QUEUE,), False, "trace export"),
+        _batch("SubmitServiceJob", (QUEUE,), True, "submit"),
+        _batch("DescribeServiceJob", (ANY,), False, "trace export", *_JOBS),
+        _batch("UpdateServiceJob", (JOB,), True, "job priority"),
+        _batch("TerminateServiceJob", (JOB,), True, "job cancel"),
+        # The bulk call is authorised as batch:TerminateServiceJob on each job (AWS's docs).
+        _batch("TerminateServiceJobs", (JOB,), True, "job cancel"),
+        _batch("GetJobQueueSnapshot", (QUEUE,), False, *_JOBS, "trace export"),
         Operation("sts", "GetCallerIdentity", (ANY,), False, _IDENTITY),
+        # submit's pre-flight on the aws backend: the job's role and output bucket exist
+        Operation("iam", "GetRole", ("role/*",), False, ("submit",)),
+        Operation("s3", "HeadBucket", ("*",), False, ("submit",), iam_action="ListBucket"),
+        # job describe / job logs: the service job's SageMaker training job and its logs
+        Operation(
+            "sagemaker",
+            "DescribeTrainingJob",
+            ("training-job/*",),
+            False,
+            ("job describe", "job logs"),
+        ),
+        Operation("logs", "DescribeLogStreams", (_JOB_LOGS,), False, ("job logs",)),
+        Operation("logs", "GetLogEvents", (_JOB_LOGS,), False, ("job logs",)),
     )
 }
 
@@ -105,6 +132,10 @@ def read_only_commands() -> frozenset[str]:
     """Commands none of whose calls writes (what a CI plan job runs)."""
     writers = {c for op in OPERATIONS.values() if op.writes for c in op.commands}
     return commands() - writers
+
+
+READ_COMMANDS = read_only_commands()
+"""The commands that change nothing: what ``iam-policy --read-only`` grants."""
 
 
 def policy_document(
@@ -151,6 +182,7 @@ def policy_document(
                 "Condition": {"StringEquals": {"iam:AWSServiceName": SLR_SERVICE}},
             }
         )
+    statements += _job_statements(chosen, region, account)
     if any(op.service == "sts" for op in chosen):
         statements.append(
             {
@@ -161,3 +193,37 @@ def policy_document(
             }
         )
     return {"Version": "2012-10-17", "Statement": statements}
+
+
+_ARN_PREFIX = {
+    "iam": "arn:aws:iam::{account}:",
+    "s3": "arn:aws:s3:::",
+    "sagemaker": "arn:aws:sagemaker:{region}:{account}:",
+    "logs": "arn:aws:logs:{region}:{account}:",
+}
+_JOB_SIDS = {
+    "iam": "SubmitPreflightRole",
+    "s3": "SubmitPreflightBucket",
+    "sagemaker": "ReadTrainingJobs",
+    "logs": "ReadTrainingJobLogs",
+}
+
+
+def _job_statements(granted: list[Operation], region: str, account: str) -> list[dict[str, Any]]:
+    """The non-Batch calls of the job commands, one statement per service."""
+    out: list[dict[str, Any]] = []
+    for service, sid in _JOB_SIDS.items():
+        ops = [o for o in granted if o.service == service]
+        if not ops:
+            continue
+        prefix = _ARN_PREFIX[service].format(region=region, account=account)
+        resources = sorted({prefix + r for o in ops for r in o.resources})
+        out.append(
+            {
+                "Sid": sid,
+                "Effect": "Allow",
+                "Action": sorted({o.action for o in ops}),
+                "Resource": resources,
+            }
+        )
+    return out

@@ -19,7 +19,9 @@ def iam_policy(
     read_only: Annotated[
         bool,
         typer.Option(
-            "--read-only", help="Only the calls of commands that change nothing (a CI plan step)."
+            "--read-only",
+            help="Only what the commands that change nothing need: plan, export, status, "
+            "trace export, jobs, job describe/why/logs, submit --dry-run.",
         ),
     ] = False,
     command: Annotated[

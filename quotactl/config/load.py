@@ -105,7 +105,13 @@ def discover_files(paths: Sequence[Path]) -> list[Path]:
     return files
 
 
-def _load_file(path: Path) -> tuple[ConfigFile | None, SourceMap, list[Diagnostic]]:
+def read_document(
+    path: Path, *, expected: str = "a mapping of config keys"
+) -> tuple[object, SourceMap, list[Diagnostic]]:
+    """One YAML (or JSON) file as data with positions; problems as diagnostics, never raised.
+
+    The data is None when the file could not be read or parsed at all.
+    """
     name = str(path)
     source = SourceMap(name)
     try:
@@ -119,27 +125,30 @@ def _load_file(path: Path) -> tuple[ConfigFile | None, SourceMap, list[Diagnosti
         column = exc.start - (raw.rfind(b"\n", 0, exc.start) + 1) + 1
         message = f"not UTF-8 text: cannot decode byte {raw[exc.start]:#04x}"
         return None, source, [Diagnostic(name, line, column, message)]
-    parsed = parse_yaml(text, name)
-    if parsed.data is None and parsed.diagnostics:
-        return None, parsed.source, parsed.diagnostics
-    if not isinstance(parsed.data, dict):
+    parsed = parse_yaml(text, name, expected=expected)
+    return parsed.data, parsed.source, parsed.diagnostics
+
+
+def _load_file(path: Path) -> tuple[ConfigFile | None, SourceMap, list[Diagnostic]]:
+    data, source, diagnostics = read_document(path)
+    if data is None and diagnostics:
+        return None, source, diagnostics
+    if not isinstance(data, dict):
         message = (
             "a config file must be a mapping (keys platform, environments, queues, teams), "
-            f"but this one is {yaml_type(parsed.data)}"
+            f"but this one is {yaml_type(data)}"
         )
-        return None, parsed.source, [parsed.source.diagnostic((), message)]
+        return None, source, [source.diagnostic((), message)]
     try:
-        config = ConfigFile.model_validate(parsed.data)
+        config = ConfigFile.model_validate(data)
     except ValidationError as exc:
         # A value YAML could not read is already reported; do not report it again as null.
-        taken = {(d.line, d.column) for d in parsed.diagnostics}
-        schema = [
-            d for d in diagnostics_from(exc, parsed.source) if (d.line, d.column) not in taken
-        ]
-        return None, parsed.source, [*parsed.diagnostics, *schema]
-    if parsed.diagnostics:
-        return None, parsed.source, parsed.diagnostics
-    return config, parsed.source, []
+        taken = {(d.line, d.column) for d in diagnostics}
+        schema = [d for d in diagnostics_from(exc, source) if (d.line, d.column) not in taken]
+        return None, source, [*diagnostics, *schema]
+    if diagnostics:
+        return None, source, diagnostics
+    return config, source, []
 
 
 def _ordered(diagnostics: list[Diagnostic], order: dict[str, int]) -> list[Diagnostic]:

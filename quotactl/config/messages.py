@@ -21,9 +21,9 @@ from quotactl.config.schema import (
 from quotactl.config.source import abbreviate, yaml_type
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Mapping, Sequence
 
-    from pydantic import ValidationError
+    from pydantic import BaseModel, ValidationError
     from pydantic_core import ErrorDetails
 
     from quotactl.config.source import SourceMap, YamlPath
@@ -49,12 +49,22 @@ _KEY_MARK = "[key]"
 _WHOLE_PATH = ("missing", "extra_forbidden")
 
 
-def diagnostics_from(error: ValidationError, source: SourceMap) -> list[Diagnostic]:
-    """One diagnostic per pydantic error, positioned at the key or value it is about."""
-    return [_diagnostic(details, source) for details in error.errors(include_url=False)]
+def diagnostics_from(
+    error: ValidationError,
+    source: SourceMap,
+    models: Mapping[tuple[str, ...], type[BaseModel]] = MODELS_BY_PATH,
+) -> list[Diagnostic]:
+    """One diagnostic per pydantic error, positioned at the key or value it is about.
+
+    ``models`` says which model each mapping is (by key path without list indices), for the
+    "did you mean" of unknown keys: the config's by default, a job spec's for ``submit``.
+    """
+    return [_diagnostic(details, source, models) for details in error.errors(include_url=False)]
 
 
-def _diagnostic(details: ErrorDetails, source: SourceMap) -> Diagnostic:
+def _diagnostic(
+    details: ErrorDetails, source: SourceMap, models: Mapping[tuple[str, ...], type[BaseModel]]
+) -> Diagnostic:
     loc = tuple(details["loc"])
     kind = details["type"]
     # pydantic marks an error about a mapping key with a trailing "[key]" (a YAML key may be
@@ -67,7 +77,7 @@ def _diagnostic(details: ErrorDetails, source: SourceMap) -> Diagnostic:
         message = f"{where}: missing required key {path[-1]!r}"
         return source.diagnostic(parent, message, at="key")
     if kind == "extra_forbidden":
-        return source.diagnostic(path, _unknown_key(path), at="key")
+        return source.diagnostic(path, _unknown_key(path, models), at="key")
     message = _explain(kind, details.get("ctx") or {}, details["input"], source.plain_text, path)
     if about_key:
         return source.diagnostic(path, f"{_describe(path[:-1])}: key {message}", at="key")
@@ -121,20 +131,24 @@ def _explain(
     return str(ctx.get("message") or kind.replace("_", " "))
 
 
-def _unknown_key(path: YamlPath) -> str:
+def _unknown_key(path: YamlPath, models: Mapping[tuple[str, ...], type[BaseModel]]) -> str:
     key = str(path[-1])
     parent = path[:-1]
-    model = MODELS_BY_PATH.get(tuple(p for p in parent if isinstance(p, str)))
+    model = models.get(tuple(p for p in parent if isinstance(p, str)))
     where = _describe(parent)
     message = f"unknown key {abbreviate(key)!r}" + (f" in {where}" if where else "")
     if model is None:
         return message
-    allowed = list(model.model_fields)
+    return message + did_you_mean(key, list(model.model_fields))
+
+
+def did_you_mean(key: str, allowed: Sequence[str]) -> str:
+    """`` (did you mean 'x'?)`` for a misspelt key, else the keys allowed."""
     snake = re.sub(r"(?<=[a-z0-9])([A-Z])", r"_\1", key).lower().replace("-", "_")
     close = [snake] if snake in allowed else difflib.get_close_matches(key, allowed, n=1)
     if close:
-        return f"{message} (did you mean {close[0]!r}?)"
-    return f"{message} (expected one of: {', '.join(allowed)})"
+        return f" (did you mean {close[0]!r}?)"
+    return f" (expected one of: {', '.join(allowed)})"
 
 
 def _describe(path: Sequence[str | int]) -> str:

@@ -92,8 +92,11 @@ class ParsedFile:
     diagnostics: list[Diagnostic]
 
 
-def parse_yaml(text: str, file: str) -> ParsedFile:
-    """Parse one file; YAML problems come back as diagnostics, never as exceptions."""
+def parse_yaml(text: str, file: str, *, expected: str = "a mapping of config keys") -> ParsedFile:
+    """Parse one file; YAML problems come back as diagnostics, never as exceptions.
+
+    ``expected`` says what an empty file should have held.
+    """
     source = SourceMap(file)
     try:
         loader = yaml.SafeLoader(text)
@@ -102,7 +105,7 @@ def parse_yaml(text: str, file: str) -> ParsedFile:
     try:
         node = loader.get_single_node()
         if node is None:
-            error = source.diagnostic((), "file is empty: expected a mapping of config keys")
+            error = source.diagnostic((), f"file is empty: expected {expected}")
             return ParsedFile(None, source, [error])
         builder = _Builder(loader, source)
         data = builder.build(node, ())

@@ -49,9 +49,15 @@ Choices where AWS's documentation is silent (reference "UNCONFIRMED")
   in-share preemption says "In-share preemption triggered by a higher-priority job" (both
   texts are the engine's, shared with ``simulate``). Each attempt is a training job named
   ``AWSBatch<jobName[:23]><32 hex>``.
-- serviceRequestPayload is stored as given; a payload without ResourceConfig fails the job
-  (FAILED, "Received status from SageMaker: ValidationException: ...") when it leaves
-  SUBMITTED. InstanceGroups count each group against its own instance type; such a job
+- Requests are checked against botocore's input shapes before any handler (``shapes``:
+  int32 for ``integer`` without a ``max``, case-sensitive enums, ``null`` refused, strict
+  JSON at most 32 levels deep), then AWS's documented rules (``validate``); every failure is
+  a 400 ClientException naming the member path. Throttling (``submit_tps``) comes first.
+- An ARN of another partition, region or account "does not exist".
+- serviceRequestPayload is stored as given; a payload without ResourceConfig, or whose
+  ResourceConfig/StoppingCondition break SageMaker's shapes (``"InstanceCount": 1e999``),
+  fails the job (FAILED, "Received status from SageMaker: ValidationException: ...") when it
+  leaves SUBMITTED. InstanceGroups count each group against its own instance type; such a job
   starts only when every group can start at once.
 - clientToken: the same token with the same request returns the first job; with a
   different request it is a ClientException. The 5 TPS SubmitServiceJob limit is off by

@@ -45,6 +45,7 @@ from quotactl.emulator.scheduling import (
     QueueView,
     ShareView,
 )
+from quotactl.emulator.validate import training_request
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping, Sequence
@@ -74,7 +75,7 @@ def capacity_of(payload: str) -> dict[str, int]:
     (``InstanceGroups``) count each group's instances against its own type.
     """
     try:
-        request = json.loads(payload)
+        request = training_request(payload)
         resources = request["ResourceConfig"]
         groups = resources.get("InstanceGroups") or [resources]
         capacity: dict[str, int] = {}
@@ -97,7 +98,7 @@ def runtime_of(payload: str, tags: Mapping[str, str]) -> tuple[float, float | No
     """(seconds the training runs, MaxRuntimeInSeconds or None) for a job."""
     max_runtime: float | None = None
     try:
-        stopping = json.loads(payload).get("StoppingCondition") or {}
+        stopping = training_request(payload).get("StoppingCondition") or {}
         if stopping.get("MaxRuntimeInSeconds") is not None:
             max_runtime = float(stopping["MaxRuntimeInSeconds"])
     except (ValueError, AttributeError, TypeError):

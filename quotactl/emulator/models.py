@@ -11,6 +11,8 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Self
 
+from quotactl.emulator.validate import stored_fairshare, stored_time_limits
+
 # Resource statuses (reference §1); INVALID is never produced by the emulator.
 CREATING, UPDATING, DELETING, VALID = "CREATING", "UPDATING", "DELETING", "VALID"
 SETTLING = (CREATING, UPDATING, DELETING)
@@ -73,6 +75,12 @@ class SchedulingPolicy(Record):
     quota_share_policy: dict[str, Any] | None = None
     fairshare_policy: dict[str, Any] | None = None
 
+    @classmethod
+    def from_doc(cls, doc: dict[str, Any], seq: int) -> Self:
+        policy = super().from_doc(doc, seq)
+        policy.fairshare_policy = stored_fairshare(policy.fairshare_policy)
+        return policy
+
     def to_api(self, tags: dict[str, str]) -> dict[str, Any]:
         return _drop_none(
             {
@@ -116,6 +124,12 @@ class JobQueue(Settling):
     service_environment_order: list[dict[str, Any]] = field(default_factory=list)
     job_state_time_limit_actions: list[dict[str, Any]] = field(default_factory=list)
     status_reason: str | None = None
+
+    @classmethod
+    def from_doc(cls, doc: dict[str, Any], seq: int) -> Self:
+        queue = super().from_doc(doc, seq)
+        queue.job_state_time_limit_actions = stored_time_limits(queue.job_state_time_limit_actions)
+        return queue
 
     def to_api(self, tags: dict[str, str]) -> dict[str, Any]:
         return _drop_none(

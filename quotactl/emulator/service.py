@@ -97,6 +97,7 @@ class Emulator:
 
     def call(self, operation: str, params: dict[str, Any]) -> dict[str, Any]:
         """Run one operation on already-parsed members; raises ServiceError."""
+        self.router.validate(operation, params)  # botocore's input shape, before any handler
         handler = HANDLERS[operation]
         failure: ServiceError | None = None
         with self.store.transaction() as tx:

@@ -1,5 +1,11 @@
 """AWS's rest-json wire format for Batch: routes from botocore's model, JSON in and out.
 
+A request goes wire -> ``shapes`` check -> handler: the body is parsed as strict JSON (no
+``NaN``/``Infinity``, at most ``MAX_DEPTH`` levels of nesting), merged with the URI labels
+and query parameters, and checked against the operation's input shape before any handler
+runs, so every operation (in-process and over HTTP) refuses what AWS refuses with a 400
+``ClientException`` naming the member.
+
 The routing table comes from botocore's own service model (operation <-> method + requestUri),
 so the emulator answers exactly the paths a botocore client sends: ``POST /v1/<op>`` for
 everything except tagging (``POST|DELETE|GET /v1/tags/{resourceArn}``). Errors carry the code
@@ -10,16 +16,25 @@ in ``x-amzn-ErrorType`` and ``{"message": ...}`` as the body, which botocore tur
 from __future__ import annotations
 
 import json
+import math
 import re
 import uuid
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qs, unquote
 
+from quotactl.emulator import shapes
 from quotactl.emulator.errors import ClientException, ServiceError, UnknownOperation
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping
+
+    from botocore.model import Shape
+
+MAX_DEPTH = 32
+"""Nesting a request body may have: Batch's deepest input is 5 levels; JSON nested deeper
+is refused before it is parsed (a recursive parser would run out of stack)."""
+_STRING = re.compile(rb'"(?:[^"\\]|\\.)*"')
 
 
 @dataclass(frozen=True)
@@ -43,31 +58,29 @@ class Router:
     """Maps (method, path, query, body) to (operation, request members)."""
 
     def __init__(self, operations: Iterable[str]) -> None:
-        import botocore.loaders
-
-        model = botocore.loaders.create_loader().load_service_model("batch", "service-2")
-        shapes = model["shapes"]
+        service = shapes.service_model("batch")
+        self.inputs: dict[str, Shape | None] = {}
         self.routes: list[Route] = []
         self._by_path: dict[tuple[str, str], Route] = {}
         for name in operations:
-            spec = model["operations"][name]
-            http = spec["http"]
+            operation = service.operation_model(name)
+            http = operation.http
             uri = http["requestUri"]
             pattern = re.compile(
                 "^"
                 + re.sub(
                     r"\\{(\w+)\\}",
-                    lambda m: f"(?P<{m.group(1)}>.+)",
+                    lambda m: f"(?P<{m.group(1)}>.*)",
                     re.escape(uri.split("?")[0]),
                 )
                 + "$"
             )
             query: dict[str, tuple[str, bool]] = {}
-            members = shapes[spec["input"]["shape"]]["members"] if "input" in spec else {}
-            for member, ref in members.items():
-                if ref.get("location") == "querystring":
-                    is_list = shapes[ref["shape"]]["type"] == "list"
-                    query[ref.get("locationName", member)] = (member, is_list)
+            shape = self.inputs[name] = operation.input_shape
+            for member, ref in shape.members.items() if shape is not None else ():
+                if ref.serialization.get("location") == "querystring":
+                    location = ref.serialization.get("name", member)
+                    query[location] = (member, ref.type_name == "list")
             route = Route(name, http["method"], pattern, query)
             self.routes.append(route)
             if "{" not in uri:
@@ -87,10 +100,7 @@ class Router:
             raise UnknownOperation(f"no AWS Batch operation at {method} {path}")
         params: dict[str, Any] = {}
         if body.strip():
-            try:
-                decoded = json.loads(body)
-            except (ValueError, UnicodeDecodeError) as exc:
-                raise ClientException(f"the request body is not valid JSON: {exc}") from exc
+            decoded = parse_json(body, "the request body")
             if not isinstance(decoded, dict):
                 raise ClientException("the request body must be a JSON object")
             params.update(decoded)
@@ -101,6 +111,50 @@ class Router:
                     member, is_list = route.query[key]
                     params[member] = values if is_list else values[-1]
         return route.operation, params
+
+    def validate(self, operation: str, params: dict[str, Any]) -> None:
+        """Refuse members that break the operation's input shape (a ClientException)."""
+        shape = self.inputs[operation]
+        found = shapes.problems(params, shape) if shape is not None else []
+        if found:
+            raise ClientException(shapes.report(found))
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON value")
+
+
+def _finite(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(f"the number {shapes.shown(text)} is out of range")
+    return value
+
+
+def parse_json(text: bytes | str, what: str) -> Any:
+    """Strict JSON (no NaN/Infinity, numbers a double holds) nested at most ``MAX_DEPTH`` deep.
+
+    Raises ClientException naming ``what``; never RecursionError or UnicodeDecodeError.
+    """
+    raw = text.encode("utf-8", "surrogatepass") if isinstance(text, str) else text
+    if raw.count(b"[") + raw.count(b"{") > MAX_DEPTH and nesting(raw) > MAX_DEPTH:
+        raise ClientException(f"{what} nests deeper than {MAX_DEPTH} levels")
+    try:
+        return json.loads(text, parse_constant=_no_constant, parse_float=_finite)
+    except (ValueError, RecursionError) as exc:  # UnicodeDecodeError is a ValueError
+        raise ClientException(f"{what} is not valid JSON: {exc}") from exc
+
+
+def nesting(raw: bytes) -> int:
+    """How deeply arrays and objects nest in ``raw`` (brackets inside strings not counted)."""
+    depth = deepest = 0
+    for byte in _STRING.sub(b'""', raw).translate(None, _NOT_BRACKETS):
+        depth += 1 if byte in b"[{" else -1
+        deepest = max(deepest, depth)
+    return deepest
+
+
+_NOT_BRACKETS = bytes(b for b in range(256) if b not in b"[]{}")
 
 
 def request_id() -> str:

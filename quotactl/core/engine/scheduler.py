@@ -135,3 +135,22 @@ class QueueEngine(Passes):
             self.fire(at)
             self.schedule(at)
         self.now = max(self.now, until)
+
+    def headroom(self, share: str, instance_type: str) -> int:
+        """The largest job of ``instance_type`` (in instances) that ``share`` could start right
+        now without preempting anything: the largest count the admission check of every pass
+        (``Capacity.fits``: own limit, borrow cap, idle lendable capacity, the environment)
+        lets through. It ignores the share's queue: a job behind others waits for them."""
+        cap = self.capacity
+        t = cap.type_index.get(instance_type)
+        if t is None:
+            return 0
+        k = t * cap.S + self._share_index[share]
+        low, high = 0, cap.cap[t]
+        while low < high:  # fits() is monotone in the count
+            mid = (low + high + 1) // 2
+            if cap.fits(k, t, mid):
+                low = mid
+            else:
+                high = mid - 1
+        return low

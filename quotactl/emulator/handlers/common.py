@@ -41,7 +41,7 @@ def find(ctx: Context, cls: type[S], value: str, field: str) -> S:
     name = name_or_arn(value, cls.KIND)
     if name is None:
         raise ClientException(f"{field} {value!r} is not a valid {label} name or ARN")
-    record = ctx.tx.get(cls, name)
+    record = ctx.tx.get(cls, name) if ctx.account.owns(value) else None
     if record is None:
         raise ClientException(f"{label} {value!r} does not exist")
     return record
@@ -83,8 +83,8 @@ def capacity_limits(
         where = f"{field}[{index}]"
         if not isinstance(entry, dict):
             raise ClientException(f"{where} must be an object with capacityUnit and maxCapacity")
-        unit = v.required_string(entry, "capacityUnit")
-        count = v.integer(entry, "maxCapacity", 1)
+        unit = v.required_string(entry, "capacityUnit", at=f"{where}.")
+        count = v.integer(entry, "maxCapacity", 1, at=f"{where}.")
         if count is None:
             raise ClientException(f"{where}.maxCapacity is required")
         if unit == NUM_INSTANCES:

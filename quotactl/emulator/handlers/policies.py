@@ -23,6 +23,8 @@ def _policies(params: Params) -> tuple[dict[str, Any] | None, dict[str, Any] | N
         raise ClientException(
             "a scheduling policy takes quotaSharePolicy or fairsharePolicy, not both"
         )
+    if fair is not None:
+        fair = v.fairshare_policy(fair)
     if quota is not None:
         quota = {
             "idleResourceAssignmentStrategy": v.enum(

@@ -43,7 +43,7 @@ def _environment(
     entry = order[0]
     if not isinstance(entry, dict):
         raise ClientException("serviceEnvironmentOrder[0] must be an object")
-    v.integer(entry, "order", 0)
+    v.integer(entry, "order", 0, at="serviceEnvironmentOrder[0].")
     environment = find(
         ctx,
         ServiceEnvironment,
@@ -84,14 +84,14 @@ def _time_limits(params: Params) -> list[dict[str, Any]] | None:
         where = f"jobStateTimeLimitActions[{index}]"
         if not isinstance(action, dict):
             raise ClientException(f"{where} must be an object")
-        reason = v.enum(action, "reason", TIME_LIMIT_REASONS)
-        v.enum(action, "state", ["RUNNABLE"])
+        reason = v.enum(action, "reason", TIME_LIMIT_REASONS, at=f"{where}.")
+        v.enum(action, "state", ["RUNNABLE"], at=f"{where}.")
         if action.get("action") != "TERMINATE":
             raise ClientException(
                 f"{where}.action {action.get('action')!r} is invalid: SAGEMAKER_TRAINING job "
                 "queues support TERMINATE only"
             )
-        seconds = v.integer(action, "maxTimeSeconds", 600, 86400)
+        seconds = v.integer(action, "maxTimeSeconds", 600, 86400, at=f"{where}.")
         out.append(
             {
                 "reason": reason,

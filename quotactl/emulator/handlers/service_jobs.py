@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from typing import TYPE_CHECKING, Any
 
 from quotactl.emulator import jobs
@@ -38,6 +39,7 @@ FILTERS = (
 )
 SHARE_FILTERS = ("SHARE_IDENTIFIER", "QUOTA_SHARE_NAME")
 MAX_BULK_TERMINATE = 50
+EPOCH_MS = re.compile(r"[0-9]{1,19}")  # ASCII digits only: "²".isdigit() but int("²") fails
 
 
 def find_job(ctx: Context, value: str) -> ServiceJob:
@@ -45,7 +47,7 @@ def find_job(ctx: Context, value: str) -> ServiceJob:
     job_id = job_id_of(value)
     if job_id is None:
         raise ClientException(f"jobId {value!r} is not a service job ID or ARN")
-    job = ctx.tx.job(job_id)
+    job = ctx.tx.job(job_id) if ctx.account.owns(value) else None
     if job is None:
         raise ClientException(f"service job {value!r} does not exist")
     return job
@@ -55,7 +57,7 @@ def _retry_strategy(params: Params) -> dict[str, Any] | None:
     strategy = v.struct(params, "retryStrategy")
     if strategy is None:
         return None
-    v.integer(strategy, "attempts", 1, 10)
+    v.integer(strategy, "attempts", 1, 10, at="retryStrategy.")
     rules = v.array(strategy, "evaluateOnExit") or []
     if len(rules) > 5:
         raise ClientException(f"retryStrategy.evaluateOnExit has {len(rules)} entries; at most 5")
@@ -153,10 +155,12 @@ def submit_service_job(ctx: Context, params: Params) -> dict[str, Any]:
     retry = _retry_strategy(params)
     preemption = v.struct(params, "preemptionConfiguration")
     if preemption is not None:
-        v.integer(preemption, "preemptionRetriesBeforeTermination", 0)
+        v.integer(
+            preemption, "preemptionRetriesBeforeTermination", 0, at="preemptionConfiguration."
+        )
     timeout = v.struct(params, "timeoutConfig")
     if timeout is not None:
-        v.integer(timeout, "attemptDurationSeconds", 1)
+        v.integer(timeout, "attemptDurationSeconds", 1, at="timeoutConfig.")
     tags = v.tags(params.get("tags"))
     try:
         capacity = jobs.capacity_of(payload)
@@ -207,12 +211,12 @@ def _filter(params: Params) -> tuple[str, str] | None:
     entry = filters[0]
     if not isinstance(entry, dict):
         raise ClientException("filters[0] must be an object with name and values")
-    name = v.enum(entry, "name", FILTERS)
+    name = v.enum(entry, "name", FILTERS, at="filters[0].")
     values = v.array(entry, "values") or []
     if len(values) != 1 or not isinstance(values[0], str):
         raise ClientException(f"filter {name} takes exactly one string value, got {values!r}")
     value = values[0]
-    if name in ("BEFORE_CREATED_AT", "AFTER_CREATED_AT") and not value.isdigit():
+    if name in ("BEFORE_CREATED_AT", "AFTER_CREATED_AT") and not EPOCH_MS.fullmatch(value):
         raise ClientException(f"filter {name} takes epoch milliseconds, got {value!r}")
     return name, value
 
@@ -296,7 +300,7 @@ def terminate_service_jobs(ctx: Context, params: Params) -> dict[str, Any]:
                 }
             )
             continue
-        job = ctx.tx.job(job_id)
+        job = ctx.tx.job(job_id) if ctx.account.owns(str(value)) else None
         if job is not None:
             jobs.terminate(ctx, job, reason)
         successful.append(str(value))  # AWS counts unknown IDs as successful

@@ -42,8 +42,9 @@ def _sharing(params: Params, owner: str) -> tuple[str, int | None]:
     config = v.struct(params, "resourceSharingConfiguration")
     if config is None:
         raise ClientException("resourceSharingConfiguration is required")
-    strategy = v.enum(config, "strategy", STRATEGIES)
-    borrow = v.integer(config, "borrowLimit", -1)
+    where = "resourceSharingConfiguration."
+    strategy = v.enum(config, "strategy", STRATEGIES, at=where)
+    borrow = v.integer(config, "borrowLimit", -1, at=where)
     if borrow is not None and strategy != "LEND_AND_BORROW":
         raise ClientException(
             f"borrowLimit {borrow} is not allowed for {owner} with strategy {strategy}: "
@@ -56,7 +57,7 @@ def _preemption(params: Params) -> str:
     config = v.struct(params, "preemptionConfiguration")
     if config is None:
         raise ClientException("preemptionConfiguration is required")
-    return v.enum(config, "inSharePreemption", STATES)
+    return v.enum(config, "inSharePreemption", STATES, at="preemptionConfiguration.")
 
 
 def create_quota_share(ctx: Context, params: Params) -> dict[str, Any]:

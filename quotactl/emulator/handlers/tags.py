@@ -23,7 +23,7 @@ def _existing(ctx: Context, arn: str) -> str:
         found = job_id is not None and ctx.tx.job(job_id) is not None
     else:
         found = ctx.tx.by_arn(arn) is not None
-    if not found:
+    if not found or not ctx.account.owns(arn):
         raise ClientException(f"resource {arn!r} does not exist")
     return arn
 

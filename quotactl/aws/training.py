@@ -1,0 +1,150 @@
+"""What a service job needs beyond Batch: IAM and S3 before a submit, SageMaker and CloudWatch
+Logs after it (``submit``'s pre-flight, ``job describe``, ``job logs``; aws backend only).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from quotactl.aws.calls import BatchCalls
+from quotactl.errors import QuotactlError
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterator
+
+LOG_GROUP = "/aws/sagemaker/TrainingJobs"
+"""Where SageMaker writes training job logs: one stream per instance, ``<job>/algo-N-...``."""
+POLL_SECONDS = 5.0
+
+
+def preflight(iam: Any, s3: Any, *, role_arn: str | None, output_s3: str | None) -> None:
+    """Refuse a submit whose role or output bucket does not exist (IAM GetRole, S3 HeadBucket):
+    SageMaker would only fail the job after it waited for capacity."""
+    problems: list[str] = []
+    if role_arn:
+        role = role_arn.rsplit("/", 1)[-1]
+        try:
+            BatchCalls(iam).call("GetRole", RoleName=role)
+        except QuotactlError as exc:
+            problems.append(f"role {role_arn}: {_why(exc, 'no such role')}")
+    if output_s3 and output_s3.startswith("s3://"):
+        bucket = output_s3[len("s3://") :].split("/", 1)[0]
+        try:
+            BatchCalls(s3).call("HeadBucket", Bucket=bucket)
+        except QuotactlError as exc:
+            problems.append(f"output bucket s3://{bucket}: {_why(exc, 'no such bucket')}")
+    if problems:
+        raise QuotactlError(
+            "pre-flight failed, nothing was submitted: " + "; ".join(problems),
+            code="preflight-failed",
+            hint="create the role or bucket (or fix role_arn / output_s3 in the job spec); "
+            "the job would otherwise wait for capacity only to fail in SageMaker",
+        )
+
+
+def _why(exc: QuotactlError, missing: str) -> str:
+    text = exc.message.split(": ", 1)[-1]
+    lowered = text.lower()
+    if any(s in lowered for s in ("404", "not found", "nosuch", "cannot be found")):
+        return missing
+    return text
+
+
+@dataclass(frozen=True)
+class TrainingJob:
+    name: str
+    status: str | None
+    secondary_status: str | None
+    failure_reason: str | None = None
+
+
+def describe_training_job(sagemaker: Any, name: str) -> TrainingJob | None:
+    """SageMaker's view of one attempt (None if SageMaker has no such job, e.g. deleted)."""
+    try:
+        out = BatchCalls(sagemaker).call("DescribeTrainingJob", TrainingJobName=name)
+    except QuotactlError as exc:
+        if getattr(exc, "retryable", False):
+            raise
+        return None
+    return TrainingJob(
+        name, out.get("TrainingJobStatus"), out.get("SecondaryStatus"), out.get("FailureReason")
+    )
+
+
+@dataclass(frozen=True)
+class LogLine:
+    stream: str
+    timestamp: int
+    message: str
+
+
+class LogReader:
+    """The log streams of one training job; ``read()`` returns lines not returned before."""
+
+    def __init__(self, logs: Any, training_job: str) -> None:
+        self.api = BatchCalls(logs)
+        self.prefix = f"{training_job}/"
+        self._tokens: dict[str, str | None] = {}
+
+    def streams(self) -> list[str]:
+        names = [
+            s["logStreamName"]
+            for s in self.api.pages(
+                "DescribeLogStreams",
+                "logStreams",
+                logGroupName=LOG_GROUP,
+                logStreamNamePrefix=self.prefix,
+            )
+        ]
+        return sorted(names)
+
+    def read(self) -> list[LogLine]:
+        try:
+            streams = self.streams()
+        except QuotactlError as exc:
+            if "ResourceNotFound" in exc.message or "does not exist" in exc.message:
+                return []
+            raise
+        lines: list[LogLine] = []
+        for stream in streams:
+            lines += self._read_stream(stream)
+        return sorted(lines, key=lambda line: (line.timestamp, line.stream))
+
+    def _read_stream(self, stream: str) -> list[LogLine]:
+        out: list[LogLine] = []
+        token = self._tokens.get(stream)
+        while True:
+            params: dict[str, Any] = {"logGroupName": LOG_GROUP, "logStreamName": stream}
+            if token:
+                params["nextToken"] = token
+            else:
+                params["startFromHead"] = True
+            page = self.api.call("GetLogEvents", **params)
+            events = page.get("events") or []
+            out += [LogLine(stream, int(e["timestamp"]), str(e["message"])) for e in events]
+            following = page.get("nextForwardToken")
+            if not events or following == token:
+                token = following
+                break
+            token = following
+        self._tokens[stream] = token
+        return out
+
+
+def follow(
+    reader: LogReader,
+    finished: Callable[[], bool],
+    *,
+    sleep: Callable[[float], None] = time.sleep,
+    poll: float = POLL_SECONDS,
+) -> Iterator[LogLine]:
+    """Lines as they arrive, until ``finished()`` (checked before each poll) says the job has
+    ended; a last read then picks up what it wrote on the way out."""
+    while True:
+        done = finished()
+        yield from reader.read()
+        if done:
+            return
+        sleep(poll)

@@ -1,0 +1,225 @@
+"""One scheduling pass over a live queue, for one job: will it start, on what, or why not.
+
+``submit --dry-run``, ``job why`` and ``job priority`` all ask the engine that schedules the
+emulator and ``simulate`` (``quotactl.core.engine``): the queue's live jobs are loaded, one
+pass runs at ``now``, and what happened to the job is read back. So a preview says what the
+next pass will do, not what a second model of the scheduler thinks.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from quotactl.core.engine import EMULATOR_TIMING, Job, JobStatus, QueueEngine
+from quotactl.core.engine import reasons as engine_reasons
+from quotactl.core.model import UNLIMITED, Strategy
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from quotactl.core.engine import QueueModel, Transition
+
+WAIT_CODES = (
+    "misconfigured",
+    "share-at-limit",
+    "borrow-limit",
+    "no-idle-capacity",
+    "behind",
+    "starting",
+)
+
+
+@dataclass(frozen=True)
+class Wait:
+    """Why a job that is not running is not running: one stable code, a sentence, AWS's
+    statusReason, and the jobs ahead of it in its share (for ``behind``)."""
+
+    code: str
+    message: str
+    status_reason: str | None = None
+    ahead: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Victim:
+    """A job a pass preempts, how (``reclaim`` or ``in-share``), and for whom."""
+
+    job_id: str
+    share: str
+    kind: str
+    by_job: str
+
+
+@dataclass(frozen=True)
+class PassResult:
+    """What one pass does to ``job_id``: started (and how many instances it borrows),
+    whom it preempts, or why it waits. ``preempted`` lists every preemption of the pass."""
+
+    job_id: str
+    started: bool
+    borrowed: int
+    victims: tuple[Victim, ...]
+    wait: Wait | None
+    lenders: tuple[str, ...]
+    preempted: tuple[Victim, ...]
+
+
+def kind_of(reason: str | None) -> str:
+    """``reclaim`` or ``in-share`` from a preempted attempt's statusReason."""
+    if reason and engine_reasons.IN_SHARE_PREEMPTION.split(" triggered")[0] in reason:
+        return "in-share"
+    return "reclaim"
+
+
+def run_pass(
+    queue: QueueModel,
+    jobs: Sequence[Job],
+    job_id: str,
+    now: float,
+    *,
+    priority: int | None = None,
+) -> PassResult:
+    """Load ``jobs`` (one of them ``job_id``), optionally re-prioritise it, run one pass."""
+    engine = QueueEngine(queue, timing=EMULATOR_TIMING)
+    engine.now = now
+    engine.load(_copy(j) for j in jobs)
+    if priority is not None:
+        engine.set_priority(job_id, priority)
+    engine.schedule(now)
+    transitions: list[Transition] = engine.transitions or []
+    shares = {j.job_id: j.share for j in jobs}
+    started = [t for t in transitions if t.job_id == job_id and t.status is JobStatus.SCHEDULED]
+    preempted = tuple(
+        Victim(
+            t.job_id,
+            shares.get(t.job_id, ""),
+            kind_of(t.preempted_attempt.status_reason),
+            t.preempted_attempt.preempted_by,
+        )
+        for t in transitions
+        if t.preempted_attempt is not None
+    )
+    victims = tuple(v for v in preempted if v.by_job == job_id)
+    live = {j.job_id: j for j in engine.jobs()}
+    target = live.get(job_id) or next(j for j in jobs if j.job_id == job_id)
+    wait = None if started else _wait(engine, queue, jobs, target)
+    lenders: tuple[str, ...] = ()
+    borrowed = started[-1].borrowed if started else 0
+    if borrowed:
+        lenders = _lenders(engine, queue, target)
+    return PassResult(job_id, bool(started), borrowed, victims, wait, lenders, preempted)
+
+
+def _copy(job: Job) -> Job:
+    return Job(
+        job_id=job.job_id,
+        share=job.share,
+        instance_type=job.instance_type,
+        count=job.count,
+        priority=job.priority,
+        submitted_at=job.submitted_at,
+        run_seconds=job.run_seconds,
+        status=job.status,
+        status_since=job.status_since,
+        status_reason=job.status_reason,
+        started_at=job.started_at,
+        first_started_at=job.first_started_at,
+        preemption_retries=job.preemption_retries,
+        preemptions=job.preemptions,
+    )
+
+
+def _lenders(engine: QueueEngine, queue: QueueModel, job: Job) -> tuple[str, ...]:
+    """Lending shares with idle capacity of the job's type: whose capacity it borrows."""
+    t = job.instance_type
+    return tuple(
+        s.name
+        for s in queue.shares
+        if s.name != job.share
+        and s.strategy.lends
+        and s.limits.get(t, 0) > 0
+        and engine.usage(s.name, t) < s.limits.get(t, 0)
+    )
+
+
+def _wait(engine: QueueEngine, queue: QueueModel, jobs: Sequence[Job], job: Job) -> Wait:
+    reason = job.status_reason
+    if job.status.holds_capacity:
+        return Wait(
+            "starting",
+            f"it is {job.status.value}: SageMaker is acquiring its instances and data",
+            reason,
+        )
+    if reason and reason.startswith("MISCONFIGURATION"):
+        return Wait("misconfigured", _misconfigured_sentence(queue, job), reason)
+    order = {j.job_id: i for i, j in enumerate(sorted(jobs, key=lambda j: j.submitted_at))}
+    mine = (-job.priority, order.get(job.job_id, len(order)))
+    ahead = tuple(
+        j.job_id
+        for j in sorted(engine.jobs(), key=lambda j: (-j.priority, order.get(j.job_id, 0)))
+        if j.share == job.share
+        and j.job_id != job.job_id
+        and j.status is JobStatus.RUNNABLE
+        and (-j.priority, order.get(j.job_id, len(order))) < mine
+    )
+    if ahead:
+        n = len(ahead)
+        return Wait(
+            "behind",
+            f"{n} job{'s' if n != 1 else ''} of share {job.share} go{'es' if n == 1 else ''} "
+            "first (higher priority or submitted earlier), and a share starts its jobs in order",
+            reason,
+            ahead,
+        )
+    return _capacity_wait(engine, queue, job)
+
+
+def _capacity_wait(engine: QueueEngine, queue: QueueModel, job: Job) -> Wait:
+    share = queue.share(job.share)
+    t, n = job.instance_type, job.count
+    limit = share.limits.get(t, 0)
+    used = engine.usage(share.name, t)
+    reason = job.status_reason
+    need = f"{n} x {t}"
+    if used + n <= limit:
+        return Wait(
+            "no-idle-capacity",
+            f"{need} fits share {share.name}'s own limit ({used} of {limit} in use), but no "
+            f"{t} is free in the environment and none can be reclaimed from borrowers now",
+            reason,
+        )
+    if share.strategy is not Strategy.LEND_AND_BORROW:
+        return Wait(
+            "share-at-limit",
+            f"share {share.name} uses {used} of its {limit} x {t}, and as a "
+            f"{share.strategy.value} share it may not borrow: it waits for its own jobs to end",
+            reason,
+        )
+    if share.borrow_limit != UNLIMITED:
+        cap = limit * share.borrow_limit // 100
+        if used + n > limit + cap:
+            return Wait(
+                "borrow-limit",
+                f"starting {need} would have share {share.name} borrow {used + n - limit}, "
+                f"more than its borrow limit of {share.borrow_limit}% ({cap} x {t})",
+                reason,
+            )
+    more = min(n, used + n - limit)
+    return Wait(
+        "no-idle-capacity",
+        f"share {share.name} uses {used} x {t} (its limit is {limit}) and must borrow {more} "
+        f"more, but no lending share has {more} x {t} idle to lend",
+        reason,
+    )
+
+
+def _misconfigured_sentence(queue: QueueModel, job: Job) -> str:
+    share = next((s for s in queue.shares if s.name == job.share), None)
+    t, n = job.instance_type, job.count
+    if share is None or t not in share.limits:
+        return f"share {job.share} has no {t} capacity: the job can never run there"
+    return (
+        f"{n} x {t} is more than share {share.name} can ever hold (limit "
+        f"{share.limits[t]}, plus what it may borrow; environment {queue.capacity.get(t, 0)})"
+    )

@@ -1,0 +1,112 @@
+"""``submit --dry-run``: where a job would run if it were submitted now.
+
+The queue's live jobs plus the hypothetical one go through one pass of the scheduling engine
+(``analysis.run_pass``); the outcome is read off what the pass did to it:
+
+- ``own``: it starts on its share's own capacity;
+- ``borrow``: it starts on idle capacity lent by other shares (``lenders``);
+- ``preempt``: it starts after preempting ``victims`` (cross-share ``reclaim`` or ``in-share``);
+- ``wait``: it stays RUNNABLE, behind the jobs ``ahead`` of it or for capacity (``wait.code``);
+- ``misconfigured``: it can never run on this share (AWS's MISCONFIGURATION statusReason).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from quotactl.core.engine import Job, JobStatus
+from quotactl.core.jobs.analysis import Victim, Wait, run_pass
+from quotactl.errors import NotFoundError, QuotactlError
+
+if TYPE_CHECKING:
+    from quotactl.core.live import LiveQueue
+
+DRY_RUN_ID = "(this job)"
+PLACEMENTS = ("own", "borrow", "preempt", "wait", "misconfigured")
+
+
+@dataclass(frozen=True)
+class Placement:
+    """The preview: an outcome from ``PLACEMENTS`` and what it depends on."""
+
+    placement: str
+    message: str
+    lenders: tuple[str, ...] = ()
+    victims: tuple[Victim, ...] = ()
+    ahead: tuple[str, ...] = ()
+    status_reason: str | None = None
+    wait: Wait | None = None
+
+
+def preview(
+    live: LiveQueue,
+    *,
+    share: str,
+    instance_type: str,
+    count: int,
+    priority: int,
+) -> Placement:
+    """Run the queue's unfinished jobs and the hypothetical one through one pass, at the
+    time the queue was read (``live.read_at``: the account's own clock)."""
+    queue = live.model
+    model = next((s for s in queue.shares if s.name == share), None)
+    if model is None:
+        names = ", ".join(s.name for s in queue.shares) or "none"
+        raise NotFoundError(
+            f"queue {queue.name} has no quota share {share!r}", hint=f"its shares: {names}"
+        )
+    if not model.enabled:
+        raise QuotactlError(
+            f"quota share {share!r} is DISABLED and accepts no new jobs", code="share-disabled"
+        )
+    jobs = live.engine_jobs()
+    latest = max([live.read_at, *(j.submitted_at for j in jobs)])
+    candidate = Job(
+        job_id=DRY_RUN_ID,
+        share=share,
+        instance_type=instance_type,
+        count=count,
+        priority=priority,
+        submitted_at=latest,
+        status=JobStatus.SUBMITTED,
+        status_since=latest,
+    )
+    result = run_pass(queue, [*jobs, candidate], DRY_RUN_ID, latest)
+    need = f"{count} x {instance_type}"
+    if result.started and result.victims:
+        kinds = sorted({v.kind for v in result.victims})
+        n = len(result.victims)
+        return Placement(
+            "preempt",
+            f"{need} would start on share {share} after preempting {n} job{'s' if n != 1 else ''}"
+            f" ({' and '.join(kinds)})",
+            lenders=result.lenders,
+            victims=result.victims,
+        )
+    if result.started and result.borrowed:
+        lenders = ", ".join(result.lenders) or "lending shares"
+        return Placement(
+            "borrow",
+            f"{need} would start on share {share}, borrowing {result.borrowed} idle instance"
+            f"{'s' if result.borrowed != 1 else ''} lent by {lenders}",
+            lenders=result.lenders,
+        )
+    if result.started:
+        return Placement("own", f"{need} would start at once on share {share}'s own capacity")
+    wait = result.wait
+    assert wait is not None
+    if wait.code == "misconfigured":
+        return Placement(
+            "misconfigured",
+            f"{need} can never run on share {share}: {wait.message}",
+            status_reason=wait.status_reason,
+            wait=wait,
+        )
+    return Placement(
+        "wait",
+        f"{need} would wait ({wait.code}): {wait.message}",
+        ahead=wait.ahead,
+        status_reason=wait.status_reason,
+        wait=wait,
+    )

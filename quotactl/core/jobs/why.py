@@ -1,0 +1,137 @@
+"""``job why``: why a job waits, and what preempted it, from what the Batch API reports.
+
+The wait comes from one engine pass over the job's live queue (``analysis.run_pass``). The
+preemption history comes from DescribeServiceJob's ``preemptionSummary``: each preempted
+attempt's statusReason says the kind (cross-share reclaim or in-share), and the job that was
+scheduled at the moment the attempt stopped is the one that took the capacity. That needs
+nothing but DescribeServiceJob and ListServiceJobs, so it works the same on AWS.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from quotactl.core.jobs.analysis import Wait, kind_of, run_pass
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+
+    from quotactl.core.live import LiveQueue
+    from quotactl.core.observed import LiveJob
+
+MATCH_BEFORE = 1.0
+"""Seconds a preempting job may appear scheduled before the preempted attempt stopped."""
+MATCH_AFTER = 300.0
+"""Seconds after it: on AWS the preemption completes, then the preempting job is scheduled."""
+
+
+@dataclass(frozen=True)
+class Preemption:
+    """One preempted attempt: when, how, and by which share and job (None: not found)."""
+
+    at: float | None
+    kind: str
+    by_share: str | None
+    by_job: str | None
+    by_job_name: str | None
+    status_reason: str | None
+
+
+@dataclass(frozen=True)
+class Why:
+    """``job why``'s answer: the job, its wait (None while running or done), its
+    preemptions (newest first, as AWS lists them)."""
+
+    job: LiveJob
+    wait: Wait | None
+    preemptions: tuple[Preemption, ...]
+    names: Mapping[str, str] = field(default_factory=dict)
+    """Job names by ID, for the jobs the answer mentions."""
+
+
+def wait_of(queue: LiveQueue, job_id: str) -> Wait | None:
+    """The wait code of ``job_id`` (ID or ARN) in its live queue; None if it runs or ended.
+
+    A SCHEDULED or STARTING job is ``starting``; a queued one is looked at by one pass of the
+    scheduling engine over the queue's unfinished jobs at ``queue.read_at``. For ``behind``,
+    the queue's jobs need their priorities (DescribeServiceJob): read it with details.
+    """
+    target = queue.job(job_id)
+    if target is None or target.is_final or target.status.value == "RUNNING":
+        return None
+    if target.holds_instances:
+        return Wait(
+            "starting",
+            f"it is {target.status.value}: SageMaker is acquiring its instances and data",
+            target.status_reason,
+        )
+    shares = {s.name for s in queue.shares}
+    if target.share not in shares:
+        return Wait(
+            "misconfigured",
+            f"its quota share {target.share!r} does not exist on queue {queue.name}",
+            target.status_reason,
+        )
+    if target.instance_type is None:
+        return Wait(
+            "misconfigured",
+            "its request names no instances, so no quota share can place it",
+            target.status_reason,
+        )
+    result = run_pass(queue.model, queue.engine_jobs(), target.job_id, queue.read_at)
+    if result.started:
+        return Wait(
+            "starting",
+            "it fits now: the scheduler starts it on its next pass",
+            target.status_reason,
+        )
+    assert result.wait is not None
+    return result.wait
+
+
+def preemptions_of(job: LiveJob, others: Sequence[LiveJob]) -> tuple[Preemption, ...]:
+    """The job's preempted attempts, each matched to the job that took the capacity."""
+    out: list[Preemption] = []
+    for attempt in job.recent_preemptions:
+        kind = kind_of(attempt.status_reason)
+        by = _preemptor(job, others, attempt.stopped_at, kind)
+        by_share = by.share if by is not None else (job.share if kind == "in-share" else None)
+        out.append(
+            Preemption(
+                at=attempt.stopped_at,
+                kind=kind,
+                by_share=by_share,
+                by_job=by.job_id if by else None,
+                by_job_name=by.name if by else None,
+                status_reason=attempt.status_reason,
+            )
+        )
+    return tuple(out)
+
+
+def _preemptor(
+    job: LiveJob, others: Sequence[LiveJob], at: float | None, kind: str
+) -> LiveJob | None:
+    """The job of the right share scheduled nearest the moment the attempt stopped."""
+    if at is None:
+        return None
+    types = set(job.instances)
+    found: list[tuple[float, LiveJob]] = []
+    for other in others:
+        when = other.scheduled_at
+        if other.job_id == job.job_id or when is None or not types & set(other.instances):
+            continue
+        if not at - MATCH_BEFORE <= when <= at + MATCH_AFTER:
+            continue
+        if (kind == "in-share") != (other.share == job.share):
+            continue
+        found.append((abs(when - at), other))
+    return min(found, key=lambda pair: pair[0])[1] if found else None
+
+
+def explain(queue: LiveQueue, job: LiveJob) -> Why:
+    """``job why`` for ``job`` (described), in its live queue (all statuses, for history)."""
+    wait = wait_of(queue, job.job_id)
+    names = {j.job_id: j.name for j in queue.jobs if wait and j.job_id in wait.ahead}
+    return Why(job, wait, preemptions_of(job, queue.jobs), names)

@@ -1,0 +1,218 @@
+"""Text views of the job commands: the ``jobs`` table, one job, ``why``, a dry-run preview."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from rich.table import Table
+
+from quotactl.core.simulate import human_duration
+from quotactl.render.jobs_json import iso
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+
+    from rich.console import Console
+
+    from quotactl.core.jobs.placement import Placement
+    from quotactl.core.jobs.records import JobDetail
+    from quotactl.core.jobs.reprioritise import PriorityChange
+    from quotactl.core.jobs.why import Preemption, Why
+    from quotactl.core.observed import LiveJob
+
+DASH = "\u2013"
+REASON_WIDTH = 60
+
+
+def instances(job: LiveJob) -> str:
+    if not job.instances:
+        return DASH
+    return ", ".join(f"{n} x {t}" for t, n in sorted(job.instances.items()))
+
+
+def age(job: LiveJob, now: float) -> str:
+    if job.created_at is None:
+        return DASH
+    return human_duration(max(0.0, now - job.created_at))
+
+
+def _short(text: str | None, width: int = REASON_WIDTH) -> str:
+    if not text:
+        return ""
+    return text if len(text) <= width else text[: width - 3] + "..."
+
+
+def print_jobs(console: Console, jobs: Sequence[LiveJob], now: float) -> None:
+    if not jobs:
+        console.print("No service jobs match.")
+        return
+    table = Table(box=None, pad_edge=False, header_style="bold")
+    for column in (
+        "NAME",
+        "JOB ID",
+        "QUEUE/SHARE",
+        "STATUS",
+        "PRIO",
+        "INSTANCES",
+        "AGE",
+        "PREEMPTED",
+        "REASON",
+    ):
+        table.add_column(
+            column,
+            no_wrap=column != "REASON",
+            justify="right" if column in ("PRIO", "PREEMPTED") else "left",
+        )
+    for job in jobs:
+        table.add_row(
+            job.name,
+            job.job_id,
+            f"{job.queue}/{job.share or DASH}",
+            job.status.value,
+            DASH if job.priority is None else str(job.priority),
+            instances(job),
+            age(job, now),
+            DASH if job.preemptions is None else str(job.preemptions),
+            _short(job.status_reason),
+        )
+    print_table(console, table)
+    console.print(f"{len(jobs)} job{'s' if len(jobs) != 1 else ''}")
+
+
+def print_table(console: Console, table: Table) -> None:
+    """On a terminal, fit it; into a pipe or file, never cut a value short (kubectl's way)."""
+    if console.is_terminal:
+        console.print(table)
+        return
+    width = console.width
+    console.width = max(width, _natural_width(console, table))
+    try:
+        console.print(table, crop=False)
+    finally:
+        console.width = width
+
+
+def _natural_width(console: Console, table: Table) -> int:
+    measured = table.__rich_measure__(console, console.options.update_width(100_000))
+    return int(measured.maximum)
+
+
+def print_job(
+    console: Console,
+    detail: JobDetail,
+    preemptions: Sequence[Preemption],
+    training_job: dict[str, object] | None,
+    now: float,
+) -> None:
+    job = detail.job
+    rows = [
+        ("Name", job.name),
+        ("Job ID", job.job_id),
+        ("ARN", job.job_arn),
+        ("Queue", job.queue),
+        ("Share", job.share or DASH),
+        ("Status", job.status.value + (" (terminated)" if job.is_terminated else "")),
+        ("Reason", job.status_reason or DASH),
+        ("Priority", DASH if job.priority is None else str(job.priority)),
+        ("Instances", instances(job)),
+        ("Created", f"{iso(job.created_at) or DASH} ({age(job, now)} ago)"),
+        ("Started", iso(job.started_at) or DASH),
+        ("Stopped", iso(job.stopped_at) or DASH),
+        ("Attempts", str(job.attempts or 0)),
+        ("Preempted", str(job.preemptions or 0)),
+    ]
+    if job.preemption_retries is not None:
+        rows.append(("Preemption retries", str(job.preemption_retries)))
+    if training_job is not None:
+        status = (
+            f"{training_job.get('status') or DASH} / {training_job.get('secondary_status') or DASH}"
+        )
+        rows.append(("Training job", f"{training_job.get('name')}  {status}"))
+    if detail.tags:
+        rows.append(("Tags", ", ".join(f"{k}={v}" for k, v in sorted(detail.tags.items()))))
+    table = Table(box=None, show_header=False, pad_edge=False)
+    table.add_column(style="bold", no_wrap=True)
+    table.add_column()
+    for key, value in rows:
+        table.add_row(key, value)
+    print_table(console, table)
+    if preemptions:
+        console.print()
+        _print_preemptions(console, preemptions)
+
+
+def _print_preemptions(console: Console, preemptions: Sequence[Preemption]) -> None:
+    console.print("[bold]Preemptions[/bold] (newest first)")
+    for p in preemptions:
+        by = p.by_job_name or p.by_job or "a job that could not be found"
+        if p.kind == "reclaim":
+            who = f"reclaimed by share {p.by_share or '?'} for {by}"
+        else:
+            who = f"in-share, by higher-priority {by}"
+        console.print(f"  {iso(p.at) or DASH}  {p.kind:<8}  {who}")
+
+
+def print_why(console: Console, why: Why) -> None:
+    job = why.job
+    console.print(f"[bold]{job.name}[/bold] ({job.job_id}) is {job.status.value}.")
+    wait = why.wait
+    if wait is not None:
+        console.print(f"  wait: {wait.code} \u2013 {wait.message}")
+        if wait.ahead:
+            console.print(f"  ahead of it: {_named(wait.ahead, why.names)}")
+        if wait.status_reason:
+            console.print(f"  AWS statusReason: {wait.status_reason}")
+    elif job.status.value == "RUNNING":
+        console.print("  It is running: nothing holds it back.")
+    elif job.is_final:
+        console.print(f"  It has ended{': ' + job.status_reason if job.status_reason else '.'}")
+    if why.preemptions:
+        _print_preemptions(console, why.preemptions)
+    elif not job.preemptions:
+        console.print("  It has never been preempted.")
+
+
+def _named(ids: Sequence[str], names: Mapping[str, str]) -> str:
+    return ", ".join(f"{names[i]} ({i})" if i in names else i for i in ids)
+
+
+def print_placement(
+    console: Console,
+    placement: Placement,
+    *,
+    queue: str,
+    share: str,
+    names: Mapping[str, str] | None = None,
+) -> None:
+    """``names``: job names by ID, for the victims and the jobs ahead."""
+    known = names or {}
+    console.print(f"Dry run: nothing was submitted to {queue}/{share}.")
+    console.print(f"[bold]placement: {placement.placement}[/bold] \u2013 {placement.message}")
+    if placement.lenders:
+        console.print(f"  lenders: {', '.join(placement.lenders)}")
+    for victim in placement.victims:
+        console.print(
+            f"  would preempt {_named([victim.job_id], known)} of share {victim.share} "
+            f"({victim.kind})"
+        )
+    if placement.ahead:
+        console.print(f"  ahead of it: {_named(placement.ahead, known)}")
+    if placement.status_reason:
+        console.print(f"  AWS statusReason: {placement.status_reason}")
+
+
+def print_priority(console: Console, change: PriorityChange) -> None:
+    before = DASH if change.before is None else str(change.before)
+    console.print(f"priority of {change.name} ({change.job_id}): {before} \u2192 {change.after}")
+    in_share = [v for v in change.preempts if v.kind == "in-share"]
+    if in_share:
+        console.print(f"This triggers in-share preemption of {len(in_share)} job(s):")
+    elif change.preempts:
+        console.print(f"This triggers preemption of {len(change.preempts)} job(s):")
+    for v in change.preempts:
+        by = "it" if v.by_job.split("/")[0] == change.job_id else v.by_job
+        console.print(f"  {v.job_id} of share {v.share} ({v.kind}, for {by})")
+    if not change.preempts:
+        console.print("No preemption follows on the next scheduling pass.")
+    if change.starts:
+        console.print("The job starts on the next scheduling pass.")

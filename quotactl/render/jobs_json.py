@@ -1,0 +1,180 @@
+"""The JSON documents of the job commands (format version 1; fields are only ever added).
+
+``jobs``::
+
+    {"format_version": "1", "jobs": [JOB, ...]}          # newest first
+    JOB = {"job_id", "job_arn", "name", "queue", "share", "status", "status_reason",
+           "priority", "instance_type", "instance_count", "created_at", "started_at",
+           "stopped_at", "attempts", "preemptions"}
+
+``job describe``: ``{"format_version": "1", "job": JOB + {"payload", "tags",
+"preemption_history": [PREEMPTION], "training_job": null | {"name", "status",
+"secondary_status"}}}``. ``job why``: ``{"format_version": "1", "job_id", "status",
+"wait": null | {"code", "message", "status_reason", "ahead": [job_id]}, "preemptions":
+[PREEMPTION]}`` with ``PREEMPTION = {"at", "kind": "reclaim" | "in-share", "by_share",
+"by_job", "status_reason"}``. ``submit``: ``{"format_version": "1", "submitted": [{"job_id",
+"job_arn", "name", "queue", "share"}], "warnings": [str]}``; ``submit --dry-run``:
+``{"format_version": "1", "placement", "message", "lenders": [share], "victims": [{"job_id",
+"share", "kind"}], "ahead": [job_id], "status_reason", "wait_code"}``. ``job priority``:
+``{"format_version": "1", "job_id", "priority_before", "priority", "starts", "preempts":
+[{"job_id", "share", "kind", "by_job"}]}``. Times are ISO 8601 UTC
+(``2026-12-01T09:30:00Z``); absent values are null.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from quotactl.core.jobs.analysis import Wait
+    from quotactl.core.jobs.placement import Placement
+    from quotactl.core.jobs.records import JobDetail
+    from quotactl.core.jobs.reprioritise import PriorityChange
+    from quotactl.core.jobs.why import Preemption, Why
+    from quotactl.core.observed import LiveJob
+
+FORMAT_VERSION = "1"
+
+
+def iso(seconds: float | None) -> str | None:
+    if seconds is None:
+        return None
+    stamp = datetime.fromtimestamp(seconds, UTC)
+    text = stamp.strftime("%Y-%m-%dT%H:%M:%S")
+    if stamp.microsecond:
+        text += f".{stamp.microsecond // 1000:03d}"
+    return text + "Z"
+
+
+def dump(document: dict[str, Any]) -> str:
+    return json.dumps({"format_version": FORMAT_VERSION, **document}, indent=2) + "\n"
+
+
+def job_view(job: LiveJob) -> dict[str, Any]:
+    return {
+        "job_id": job.job_id,
+        "job_arn": job.job_arn,
+        "name": job.name,
+        "queue": job.queue,
+        "share": job.share,
+        "status": job.status.value,
+        "status_reason": job.status_reason,
+        "priority": job.priority,
+        "instance_type": job.instance_type,
+        "instance_count": job.instance_count if job.instances else None,
+        "created_at": iso(job.created_at),
+        "started_at": iso(job.started_at),
+        "stopped_at": iso(job.stopped_at),
+        "attempts": job.attempts,
+        "preemptions": job.preemptions,
+    }
+
+
+def jobs_json(jobs: Sequence[LiveJob]) -> str:
+    return dump({"jobs": [job_view(j) for j in jobs]})
+
+
+def preemption_view(p: Preemption) -> dict[str, Any]:
+    return {
+        "at": iso(p.at),
+        "kind": p.kind,
+        "by_share": p.by_share,
+        "by_job": p.by_job,
+        "status_reason": p.status_reason,
+    }
+
+
+def describe_json(
+    detail: JobDetail,
+    preemptions: Sequence[Preemption],
+    training_job: dict[str, Any] | None,
+) -> str:
+    payload: Any = None
+    if detail.payload:
+        try:
+            payload = json.loads(detail.payload)
+        except ValueError:
+            payload = detail.payload
+    view = {
+        **job_view(detail.job),
+        "payload": payload,
+        "tags": dict(detail.tags),
+        "preemption_history": [preemption_view(p) for p in preemptions],
+        "training_job": training_job,
+    }
+    return dump({"job": view})
+
+
+def wait_view(wait: Wait | None) -> dict[str, Any] | None:
+    if wait is None:
+        return None
+    return {
+        "code": wait.code,
+        "message": wait.message,
+        "status_reason": wait.status_reason,
+        "ahead": list(wait.ahead),
+    }
+
+
+def why_json(why: Why) -> str:
+    return dump(
+        {
+            "job_id": why.job.job_id,
+            "status": why.job.status.value,
+            "wait": wait_view(why.wait),
+            "preemptions": [preemption_view(p) for p in why.preemptions],
+        }
+    )
+
+
+def placement_json(placement: Placement) -> str:
+    return dump(
+        {
+            "placement": placement.placement,
+            "message": placement.message,
+            "lenders": list(placement.lenders),
+            "victims": [
+                {"job_id": v.job_id, "share": v.share, "kind": v.kind} for v in placement.victims
+            ],
+            "ahead": list(placement.ahead),
+            "status_reason": placement.status_reason,
+            "wait_code": placement.wait.code if placement.wait else None,
+        }
+    )
+
+
+def submitted_json(submitted: Sequence[Any], warnings: Sequence[str]) -> str:
+    return dump(
+        {
+            "submitted": [
+                {
+                    "job_id": s.job_id,
+                    "job_arn": s.job_arn,
+                    "name": s.name,
+                    "queue": s.queue,
+                    "share": s.share,
+                }
+                for s in submitted
+            ],
+            "warnings": list(warnings),
+        }
+    )
+
+
+def priority_json(change: PriorityChange) -> str:
+    return dump(
+        {
+            "job_id": change.job_id,
+            "priority_before": change.before,
+            "priority": change.after,
+            "starts": change.starts,
+            "preempts": [
+                {"job_id": v.job_id, "share": v.share, "kind": v.kind, "by_job": v.by_job}
+                for v in change.preempts
+            ],
+        }
+    )

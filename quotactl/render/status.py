@@ -1,0 +1,332 @@
+"""``status`` as text: per queue a table of shares and instance types with a usage bar, the
+queue totals, who borrows from whom, the heads of the shares, and a per-team rollup.
+
+Columns that do not fit the terminal are dropped, least important first (team, borrow limit,
+sharing, the bar, ...); share, type, limit, borrowed, lent and headroom always stay, and
+names fold onto a second line rather than being cut.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from rich.console import Group
+from rich.measure import Measurement
+from rich.table import Table
+from rich.text import Text
+
+from quotactl.render.status_json import iso_time
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable
+    from fractions import Fraction
+
+    from rich.console import Console, RenderableType
+
+    from quotactl.core.status import CapacityRow, QueueStatus, ShareStatus, StatusReport
+
+BAR_WIDTH = 10
+OWN, BORROWED, IDLE, UNUSED = "\u2588", "\u2593", "\u2591", "\u00b7"  # █ ▓ ░ ·
+STYLES = {OWN: "green", BORROWED: "yellow", IDLE: "cyan", UNUSED: "dim"}
+STRATEGIES = {"RESERVE": "reserve", "LEND": "lend", "LEND_AND_BORROW": "lend+borrow"}
+DASH = "-"
+FOLDED_NAME = 12  # a share name may fold to this width in the narrowest table
+QUEUED = ("SUBMITTED", "RUNNABLE")
+ACTIVE = ("SCHEDULED", "STARTING", "RUNNING")
+
+
+@dataclass(frozen=True)
+class Column:
+    """A table column: its value comes from the share (first row only) or from each row."""
+
+    header: str
+    drop: int  # dropped first when the table is too wide: higher goes first; 0 never
+    share: Callable[[ShareStatus], str] | None = None
+    row: Callable[[CapacityRow], str | Text] | None = None
+    right: bool = True
+
+
+COLUMNS = (
+    Column(
+        "SHARE", 0, share=lambda s: s.name if s.enabled else f"{s.name} (disabled)", right=False
+    ),
+    Column("TEAM", 9, share=lambda s: s.team or DASH, right=False),
+    Column("SHARING", 7, share=lambda s: STRATEGIES[s.sharing.value], right=False),
+    Column("BORROW", 8, share=lambda s: _borrow(s)),
+    Column("TYPE", 0, row=lambda r: r.instance_type, right=False),
+    Column("LIMIT", 0, row=lambda r: str(r.limit)),
+    Column("IN USE", 1, row=lambda r: str(r.in_use)),
+    Column("OWN", 5, row=lambda r: str(r.own)),
+    Column("BORROWED", 0, row=lambda r: str(r.borrowed)),
+    Column("IDLE", 4, row=lambda r: str(r.idle)),
+    Column("LENT", 0, row=lambda r: amount(r.lent)),
+    Column("HEADROOM", 0, row=lambda r: DASH if r.headroom is None else str(r.headroom)),
+    Column("USAGE", 6, row=lambda r: usage_bar(r), right=False),
+    Column("QUEUED", 2, share=lambda s: _jobs([s], QUEUED)),
+    Column("ACTIVE", 2, share=lambda s: _jobs([s], ACTIVE)),
+    Column("PRE 24H", 3, share=lambda s: str(s.preempted_24h)),
+    Column("HEAD", 10, share=lambda s: _head(s), right=False),
+)
+TOTALS: dict[str, Callable[[QueueStatus], str]] = {
+    "SHARE": lambda q: "total",
+    "QUEUED": lambda q: _jobs(q.shares, QUEUED),
+    "ACTIVE": lambda q: _jobs(q.shares, ACTIVE),
+    "PRE 24H": lambda q: str(sum(s.preempted_24h for s in q.shares)),
+}
+
+
+def print_status(console: Console, report: StatusReport) -> None:
+    console.print(status_view(console, report))
+
+
+def status_view(console: Console, report: StatusReport) -> RenderableType:
+    """Everything ``status`` shows, as one renderable (``--watch`` redraws it in place)."""
+    parts: list[RenderableType] = []
+    if not report.queues:
+        parts.append(Text("No quota-managed job queue matches."))
+    for queue in report.queues:
+        parts += _queue_parts(console, queue, report.at)
+    if report.teams:
+        teams = _teams_table(report)
+        parts += [Text(""), teams if _fits(console, teams) else _team_lines(report)]
+    return Group(*parts)
+
+
+def _queue_parts(console: Console, queue: QueueStatus, at: float) -> list[RenderableType]:
+    capacity = ", ".join(f"{t} {n}" for t, n in queue.capacity.items()) or "no capacity"
+    title = Text.assemble(
+        ("Queue ", "bold"),
+        (queue.name, "bold"),
+        "" if queue.enabled else " (DISABLED)",
+        f"  environment {queue.environment or DASH}: {capacity}  at {iso_time(at)}",
+    )
+    table, shown = _shares_table(console, queue)
+    parts: list[RenderableType] = [Text(""), title]
+    parts += [table, _legend()] if table is not None else _share_lines(queue)
+    if not any(c.header == "HEAD" for c in shown):
+        heads = [s for s in queue.shares if s.head is not None]
+        if heads:
+            parts.append(Text("Next to run:"))
+            parts += [Text(f"  {s.name}: {_head(s)}") for s in heads]
+    parts += [Text(""), _borrowing(console, queue)]
+    return parts
+
+
+def _share_lines(queue: QueueStatus) -> list[RenderableType]:
+    """The narrowest layout: one short block per share and type, wrapping at words."""
+    lines: list[RenderableType] = []
+    for share in queue.shares:
+        sharing = STRATEGIES[share.sharing.value]
+        if share.borrow_limit is not None:
+            sharing += f" {_borrow(share)}"
+        name = share.name if share.enabled else f"{share.name} (disabled)"
+        lines.append(Text(f"{name} ({sharing})", style="bold"))
+        for row in share.capacity:
+            lines.append(Text(f"  {row.instance_type}: " + _figures(row)))
+    for row in queue.totals:
+        lines.append(Text(f"total {row.instance_type}: " + _figures(row), style="bold"))
+    return lines
+
+
+def _figures(row: CapacityRow) -> str:
+    room = "" if row.headroom is None else f", headroom {row.headroom}"
+    return (
+        f"limit {row.limit}, in use {row.in_use}, own {row.own}, borrowed {row.borrowed}, "
+        f"idle {row.idle}, lent {amount(row.lent)}{room}"
+    )
+
+
+def _fits(console: Console, renderable: RenderableType, slack: int = 0) -> bool:
+    unbounded = console.options.update(width=1 << 20)  # measure without squeezing
+    return Measurement.get(console, unbounded, renderable).maximum <= console.width + slack
+
+
+def _longest_name(queue: QueueStatus) -> int:
+    return max(
+        (len(_cell(COLUMNS[0], s, s.capacity[0])) for s in queue.shares if s.capacity), default=0
+    )
+
+
+def _shares_table(console: Console, queue: QueueStatus) -> tuple[Table | None, list[Column]]:
+    """The widest table that fits, or None when even the key columns do not."""
+    columns = list(COLUMNS)
+    while True:
+        table = _build(queue, columns)
+        droppable = [c for c in columns if c.drop]
+        # The key columns alone may fold long share names onto a second line.
+        slack = 0 if droppable else max(0, _longest_name(queue) - FOLDED_NAME)
+        if _fits(console, table, slack):
+            return table, columns
+        if not droppable:
+            return None, []
+        columns.remove(max(droppable, key=lambda c: c.drop))
+
+
+def _build(queue: QueueStatus, columns: list[Column]) -> Table:
+    table = Table(box=None, pad_edge=False, header_style="bold", show_edge=False)
+    for column in columns:
+        if column.right:
+            table.add_column(column.header, justify="right", no_wrap=True)
+        else:  # names fold onto a second line rather than lose their end
+            table.add_column(column.header, overflow="fold")
+    for share in queue.shares:
+        for index, row in enumerate(share.capacity):
+            table.add_row(*(_cell(c, share if index == 0 else None, row) for c in columns))
+    for index, row in enumerate(queue.totals):
+        cells: list[str | Text] = []
+        for column in columns:
+            if column.row is not None and column.header not in {"HEADROOM", "USAGE"}:
+                cells.append(column.row(row))
+            elif column.header == "HEADROOM":
+                cells.append(DASH)
+            elif column.header in TOTALS and index == 0:
+                cells.append(TOTALS[column.header](queue))
+            else:
+                cells.append("")
+        table.add_row(*cells, style="bold")
+    return table
+
+
+def _cell(column: Column, share: ShareStatus | None, row: CapacityRow) -> str | Text:
+    if column.row is not None:
+        return column.row(row)
+    if share is None or column.share is None:
+        return ""
+    return column.share(share)
+
+
+def _legend() -> Text:
+    return Text.assemble(
+        (OWN, STYLES[OWN]),
+        " own  ",
+        (BORROWED, STYLES[BORROWED]),
+        " borrowed  ",
+        (IDLE, STYLES[IDLE]),
+        " idle (lendable)  ",
+        (UNUSED, STYLES[UNUSED]),
+        " unused (reserved)",
+        style="dim",
+    )
+
+
+def _borrowing(console: Console, queue: QueueStatus) -> RenderableType:
+    if not queue.borrowing:
+        return Text("No share is borrowing.")
+    table = _borrowing_table(queue)
+    if _fits(console, table):
+        return table
+    return Group(
+        Text("Who borrows from whom", style="bold"),
+        *(
+            Text(f"  {p.instance_type}: {p.borrower} from {p.lender} {amount(p.instances)}")
+            for p in queue.borrowing
+        ),
+    )
+
+
+def _borrowing_table(queue: QueueStatus) -> Table:
+    table = Table(
+        title=Text("Who borrows from whom", style="bold"),
+        title_justify="left",
+        box=None,
+        pad_edge=False,
+        header_style="bold",
+    )
+    for header, right in (("TYPE", False), ("BORROWER", False), ("LENDER", False)):
+        table.add_column(header, justify="right" if right else "left", no_wrap=True)
+    table.add_column("INSTANCES", justify="right", no_wrap=True)
+    for pair in queue.borrowing:
+        table.add_row(pair.instance_type, pair.borrower, pair.lender, amount(pair.instances))
+    return table
+
+
+def _teams_table(report: StatusReport) -> Table:
+    table = Table(
+        title=Text("Teams (all queues)", style="bold"),
+        title_justify="left",
+        box=None,
+        pad_edge=False,
+        header_style="bold",
+    )
+    for header in ("TEAM", "TYPE"):
+        table.add_column(header, no_wrap=True)
+    for header in ("LIMIT", "IN USE", "BORROWED", "LENT"):
+        table.add_column(header, justify="right", no_wrap=True)
+    for team in report.teams:
+        for index, row in enumerate(team.capacity):
+            table.add_row(
+                team.name if index == 0 else "",
+                row.instance_type,
+                str(row.limit),
+                str(row.in_use),
+                str(row.borrowed),
+                amount(row.lent),
+            )
+    return table
+
+
+def _team_lines(report: StatusReport) -> RenderableType:
+    lines = [Text("Teams (all queues)", style="bold")]
+    for team in report.teams:
+        for row in team.capacity:
+            lines.append(
+                Text(
+                    f"  {team.name} {row.instance_type}: limit {row.limit}, in use "
+                    f"{row.in_use}, borrowed {row.borrowed}, lent {amount(row.lent)}"
+                )
+            )
+    return Group(*lines)
+
+
+def usage_bar(row: CapacityRow, width: int = BAR_WIDTH) -> Text:
+    """Own, borrowed and idle (or, for RESERVE, unused) instances against the limit."""
+    spare = row.limit - row.own
+    segments = [(OWN, row.own), (BORROWED, row.borrowed), (IDLE if row.idle else UNUSED, spare)]
+    total = sum(n for _, n in segments)
+    text = Text()
+    if total <= 0:
+        return text
+    for mark, cells in zip((m for m, _ in segments), _cells(segments, total, width), strict=True):
+        if cells:
+            text.append(mark * cells, style=STYLES[mark])
+    return text
+
+
+def _cells(segments: list[tuple[str, int]], total: int, width: int) -> list[int]:
+    """Largest-remainder rounding; a non-empty segment gets at least one cell."""
+    exact = [n * width / total for _, n in segments]
+    cells = [int(x) for x in exact]
+    for i in sorted(range(len(exact)), key=lambda i: exact[i] - cells[i], reverse=True):
+        if sum(cells) >= width:
+            break
+        cells[i] += 1
+    for i, (_, n) in enumerate(segments):
+        if n and not cells[i]:
+            cells[i] = 1
+            biggest = max(range(len(cells)), key=lambda j: cells[j])
+            cells[biggest] -= 1
+    return cells
+
+
+def amount(value: Fraction) -> str:
+    """An exact share of instances: whole numbers as they are, else one decimal."""
+    if value.denominator == 1:
+        return str(int(value))
+    return f"{float(value):.1f}"
+
+
+def _borrow(share: ShareStatus) -> str:
+    if share.borrow_limit is None:
+        return DASH
+    return "unlimited" if share.borrow_limit < 0 else f"{share.borrow_limit}%"
+
+
+def _jobs(shares: Iterable[ShareStatus], statuses: tuple[str, ...]) -> str:
+    return str(sum(s.jobs.get(status, 0) for s in shares for status in statuses))
+
+
+def _head(share: ShareStatus) -> str:
+    if share.head is None:
+        return ""
+    return f"{share.head.name} ({share.head.wait_code or 'running'})"

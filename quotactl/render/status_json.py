@@ -1,0 +1,123 @@
+"""``status -o json``, format version 1 (fields are only ever added within a version)::
+
+    {"format_version": "1", "at": "2026-12-01T10:00:00Z",
+     "queues": [{"name", "capacity": {instance type: n},
+                 "shares": [{"name", "team", "sharing", "borrow_limit", "in_share_preemption",
+                             "state",
+                             "capacity": [{"instance_type", "limit", "in_use", "own",
+                                           "borrowed", "idle", "lent", "headroom"}],
+                             "jobs": {"SUBMITTED": n, "RUNNABLE": n, "SCHEDULED": n,
+                                      "STARTING": n, "RUNNING": n},
+                             "preempted_24h", "head": {"job_id", "name", "wait_code"} | null}],
+                 "borrowing": [{"instance_type", "borrower", "lender", "instances"}]}],
+     "teams": [{"name", "capacity": [{"instance_type", "limit", "in_use", "borrowed",
+                                      "lent"}]}]}
+
+``lent`` and ``instances`` are shares of pooled capacity: an integer when whole, else a number
+rounded to 2 decimals. ``borrow_limit`` is a percent, -1 for unlimited, null for shares that do
+not borrow. ``sharing`` is AWS's strategy (RESERVE, LEND, LEND_AND_BORROW); ``state`` ENABLED or
+DISABLED.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from fractions import Fraction
+
+    from quotactl.core.status import QueueStatus, ShareStatus, StatusReport
+
+FORMAT_VERSION = "1"
+
+
+def status_json(report: StatusReport) -> str:
+    return json.dumps(status_document(report), indent=2)
+
+
+def status_document(report: StatusReport) -> dict[str, Any]:
+    return {
+        "format_version": FORMAT_VERSION,
+        "at": iso_time(report.at),
+        "queues": [_queue(q) for q in report.queues],
+        "teams": [
+            {
+                "name": team.name,
+                "capacity": [
+                    {
+                        "instance_type": r.instance_type,
+                        "limit": r.limit,
+                        "in_use": r.in_use,
+                        "borrowed": r.borrowed,
+                        "lent": number(r.lent),
+                    }
+                    for r in team.capacity
+                ],
+            }
+            for team in report.teams
+        ],
+    }
+
+
+def _queue(queue: QueueStatus) -> dict[str, Any]:
+    return {
+        "name": queue.name,
+        "capacity": dict(queue.capacity),
+        "shares": [_share(s) for s in queue.shares],
+        "borrowing": [
+            {
+                "instance_type": b.instance_type,
+                "borrower": b.borrower,
+                "lender": b.lender,
+                "instances": number(b.instances),
+            }
+            for b in queue.borrowing
+        ],
+    }
+
+
+def _share(share: ShareStatus) -> dict[str, Any]:
+    return {
+        "name": share.name,
+        "team": share.team,
+        "sharing": share.sharing.value,
+        "borrow_limit": share.borrow_limit,
+        "in_share_preemption": share.in_share_preemption,
+        "state": "ENABLED" if share.enabled else "DISABLED",
+        "capacity": [
+            {
+                "instance_type": r.instance_type,
+                "limit": r.limit,
+                "in_use": r.in_use,
+                "own": r.own,
+                "borrowed": r.borrowed,
+                "idle": r.idle,
+                "lent": number(r.lent),
+                "headroom": r.headroom,
+            }
+            for r in share.capacity
+        ],
+        "jobs": dict(share.jobs),
+        "preempted_24h": share.preempted_24h,
+        "head": None
+        if share.head is None
+        else {
+            "job_id": share.head.job_id,
+            "name": share.head.name,
+            "wait_code": share.head.wait_code,
+        },
+    }
+
+
+def number(value: Fraction) -> int | float:
+    """An exact share of instances: an int when whole, else rounded to 2 decimals."""
+    if value.denominator == 1:
+        return int(value)
+    return round(float(value), 2)
+
+
+def iso_time(at: float) -> str:
+    """Epoch seconds -> ISO 8601 UTC to the second (``2026-12-01T10:00:00Z``)."""
+    return datetime.fromtimestamp(int(at), UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
