@@ -13,7 +13,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -77,9 +77,9 @@ def test_apply_converges_under_throttling_and_server_errors(
     assert cli("plan", str(stack), "--detailed-exitcode").exit_code == 0
 
 
-def count_live_shares() -> int:
+def count_live_shares(batch: Any = None) -> int:
     """Shares that exist right now; queues not created yet hold none."""
-    batch = client(Target("local", STATE))
+    batch = batch or client(Target("local", STATE))
     count = 0
     for q in range(QUEUES):
         try:
@@ -102,8 +102,9 @@ def signal_apply_half_way(stack: Path, sig: signal.Signals) -> tuple[int, str]:
         argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env, text=True
     ) as process:
         deadline = time.monotonic() + 60
+        batch = client(Target("local", STATE))  # one client: building one per poll is slow
         while process.poll() is None and time.monotonic() < deadline:
-            if count_live_shares() >= 30:
+            if count_live_shares(batch) >= 30:
                 break
             time.sleep(0.02)
         process.send_signal(sig)
