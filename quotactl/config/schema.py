@@ -20,17 +20,15 @@ from pydantic import (
 )
 from pydantic_core import PydanticCustomError
 
+from quotactl.core.engine import reasons
+
 INT32_MAX = 2**31 - 1
 """AWS's integer fields are 32-bit; larger numbers are typos, never capacity."""
 
 NAME_PATTERN = r"^[A-Za-z0-9_-]{1,128}$"
 REGION_PATTERN = r"^[a-z]{2}(-[a-z]+)+-[0-9]+$"
 ACCOUNT_PATTERN = r"^[0-9]{12}$"
-RUNNABLE_REASONS = (
-    "CAPACITY:INSUFFICIENT_INSTANCE_CAPACITY",
-    "MISCONFIGURATION:SERVICE_ENVIRONMENT_MAX_RESOURCE",
-    "MISCONFIGURATION:QUOTA_MANAGEMENT_LIMIT_EXCEEDED",
-)
+RUNNABLE_REASONS = reasons.TIME_LIMIT_REASONS
 MAX_CAPACITY_ENTRIES = 5
 
 Name = Annotated[

@@ -19,6 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
+from quotactl.core.engine.model import JobStatus
 from quotactl.core.impact import assess
 from quotactl.core.observed import HOLDING_JOB_STATUSES
 from quotactl.core.plan import Effect, PlanError
@@ -58,7 +59,7 @@ def disrupted_jobs(plan: Plan) -> tuple[DisruptedJob, ...]:
             for job in impact.jobs:
                 if job.status in HOLDING_JOB_STATUSES and job.job_id not in found:
                     found[job.job_id] = DisruptedJob(change.address, impact.effect, job)
-    rank = {"RUNNING": 0, "STARTING": 1, "SCHEDULED": 2}
+    rank: dict[str, int] = {JobStatus.RUNNING: 0, JobStatus.STARTING: 1, JobStatus.SCHEDULED: 2}
     return tuple(sorted(found.values(), key=lambda d: (rank.get(d.job.status, 3), d.address)))
 
 

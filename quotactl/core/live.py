@@ -13,22 +13,23 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from quotactl.core.engine.model import Job, JobStatus, QueueModel, ShareModel
+from quotactl.core.engine.model import (
+    FINAL,
+    UNFINISHED,
+    Job,
+    JobStatus,
+    QueueModel,
+    ShareModel,
+)
 from quotactl.core.model import TEAM_TAG, UNLIMITED, Strategy
 from quotactl.core.observed import LiveJob, PastPreemption
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping
 
-UNFINISHED_STATUSES = (
-    JobStatus.SUBMITTED,
-    JobStatus.RUNNABLE,
-    JobStatus.SCHEDULED,
-    JobStatus.STARTING,
-    JobStatus.RUNNING,
-)
+UNFINISHED_STATUSES = UNFINISHED
 """The statuses ``status`` lists (ListServiceJobs is called once for each, paginated)."""
-FINISHED_STATUSES = (JobStatus.SUCCEEDED, JobStatus.FAILED)
+FINISHED_STATUSES = FINAL
 ALL_STATUSES = UNFINISHED_STATUSES + FINISHED_STATUSES
 _RANK = {status: rank for rank, status in enumerate(ALL_STATUSES)}
 

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import TYPE_CHECKING
 
+from quotactl.core.engine.model import HOLDING, UNFINISHED
 from quotactl.core.model import STACK_TAG, EnvironmentSpec, PolicySpec, QueueSpec, ShareSpec
 
 if TYPE_CHECKING:
@@ -21,9 +22,9 @@ if TYPE_CHECKING:
 
 Spec = EnvironmentSpec | PolicySpec | QueueSpec | ShareSpec
 
-ACTIVE_JOB_STATUSES = ("SUBMITTED", "RUNNABLE", "SCHEDULED", "STARTING", "RUNNING")
+ACTIVE_JOB_STATUSES: tuple[str, ...] = tuple(s.value for s in UNFINISHED)
 """Statuses of jobs that a delete would terminate (ListServiceJobs is called once for each)."""
-HOLDING_JOB_STATUSES = frozenset({"SCHEDULED", "STARTING", "RUNNING"})
+HOLDING_JOB_STATUSES = frozenset(s.value for s in HOLDING)
 """Statuses in which a job holds instances (counts towards a share's usage)."""
 SETTLING_STATUSES = frozenset({"CREATING", "UPDATING"})
 """Lifecycle statuses a resource passes through on its way to VALID."""

@@ -1,27 +1,17 @@
 """The embedded AWS Batch quota-management account: ``--backend local`` and ``local serve``.
 
 Layers (moto's split, minus its globals): ``wire`` (routes from botocore's model, rest-json
-in and out) -> ``handlers`` (one function per operation, named after it) -> ``store``
-(SQLite, one transaction per request) with ``models`` (records and their API shapes) ->
-``errors`` (AWS's error codes). ``jobs`` is the one job state machine, ``lifecycle`` the
-resource status steps, ``tick`` drives both in emulated time, ``scheduling`` is the seam to
-a scheduling policy. Two ways in share every handler: ``hook.BotocoreHook`` (in-process,
-botocore's ``before-send`` event) and ``server.EmulatorServer`` (HTTP, ``local serve``).
+in and out) -> ``handlers`` (one function per operation, named after it) -> ``store`` (the
+SQLite file, one transaction per request), ``transaction`` and ``job_rows`` (typed reads and
+writes) with ``models`` and ``service_job`` (records and their API shapes) -> ``errors``
+(AWS's error codes). Service jobs are scheduled by ``quotactl.core.engine``, one engine per
+job queue (``engines``), through ``jobs`` (translation between stored jobs and the engine)
+and ``tick`` (the events that fall due); ``lifecycle`` is the resource status steps. Two ways
+in share every handler: ``hook.BotocoreHook`` (in-process, botocore's ``before-send`` event)
+and ``server.EmulatorServer`` (HTTP, ``local serve``).
 
-The scheduler seam
-------------------
-On each tick, for every queue with RUNNABLE jobs, ``jobs.view_of`` builds an immutable
-``scheduling.QueueView`` (environment capacity, shares with limits/strategy/borrow limit/
-in-share preemption/state, unfinished jobs with status/priority/share/capacity/submission
-order and time/start time/duration/preemption retries) and calls
-``Scheduler.schedule(view, now)``; it returns ``Dispatch(job_id)``, ``Preempt(job_id, reason)``
-and ``Hold(job_id, reason)`` values that ``jobs.apply`` carries out (retries, preemption
-summaries and FAILED after ``preemptionRetriesBeforeTermination`` stay in ``jobs``). The
-scheduler is ``engine_scheduler.EngineScheduler``: the engine of SPEC §6
-(``quotactl.core.engine``, shared with ``simulate``) on a snapshot of the queue, one pass per
-tick. ``tick.advance`` (``local advance``) and ``tick.catch_up`` (each request while
-``local serve --speed`` runs the clock) walk emulated time from event to event, so capacity a
-job frees at ``t`` is handed on at ``t``.
+The service-job lifecycle, its timing, the cost of a request and every job-related choice
+where AWS is silent are documented in docs/emulator.md ("Service jobs").
 
 Choices where AWS's documentation is silent (reference "UNCONFIRMED")
 --------------------------------------------------------------------
@@ -41,29 +31,11 @@ Choices where AWS's documentation is silent (reference "UNCONFIRMED")
   fair-share one. DeleteJobQueue does not require its shares to be deleted first: they go
   with the queue and every unfinished job of the queue is terminated.
 - Duplicate names answer exactly "Object already exists" (the SDK sample compares it).
-- Service jobs never enter PENDING. UpdateServiceJob accepts any unfinished job. A
-  terminated job (any unfinished status) ends FAILED with isTerminated and the reason as
-  statusReason; terminating a finished job is a no-op. recentPreemptedAttempts keeps the
-  5 newest, newest first. A job over its preemptionRetriesBeforeTermination fails with
-  "Terminated after preemption: preemptionRetriesBeforeTermination=<n> used up. <reason>";
-  in-share preemption says "In-share preemption triggered by a higher-priority job" (both
-  texts are the engine's, shared with ``simulate``). Each attempt is a training job named
-  ``AWSBatch<jobName[:23]><32 hex>``.
 - Requests are checked against botocore's input shapes before any handler (``shapes``:
   int32 for ``integer`` without a ``max``, case-sensitive enums, ``null`` refused, strict
   JSON at most 32 levels deep), then AWS's documented rules (``validate``); every failure is
   a 400 ClientException naming the member path. Throttling (``submit_tps``) comes first.
 - An ARN of another partition, region or account "does not exist".
-- serviceRequestPayload is stored as given; a payload without ResourceConfig, or whose
-  ResourceConfig/StoppingCondition break SageMaker's shapes (``"InstanceCount": 1e999``),
-  fails the job (FAILED, "Received status from SageMaker: ValidationException: ...") when it
-  leaves SUBMITTED. InstanceGroups count each group against its own instance type; such a job
-  starts only when every group can start at once.
-- clientToken: the same token with the same request returns the first job; with a
-  different request it is a ClientException. The 5 TPS SubmitServiceJob limit is off by
-  default and turned on with the fault ``submit_tps=5``.
-- ListServiceJobs: newest first, always; no jobQueue lists every queue; with a
-  QUOTA_SHARE_NAME or SHARE_IDENTIFIER filter and no jobStatus every status is listed.
 - The account is 123456789012 in the region the state file was created for (us-east-1 by
   default); the emulated clock starts at the wall time the state was created.
 """

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from quotactl.emulator.arns import Account
-    from quotactl.emulator.scheduling import Scheduler
+    from quotactl.emulator.engines import Engines
     from quotactl.emulator.store import Tx
 
 
@@ -20,10 +20,13 @@ class Context:
     tx: Tx
     now: float  # emulated epoch seconds
     account: Account
-    scheduler: Scheduler
+    engines: Engines  # the scheduling engine of each job queue (``engines.py``)
     status_delay: float = 0.0  # emulated seconds each CREATING/UPDATING/... step takes at least
     strict: bool = False  # True before the handler: only what fell due before ``now`` moves
     touched: set[str] = field(default_factory=set)  # ARNs/job ids this request set a status on
+    queues: set[int] = field(default_factory=set)  # job queues (seq) whose jobs need a pass
+    remodel: set[str] = field(default_factory=set)  # job queues whose settings or shares changed
+    everything: bool = False  # the scheduling model of every queue may have changed
 
     def due(self, at: float, key: str) -> bool:
         """Whether a step due at emulated time ``at`` for resource/job ``key`` happens now.
@@ -35,11 +38,20 @@ class Context:
             return False
         return at < self.now - EPSILON if self.strict else at <= self.now + EPSILON
 
-    def changed(self) -> None:
-        """Something the scheduler depends on changed: rerun it at the end of this request."""
-        self.tx.wake(self.now)
+    def changed(self, queue: int | None = None) -> None:
+        """What scheduling depends on changed: run a pass at the end of this request over
+        ``queue`` (a job queue's seq), or over every queue (a share, environment or queue
+        changed: their engines are rebuilt from the stored jobs)."""
+        if queue is None:
+            self.everything = True
+        else:
+            self.queues.add(queue)
+
+    def remodelled(self, queue: str) -> None:
+        """The job queue's settings or quota shares changed: its engine is rebuilt from the
+        stored jobs and a pass runs over it at the end of this request."""
+        self.remodel.add(queue)
 
     def settling(self, key: str) -> None:
         """A status was set on ``key`` that completes after the status delay."""
         self.touched.add(key)
-        self.tx.wake(self.now + self.status_delay)

@@ -11,7 +11,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from quotactl.core.engine import UNFINISHED, reasons
 from quotactl.emulator import jobs
+from quotactl.emulator.context import EPSILON
 from quotactl.emulator.models import (
     CREATING,
     DELETING,
@@ -28,14 +30,14 @@ if TYPE_CHECKING:
 QUEUE_HEALTHY = "JobQueue Healthy"
 
 
-def settle(ctx: Context) -> bool:
-    """Complete every due status step; True if anything changed."""
-    changed = False
-    for record in ctx.tx.settling():
+def settle(ctx: Context) -> int:
+    """Complete every due status step; returns how many resources changed."""
+    changed = 0
+    for record in ctx.tx.settling(ctx.now - ctx.status_delay + EPSILON):
         assert isinstance(record, Settling)
         if not ctx.due(record.status_since + ctx.status_delay, record.arn):
             continue
-        changed = True
+        changed += 1
         if record.status in (CREATING, UPDATING):
             record.status = VALID
             record.status_since = ctx.now
@@ -52,23 +54,17 @@ def remove(ctx: Context, record: Settling) -> None:
     if isinstance(record, QuotaShare):
         queue = ctx.tx.get(JobQueue, record.queue)
         if queue is not None:
-            reason = f"Quota share {record.name} was deleted"
-            for job in ctx.tx.jobs(queue_ref=queue.seq, share=record.name, newest_first=False):
+            reason = reasons.share_deleted(record.name)
+            unfinished = ctx.tx.jobs(
+                queue_ref=queue.seq, statuses=UNFINISHED, share=record.name, newest_first=False
+            )
+            for job in unfinished:
                 jobs.terminate(ctx, job, reason)
     elif isinstance(record, JobQueue):
         for share in ctx.tx.records(QuotaShare, parent=record.name):
             ctx.tx.delete(share)
-        for job in ctx.tx.jobs(queue_ref=record.seq, newest_first=False):
-            jobs.terminate(ctx, job, f"Job queue {record.name} was deleted")
+        reason = reasons.queue_deleted(record.name)
+        for job in ctx.tx.jobs(queue_ref=record.seq, statuses=UNFINISHED, newest_first=False):
+            jobs.terminate(ctx, job, reason)
     ctx.tx.delete(record)
     ctx.changed()
-
-
-def next_due(ctx: Context) -> float | None:
-    """The earliest emulated time at which a pending status step completes."""
-    times = [
-        r.status_since + ctx.status_delay
-        for r in ctx.tx.settling()
-        if isinstance(r, Settling) and r.status in (CREATING, UPDATING, DELETING)
-    ]
-    return min(times, default=None)

@@ -1,9 +1,12 @@
 """The ``Emulator``: one emulated AWS Batch account over one state file.
 
 Every way in (the botocore hook, ``local serve``, ``local advance``, tests) goes through
-``handle`` or ``call``; each request is one transaction: read the clock, run the due tick,
-run the handler. A handler's failure rolls back its own writes only (a savepoint), never
-the tick that ran before it.
+``handle`` or ``call``. A read (Describe*, List*, Get*) is one read transaction: it never
+waits for a writer and changes nothing, unless an event is due, which a short write then
+runs (``tick.step``: the due events only). A write is one write transaction: what fell due
+before now, the handler, then the events due at now and a scheduling pass over the queues it
+changed. A handler's failure rolls back its own writes only (a savepoint), never the events
+that ran before it.
 """
 
 from __future__ import annotations
@@ -19,18 +22,19 @@ from typing import TYPE_CHECKING, Any, Self
 from quotactl.emulator import tick as ticks
 from quotactl.emulator import wire
 from quotactl.emulator.arns import Account
-from quotactl.emulator.context import Context
-from quotactl.emulator.engine_scheduler import EngineScheduler
+from quotactl.emulator.context import EPSILON, Context
+from quotactl.emulator.engines import Engines
 from quotactl.emulator.errors import ServerException, ServiceError
 from quotactl.emulator.faults import Faults, FaultSpec, parse_faults
-from quotactl.emulator.handlers import HANDLERS
-from quotactl.emulator.store import Clock, Store, Tx
+from quotactl.emulator.handlers import HANDLERS, READ_ONLY
+from quotactl.emulator.store import Clock, Store
 from quotactl.errors import UsageError
 
 if TYPE_CHECKING:
+    from collections.abc import Iterator
     from types import TracebackType
 
-    from quotactl.emulator.scheduling import Scheduler
+    from quotactl.emulator.handlers import Handler
 
 Wall = Callable[[], float]
 CLOCK_HORIZON = 32_503_680_000.0
@@ -51,15 +55,14 @@ class Emulator:
     """An AWS Batch quota-management account (SPEC §7) stored in ``state_path``.
 
     ``wall`` is the injected wall clock (the emulated clock only moves with ``advance`` or a
-    ``speed`` set by ``local serve``); ``scheduler`` decides dispatch and preemption (by
-    default the engine of SPEC §6, ``EngineScheduler``).
+    ``speed`` set by ``local serve``). Jobs are scheduled by ``quotactl.core.engine``, one
+    engine per job queue (``engines.py``).
     """
 
     def __init__(
         self,
         state_path: Path,
         *,
-        scheduler: Scheduler | None = None,
         faults: FaultSpec | str | None = None,
         status_delay: float = 0.0,
         region: str = "us-east-1",
@@ -67,7 +70,7 @@ class Emulator:
         sleep: Callable[[float], None] = time.sleep,
     ) -> None:
         self.state_path = state_path
-        self.scheduler: Scheduler = scheduler or EngineScheduler()
+        self.engines = Engines(status_delay)
         self.status_delay = status_delay
         self.wall = wall
         spec = faults if isinstance(faults, FaultSpec) else parse_faults(faults)
@@ -99,48 +102,81 @@ class Emulator:
         """Run one operation on already-parsed members; raises ServiceError."""
         self.router.validate(operation, params)  # botocore's input shape, before any handler
         handler = HANDLERS[operation]
-        failure: ServiceError | None = None
-        with self.store.transaction() as tx:
-            ctx = self._context(tx)
-            tx.db.execute("SAVEPOINT handler")
-            try:
+        if operation not in READ_ONLY:
+            return self._write(handler, params)
+        with self.store.transaction(write=False) as tx:
+            account_id, region, clock, next_due = tx.account_row()
+            now = clock.at(self.wall())
+            behind = next_due is not None and next_due < now - EPSILON
+            if not behind:
+                ctx = Context(tx, now, self._account(account_id, region), self.engines)
+                ctx.status_delay, ctx.strict = self.status_delay, True
                 result = handler(ctx, params)
-            except ServiceError as exc:
-                tx.db.execute("ROLLBACK TO handler")
-                ctx.touched.clear()
-                failure = exc
-            tx.db.execute("RELEASE handler")
+        if behind:  # a running clock left events behind: they happen before the read
+            return self._write(handler, params)
+        if next_due is not None and next_due <= now + EPSILON:
+            self._write(None, params)  # what is due now happens after the read has seen it
+        return result
+
+    def _write(self, handler: Handler | None, params: dict[str, Any]) -> dict[str, Any]:
+        result: dict[str, Any] = {}
+        failure: ServiceError | None = None
+        with self._writing() as ctx:
+            if handler is not None:
+                ctx.tx.db.execute("SAVEPOINT handler")
+                try:
+                    result = handler(ctx, params)
+                except ServiceError as exc:
+                    ctx.tx.db.execute("ROLLBACK TO handler")
+                    self.engines.clear_queues()  # the handler's engine changes are undone
+                    ctx.touched.clear()
+                    ctx.queues, ctx.everything = set(), False
+                    failure = exc
+                ctx.tx.db.execute("RELEASE handler")
             ctx.strict = False
-            if ticks.due(ctx, tx.account_row()[3]):
-                ticks.tick(ctx)
+            ticks.step(ctx, stepped=True)
         if failure is not None:
             raise failure
         return result
 
+    @contextlib.contextmanager
+    def _writing(self) -> Iterator[Context]:
+        """One write transaction: engines synchronised, what fell due before now run first;
+        at the end the next event time is stored. Any failure drops every engine."""
+        try:
+            with self.store.transaction() as tx:
+                account_id, region, clock, next_due = tx.account_row()
+                self.engines.begin(tx.generation())
+                account = self._account(account_id, region)
+                ctx = Context(tx, clock.at(self.wall()), account, self.engines, self.status_delay)
+                ctx.strict = True
+                if next_due is not None and next_due < ctx.now - EPSILON:
+                    ticks.catch_up(ctx)
+                yield ctx
+                # Still under the write lock, so the next writer of this process finds its
+                # engines current (should COMMIT fail, the except clause drops them).
+                self.engines.committed(tx.written(ticks.next_due(ctx)))
+        except BaseException:
+            self.engines.clear()
+            raise
+
     # -- time ------------------------------------------------------------------------------
-    def _context(self, tx: Tx) -> Context:
-        account_id, region, clock, next_due = tx.account_row()
+    def _account(self, account_id: str, region: str) -> Account:
         account = self._accounts.get((account_id, region))
         if account is None:
             account = self._accounts.setdefault((account_id, region), Account(account_id, region))
-        ctx = Context(
-            tx, clock.at(self.wall()), account, self.scheduler, self.status_delay, strict=True
-        )
-        if ticks.due(ctx, next_due):
-            ticks.catch_up(ctx)
-        return ctx
+        return account
 
     def now(self) -> float:
         """The emulated time (epoch seconds)."""
-        with self.store.transaction() as tx:
-            return self._context(tx).now
+        with self.store.transaction(write=False) as tx:
+            return tx.account_row()[2].at(self.wall())
 
     def advance(self, seconds: float) -> Advanced:
         """Move the clock forward, running every job start, finish and status step on the way."""
         if seconds < 0:
             raise ValueError("the emulator's clock only moves forward")
-        with self.store.transaction() as tx:
-            ctx = self._context(tx)
+        with self._writing() as ctx:
             ctx.strict = False
             before = ctx.now
             if before + seconds > CLOCK_HORIZON:
@@ -150,18 +186,16 @@ class Emulator:
                     hint="advance by less; `quotactl local reset` starts the clock over",
                 )
             changes = ticks.advance(ctx, before + seconds)
-            speed = tx.account_row()[2].speed
-            tx.set_clock(Clock(ctx.now, self.wall(), speed))
-            changes += ticks.tick(ctx)
+            speed = ctx.tx.account_row()[2].speed
+            ctx.tx.set_clock(Clock(ctx.now, self.wall(), speed))
         return Advanced(before, ctx.now, changes)
 
     def set_speed(self, speed: float) -> None:
         """From now on the clock runs ``speed`` emulated seconds per wall second (0: stopped)."""
         if speed < 0:
             raise ValueError("speed cannot be negative")
-        with self.store.transaction() as tx:
-            now = self._context(tx).now
-            tx.set_clock(Clock(now, self.wall(), speed))
+        with self._writing() as ctx:
+            ctx.tx.set_clock(Clock(ctx.now, self.wall(), speed))
 
     # -- lifetime --------------------------------------------------------------------------
     def close(self) -> None:

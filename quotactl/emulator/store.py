@@ -1,37 +1,32 @@
-"""The emulated account on disk: one SQLite file, one short write transaction per request.
+"""The emulated account on disk: one SQLite file, one short transaction per request.
 
-Why SQLite: several quotactl processes and a ``local serve`` may share one state file, so
-every request runs in ``BEGIN IMMEDIATE`` (writers queue on the busy timeout instead of
-failing), the journal is WAL (readers never block the writer) and the schema carries a
-version (``PRAGMA user_version``) so an older quotactl refuses a newer file instead of
-corrupting it. Rows hold one JSON document each plus the few columns that are indexed.
+Why SQLite: several quotactl processes and a ``local serve`` may share one state file. The
+journal is WAL, so readers never block the writer nor wait for it: a read runs in ``BEGIN
+DEFERRED`` and takes no lock a writer waits on; a write runs in ``BEGIN IMMEDIATE`` (writers
+of one process queue on a lock, those of other processes on the busy timeout). Every write
+bumps ``account.generation``, so a process knows when another one has written. The schema
+carries a version (``PRAGMA user_version``) so an older quotactl refuses a newer file instead
+of corrupting it. Rows hold one JSON document each plus the few columns that are indexed;
+``due_at`` (jobs and resources) is when the row next changes by itself, so the next event of
+the account is one index lookup, never a scan.
 """
 
 from __future__ import annotations
 
-import json
+import contextlib
 import sqlite3
 import threading
 from contextlib import contextmanager
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING
 
-from quotactl.emulator.models import (
-    TERMINAL,
-    JobQueue,
-    QuotaShare,
-    Record,
-    SchedulingPolicy,
-    ServiceEnvironment,
-    ServiceJob,
-)
+from quotactl.emulator.transaction import Clock, Tx
 from quotactl.errors import QuotactlError
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
     from pathlib import Path
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 BUSY_TIMEOUT_MS = 30_000
 
 _SCHEMA = """
@@ -42,7 +37,8 @@ CREATE TABLE account (
     clock REAL NOT NULL,   -- emulated epoch seconds at wall time `anchor`
     anchor REAL NOT NULL,  -- wall epoch seconds when `clock` was last set
     speed REAL NOT NULL,   -- emulated seconds per wall second (local serve --speed), else 0
-    next_due REAL          -- earliest emulated time at which something changes by itself
+    next_due REAL,         -- earliest emulated time at which something changes by itself
+    generation INTEGER NOT NULL DEFAULT 0  -- bumped by every write transaction
 );
 CREATE TABLE resources (
     seq INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -50,9 +46,11 @@ CREATE TABLE resources (
     parent TEXT NOT NULL,  -- quota shares: their job queue's name, others: ''
     name TEXT NOT NULL,
     arn TEXT NOT NULL UNIQUE,
-    doc TEXT NOT NULL
+    doc TEXT NOT NULL,
+    due_at REAL            -- when a CREATING/UPDATING/DELETING step completes
 );
 CREATE UNIQUE INDEX resources_by_name ON resources (kind, parent, name);
+CREATE INDEX resources_due ON resources (due_at) WHERE due_at IS NOT NULL;
 CREATE TABLE tags (
     arn TEXT NOT NULL,
     key TEXT NOT NULL,
@@ -66,200 +64,44 @@ CREATE TABLE jobs (
     share TEXT,
     status TEXT NOT NULL,
     client_token TEXT,
-    doc TEXT NOT NULL
+    doc TEXT NOT NULL,
+    priority INTEGER NOT NULL DEFAULT 0,
+    due_at REAL,           -- when the job's status next changes by itself (an event)
+    engine TEXT            -- what the scheduling engine needs of an unfinished job (JSON)
 );
 CREATE INDEX jobs_by_queue ON jobs (queue_ref, status, seq);
+CREATE INDEX jobs_in_order ON jobs (queue_ref, status, priority DESC, seq);
+CREATE INDEX jobs_in_share_order ON jobs (queue_ref, share, status, priority DESC, seq);
+CREATE INDEX jobs_due ON jobs (due_at, queue_ref) WHERE due_at IS NOT NULL;
 CREATE INDEX jobs_by_status ON jobs (status, seq);
 CREATE INDEX jobs_by_token ON jobs (client_token) WHERE client_token IS NOT NULL;
 """
 
-R = TypeVar("R", bound=Record)
-KINDS: dict[str, type[Record]] = {
-    cls.KIND: cls for cls in (SchedulingPolicy, ServiceEnvironment, JobQueue, QuotaShare)
-}
+_TO_VERSION_2 = """
+ALTER TABLE account ADD COLUMN generation INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE resources ADD COLUMN due_at REAL;
+ALTER TABLE jobs ADD COLUMN priority INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE jobs ADD COLUMN due_at REAL;
+ALTER TABLE jobs ADD COLUMN engine TEXT;
+CREATE INDEX resources_due ON resources (due_at) WHERE due_at IS NOT NULL;
+CREATE INDEX jobs_in_order ON jobs (queue_ref, status, priority DESC, seq);
+CREATE INDEX jobs_in_share_order ON jobs (queue_ref, share, status, priority DESC, seq);
+CREATE INDEX jobs_due ON jobs (due_at, queue_ref) WHERE due_at IS NOT NULL;
+UPDATE resources SET due_at = json_extract(doc, '$.status_since')
+    WHERE json_extract(doc, '$.status') IN ('CREATING', 'UPDATING', 'DELETING');
+UPDATE jobs SET priority = coalesce(json_extract(doc, '$.priority'), 0),
+    due_at = (SELECT clock FROM account) WHERE status NOT IN ('SUCCEEDED', 'FAILED');
+UPDATE account SET next_due = clock
+"""
+"""Schema 1 -> 2: every unfinished job is looked at by the next request, which re-arms it."""
+
+__all__ = ["Clock", "StateError", "Store", "Tx"]
 
 
 class StateError(QuotactlError):
     """The state file cannot be used (written by a newer quotactl, or not a state file)."""
 
     code = "emulator-state"
-
-
-@dataclass
-class Clock:
-    """The emulated clock as stored: ``now = clock + speed * (wall - anchor)``."""
-
-    clock: float
-    anchor: float
-    speed: float
-
-    def at(self, wall: float) -> float:
-        return self.clock + self.speed * max(0.0, wall - self.anchor)
-
-
-class Tx:
-    """One request's view of the account: typed reads and writes inside one transaction."""
-
-    def __init__(self, db: sqlite3.Connection) -> None:
-        self.db = db
-
-    # -- account row ---------------------------------------------------------------------
-    def account_row(self) -> tuple[str, str, Clock, float | None]:
-        row = self.db.execute(
-            "SELECT account_id, region, clock, anchor, speed, next_due FROM account"
-        ).fetchone()
-        return row[0], row[1], Clock(row[2], row[3], row[4]), row[5]
-
-    def set_clock(self, clock: Clock) -> None:
-        self.db.execute(
-            "UPDATE account SET clock = ?, anchor = ?, speed = ?",
-            (clock.clock, clock.anchor, clock.speed),
-        )
-
-    def set_next_due(self, due: float | None) -> None:
-        self.db.execute("UPDATE account SET next_due = ?", (due,))
-
-    def wake(self, at: float) -> None:
-        """Make the next request at or after emulated time ``at`` run the scheduler tick."""
-        self.db.execute("UPDATE account SET next_due = min(coalesce(next_due, ?), ?)", (at, at))
-
-    # -- resources -----------------------------------------------------------------------
-    def get(self, cls: type[R], name: str, parent: str = "") -> R | None:
-        row = self.db.execute(
-            "SELECT doc, seq FROM resources WHERE kind = ? AND parent = ? AND name = ?",
-            (cls.KIND, parent, name),
-        ).fetchone()
-        return None if row is None else cls.from_doc(json.loads(row[0]), row[1])
-
-    def by_arn(self, arn: str) -> Record | None:
-        row = self.db.execute("SELECT kind, doc, seq FROM resources WHERE arn = ?", (arn,))
-        found = row.fetchone()
-        if found is None:
-            return None
-        return KINDS[found[0]].from_doc(json.loads(found[1]), found[2])
-
-    def records(
-        self, cls: type[R], *, parent: str | None = None, after: int = 0, limit: int = -1
-    ) -> list[R]:
-        sql = "SELECT doc, seq FROM resources WHERE kind = ? AND seq > ?"
-        args: list[Any] = [cls.KIND, after]
-        if parent is not None:
-            sql += " AND parent = ?"
-            args.append(parent)
-        sql += " ORDER BY seq LIMIT ?"
-        args.append(limit)
-        return [cls.from_doc(json.loads(d), s) for d, s in self.db.execute(sql, args)]
-
-    def count(self, cls: type[Record], parent: str | None = None) -> int:
-        if parent is None:
-            sql, args = "SELECT count(*) FROM resources WHERE kind = ?", [cls.KIND]
-        else:
-            sql = "SELECT count(*) FROM resources WHERE kind = ? AND parent = ?"
-            args = [cls.KIND, parent]
-        return int(self.db.execute(sql, args).fetchone()[0])
-
-    def insert(self, record: Record) -> None:
-        cur = self.db.execute(
-            "INSERT INTO resources (kind, parent, name, arn, doc) VALUES (?, ?, ?, ?, ?)",
-            (record.KIND, record.parent, record.name, record.arn, json.dumps(record.doc())),
-        )
-        record.seq = int(cur.lastrowid or 0)
-
-    def update(self, record: Record) -> None:
-        self.db.execute(
-            "UPDATE resources SET doc = ? WHERE seq = ?", (json.dumps(record.doc()), record.seq)
-        )
-
-    def delete(self, record: Record) -> None:
-        self.db.execute("DELETE FROM resources WHERE seq = ?", (record.seq,))
-        self.db.execute("DELETE FROM tags WHERE arn = ?", (record.arn,))
-
-    def settling(self) -> list[Record]:
-        """Resources whose status is CREATING, UPDATING or DELETING."""
-        rows = self.db.execute(
-            "SELECT kind, doc, seq FROM resources WHERE kind != ? "
-            "AND json_extract(doc, '$.status') IN ('CREATING', 'UPDATING', 'DELETING') "
-            "ORDER BY seq",
-            (SchedulingPolicy.KIND,),
-        )
-        return [KINDS[k].from_doc(json.loads(d), s) for k, d, s in rows]
-
-    # -- tags ----------------------------------------------------------------------------
-    def tags(self, arn: str) -> dict[str, str]:
-        rows = self.db.execute("SELECT key, value FROM tags WHERE arn = ? ORDER BY key", (arn,))
-        return dict(rows.fetchall())
-
-    def set_tags(self, arn: str, tags: dict[str, str]) -> None:
-        self.db.executemany(
-            "INSERT OR REPLACE INTO tags (arn, key, value) VALUES (?, ?, ?)",
-            [(arn, k, v) for k, v in tags.items()],
-        )
-
-    def remove_tags(self, arn: str, keys: list[str]) -> None:
-        self.db.executemany("DELETE FROM tags WHERE arn = ? AND key = ?", [(arn, k) for k in keys])
-
-    # -- service jobs --------------------------------------------------------------------
-    def job(self, job_id: str) -> ServiceJob | None:
-        row = self.db.execute("SELECT doc, seq FROM jobs WHERE job_id = ?", (job_id,)).fetchone()
-        return None if row is None else ServiceJob.from_doc(json.loads(row[0]), row[1])
-
-    def job_by_token(self, token: str) -> ServiceJob | None:
-        row = self.db.execute(
-            "SELECT doc, seq FROM jobs WHERE client_token = ?", (token,)
-        ).fetchone()
-        return None if row is None else ServiceJob.from_doc(json.loads(row[0]), row[1])
-
-    def insert_job(self, job: ServiceJob) -> None:
-        cur = self.db.execute(
-            "INSERT INTO jobs (job_id, queue_ref, share, status, client_token, doc) "
-            "VALUES (?, ?, ?, ?, ?, ?)",
-            (job.job_id, job.queue_ref, job.share, job.status, job.client_token, "{}"),
-        )
-        job.seq = int(cur.lastrowid or 0)
-        self.save_job(job)
-
-    def save_job(self, job: ServiceJob) -> None:
-        self.db.execute(
-            "UPDATE jobs SET status = ?, doc = ? WHERE seq = ?",
-            (job.status, json.dumps(job.doc()), job.seq),
-        )
-
-    def jobs(
-        self,
-        *,
-        queue_ref: int | None = None,
-        statuses: tuple[str, ...] | None = None,
-        share: str | None = None,
-        before: int | None = None,
-        newest_first: bool = True,
-        limit: int = -1,
-    ) -> list[ServiceJob]:
-        where, args = [], []  # type: tuple[list[str], list[Any]]
-        if queue_ref is not None:
-            where.append("queue_ref = ?")
-            args.append(queue_ref)
-        if statuses is not None:
-            where.append(f"status IN ({', '.join('?' * len(statuses))})")
-            args.extend(statuses)
-        if share is not None:
-            where.append("share = ?")
-            args.append(share)
-        if before is not None:
-            where.append("seq < ?")
-            args.append(before)
-        sql = "SELECT doc, seq FROM jobs"
-        if where:
-            sql += " WHERE " + " AND ".join(where)
-        sql += f" ORDER BY seq {'DESC' if newest_first else 'ASC'} LIMIT ?"
-        args.append(limit)
-        return [ServiceJob.from_doc(json.loads(d), s) for d, s in self.db.execute(sql, args)]
-
-    def unfinished_jobs(self) -> list[ServiceJob]:
-        marks = ", ".join("?" * len(TERMINAL))
-        rows = self.db.execute(
-            f"SELECT doc, seq FROM jobs WHERE status NOT IN ({marks}) ORDER BY seq", TERMINAL
-        )
-        return [ServiceJob.from_doc(json.loads(d), s) for d, s in rows]
 
 
 class Store:
@@ -273,6 +115,7 @@ class Store:
         self.path = path
         self._idle: list[sqlite3.Connection] = []
         self._lock = threading.Lock()
+        self._write_lock = threading.Lock()
         self._closed = False
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
@@ -312,17 +155,20 @@ class Store:
         return db
 
     @contextmanager
-    def transaction(self) -> Iterator[Tx]:
-        """``BEGIN IMMEDIATE`` ... ``COMMIT`` (or ``ROLLBACK`` on any exception)."""
+    def transaction(self, *, write: bool = True) -> Iterator[Tx]:
+        """``BEGIN IMMEDIATE`` (``write``) or ``BEGIN DEFERRED`` ... ``COMMIT``, or
+        ``ROLLBACK`` on any exception. A read sees the last committed state and never waits
+        for a writer; this process's writers take turns on a lock before SQLite's."""
         db = self._checkout()
         try:
-            db.execute("BEGIN IMMEDIATE")
-            try:
-                yield Tx(db)
-            except BaseException:
-                db.execute("ROLLBACK")
-                raise
-            db.execute("COMMIT")
+            with self._write_lock if write else contextlib.nullcontext():
+                db.execute("BEGIN IMMEDIATE" if write else "BEGIN DEFERRED")
+                try:
+                    yield Tx(db)
+                except BaseException:
+                    db.execute("ROLLBACK")
+                    raise
+                db.execute("COMMIT")
         finally:
             self._checkin(db)
 
@@ -365,7 +211,12 @@ class Store:
                 if statement.strip():
                     db.execute(statement)
             db.execute(
-                "INSERT INTO account VALUES (1, ?, ?, ?, ?, 0, NULL)",
+                "INSERT INTO account VALUES (1, ?, ?, ?, ?, 0, NULL, 0)",
                 (account_id, region, wall, wall),
             )
+            db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+        elif version == 1:
+            for statement in _TO_VERSION_2.split(";"):
+                if statement.strip():
+                    db.execute(statement)
             db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")

@@ -1,61 +1,125 @@
-"""Time in the emulated account: ``tick`` per request, ``advance`` for ``local advance``.
+"""Time in the emulated account: the events that fall due, and nothing else.
 
-A tick completes due status steps, moves jobs on, then lets the scheduler decide for every
-queue with work. It runs only when the stored ``next_due`` time has come, so a request that
-finds nothing due costs one row read. ``advance`` and ``catch_up`` walk emulated time from
-event to event (every job that would finish, start or time out in between does so, in order,
-at its own time).
+Every row that changes by itself carries the time it next does (``due_at``: a job's phase
+ending, its SUBMITTED step, a RUNNABLE time limit; a resource's CREATING/UPDATING/DELETING
+step) and the account keeps the earliest of them (``next_due``). A request that finds nothing
+due touches no job. When something is due, only the job queues with due jobs (and those a
+request changed) are looked at, each through its engine (``engines.py``): its lifecycle
+timers fire, due jobs step, one incremental scheduling pass runs, and the engine's decisions
+are stored (``jobs.apply``). ``advance`` and ``catch_up`` walk emulated time from event to
+event, so capacity a job frees at ``t`` is handed on at ``t``.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from quotactl.core.engine import HOLDING, JobStatus, reasons
 from quotactl.emulator import jobs, lifecycle
 from quotactl.emulator.context import EPSILON
-from quotactl.emulator.models import RUNNABLE, JobQueue, ServiceJob
+from quotactl.emulator.models import JobQueue
+from quotactl.errors import QuotactlError
 
 if TYPE_CHECKING:
     from quotactl.emulator.context import Context
+    from quotactl.emulator.engines import QueueState
+    from quotactl.emulator.service_job import ServiceJob
 
 MAX_STEPS_PER_INSTANT = 64  # a job takes at most 4 steps per instant; this is a safety net
 
 
-def due(ctx: Context, next_due: float | None) -> bool:
-    if next_due is None:
-        return False
-    if ctx.strict:
-        return next_due < ctx.now - EPSILON
-    return next_due <= ctx.now + EPSILON
-
-
-def tick(ctx: Context) -> int:
-    """One pass at ``ctx.now``; returns how many resources and jobs changed."""
-    changes = int(lifecycle.settle(ctx))
-    queues = {q.seq: q for q in ctx.tx.records(JobQueue)}
-    unfinished = ctx.tx.unfinished_jobs()
-    for job in unfinished:
-        if jobs.advance_job(ctx, job, queues.get(job.queue_ref)):
-            ctx.tx.save_job(job)
-            changes += 1
-    by_queue: dict[int, list[ServiceJob]] = {}
-    for job in unfinished:
-        by_queue.setdefault(job.queue_ref, []).append(job)
-    for ref, queue_jobs in by_queue.items():
-        queue = queues.get(ref)
-        if queue is None or not any(j.status == RUNNABLE for j in queue_jobs):
+def step(ctx: Context, *, stepped: bool) -> int:
+    """One round at ``ctx.now``: due resource steps, then every queue with due jobs or
+    changes. ``stepped`` (the end of a request): timers armed in this request wait for the
+    next one, so a client sees every status. Returns how many jobs and resources changed."""
+    changes = lifecycle.settle(ctx)
+    tx = ctx.tx
+    refs = set(tx.due_queues(ctx.now + EPSILON)) | ctx.queues
+    if ctx.everything:
+        ctx.engines.clear_queues()
+        refs |= set(tx.queues_with_work())
+    remodelled = {q.seq for name in ctx.remodel if (q := tx.get(JobQueue, name)) is not None}
+    for ref in remodelled:
+        ctx.engines.drop(ref)
+    refs |= remodelled
+    ctx.queues, ctx.remodel, ctx.everything = set(), set(), False
+    for ref in sorted(refs):
+        state = ctx.engines.get(tx, ref, ctx.now)
+        if state is None:
             continue
-        view = jobs.view_of(ctx, queue, queue_jobs)
-        decisions = ctx.scheduler.schedule(view, ctx.now)
-        if jobs.apply(ctx, decisions, {j.job_id: j for j in queue_jobs}):
-            changes += 1
-    pending = [
-        t
-        for t in (lifecycle.next_due(ctx), jobs.next_due(ctx, unfinished, queues))
-        if t is not None
-    ]
-    ctx.tx.set_next_due(min(pending, default=None))
+        if ref in remodelled:  # its time limits may have changed
+            for job in tx.jobs_with_reasons(ref):
+                tx.save_job(job, due_at(ctx, state, job))
+        changes += _queue(ctx, state, ref, stepped)
     return changes
+
+
+def _queue(ctx: Context, state: QueueState, ref: int, stepped: bool) -> int:
+    engine = state.engine
+    engine.fire(ctx.now, armed_before=state.mark if stepped else None)
+    due = {j.job_id: j for j in ctx.tx.due_jobs(ref, ctx.now + EPSILON)}
+    for job in due.values():
+        if job.status == JobStatus.SUBMITTED:
+            if ctx.due(job.status_since + ctx.status_delay, job.job_id):
+                _submitted(ctx, state, job)
+        elif job.status == JobStatus.RUNNABLE:
+            limit = jobs.time_limit(job, state.queue)
+            if limit is not None and ctx.due(limit[0], job.job_id):
+                jobs.terminate(ctx, job, reasons.time_limit(limit[1]))
+    if state.enabled:
+        engine.schedule(ctx.now)
+    return _store(ctx, state, due)
+
+
+def _submitted(ctx: Context, state: QueueState, job: ServiceJob) -> None:
+    """SUBMITTED -> RUNNABLE (the engine queues it), or FAILED if SageMaker would refuse it."""
+    try:
+        jobs.capacity_of(job.payload)
+    except jobs.PayloadError as exc:
+        jobs.stop(job, JobStatus.FAILED, reasons.SAGEMAKER + str(exc), ctx.now)
+        ctx.tx.save_job(job, None)
+        return
+    state.engine.now = ctx.now
+    try:
+        state.engine.submit(state.job(job))
+    except QuotactlError:  # its quota share is gone
+        jobs.terminate(ctx, job, reasons.share_deleted(job.share or ""))
+
+
+def _store(ctx: Context, state: QueueState, due: dict[str, ServiceJob]) -> int:
+    """Store the engine's decisions, and the new due time of every job looked at."""
+    transitions, state.engine.transitions = state.engine.transitions or [], []
+    touched = dict(due)
+    for tr in transitions:
+        job = touched.get(tr.job_id) or ctx.tx.job(tr.job_id)
+        if job is not None:
+            jobs.apply(ctx.account, job, tr)
+            touched[tr.job_id] = job
+    for job in touched.values():
+        ctx.tx.save_job(job, due_at(ctx, state, job))
+    return len(transitions)
+
+
+def due_at(ctx: Context, state: QueueState, job: ServiceJob) -> float | None:
+    """When the job's status next changes by itself (None: only a request changes it)."""
+    if job.status == JobStatus.SUBMITTED:
+        return job.status_since + ctx.status_delay
+    if job.status in HOLDING:
+        live = state.engine.live(job.job_id)
+        return None if live is None else state.engine.event_time(live)
+    if job.status == JobStatus.RUNNABLE:
+        limit = jobs.time_limit(job, state.queue)
+        return None if limit is None else limit[0]
+    return None
+
+
+def next_due(ctx: Context) -> float | None:
+    """The earliest emulated time at which anything in the account changes by itself."""
+    times = [ctx.tx.first_job_event()]
+    settling = ctx.tx.first_settling()
+    if settling is not None:
+        times.append(settling + ctx.status_delay)
+    return min((t for t in times if t is not None), default=None)
 
 
 def catch_up(ctx: Context) -> int:
@@ -65,36 +129,32 @@ def catch_up(ctx: Context) -> int:
     job that finished at ``t`` stops at ``t`` and frees its capacity at ``t``. What falls due
     at ``ctx.now`` itself waits for the end of the request (``ctx.strict``).
     """
-    now, changes, steps_here, at = ctx.now, 0, 0, None
-    ctx.strict = False
-    while True:
-        _, _, _, next_due = ctx.tx.account_row()
-        if next_due is None or next_due >= now - EPSILON:
-            break
-        if next_due != at:
-            at, steps_here = next_due, 0
-        steps_here += 1
-        if steps_here > MAX_STEPS_PER_INSTANT:
-            break
-        ctx.now = next_due
-        changes += tick(ctx)
+    now = ctx.now
+    ctx.now = 0.0
+    changes = _walk(ctx, now - EPSILON, inclusive=False)
     ctx.now, ctx.strict = now, True
     return changes
 
 
 def advance(ctx: Context, target: float) -> int:
-    """Run every tick between ``ctx.now`` and ``target`` in order; ends with now == target."""
-    changes = 0
-    steps_here = 0
+    """Run every event between ``ctx.now`` and ``target`` in order; ends with now == target."""
+    changes = _walk(ctx, target + EPSILON, inclusive=True)
+    ctx.now = target
+    return changes + step(ctx, stepped=False)
+
+
+def _walk(ctx: Context, until: float, *, inclusive: bool) -> int:
+    ctx.strict = False
+    changes, steps_here, at = 0, 0, None
     while True:
-        _, _, _, next_due = ctx.tx.account_row()
-        if next_due is None or next_due > target + EPSILON:
+        upcoming = next_due(ctx)
+        if upcoming is None or upcoming > until or (upcoming == until and not inclusive):
             break
-        if next_due > ctx.now:
-            ctx.now, steps_here = next_due, 0
+        if upcoming != at:
+            at, steps_here = upcoming, 0
         steps_here += 1
         if steps_here > MAX_STEPS_PER_INSTANT:
             break
-        changes += tick(ctx)
-    ctx.now = target
+        ctx.now = max(ctx.now, upcoming)
+        changes += step(ctx, stepped=False)
     return changes

@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING
 
 from rich.table import Table
 
+from quotactl.core.engine.model import JobStatus
 from quotactl.core.simulate import human_duration
 from quotactl.render.jobs_json import iso
 
@@ -162,7 +163,7 @@ def print_why(console: Console, why: Why) -> None:
             console.print(f"  ahead of it: {_named(wait.ahead, why.names)}")
         if wait.status_reason:
             console.print(f"  AWS statusReason: {wait.status_reason}")
-    elif job.status.value == "RUNNING":
+    elif job.status is JobStatus.RUNNING:
         console.print("  It is running: nothing holds it back.")
     elif job.is_final:
         console.print(f"  It has ended{': ' + job.status_reason if job.status_reason else '.'}")

@@ -16,6 +16,7 @@ from rich.measure import Measurement
 from rich.table import Table
 from rich.text import Text
 
+from quotactl.core.engine.model import HOLDING, JobStatus
 from quotactl.render.status_json import iso_time
 
 if TYPE_CHECKING:
@@ -32,8 +33,8 @@ STYLES = {OWN: "green", BORROWED: "yellow", IDLE: "cyan", UNUSED: "dim"}
 STRATEGIES = {"RESERVE": "reserve", "LEND": "lend", "LEND_AND_BORROW": "lend+borrow"}
 DASH = "-"
 FOLDED_NAME = 12  # a share name may fold to this width in the narrowest table
-QUEUED = ("SUBMITTED", "RUNNABLE")
-ACTIVE = ("SCHEDULED", "STARTING", "RUNNING")
+QUEUED = (JobStatus.SUBMITTED.value, JobStatus.RUNNABLE.value)
+ACTIVE = tuple(s.value for s in HOLDING)
 
 
 @dataclass(frozen=True)

@@ -22,9 +22,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # the repo root, f
 from botocore.awsrequest import AWSResponse
 
 from quotactl.aws.session import Target, client, make_session
-from quotactl.emulator import Emulator
 from quotactl.emulator.hook import _RawBody
-from tests.emulator.emulator_support import make_queue, payload
+from tests.emulator.emulator_support import inprocess_client, make_queue, submit_request
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -56,21 +55,9 @@ def canned_client(body: dict[str, Any]) -> Any:
 
 def main(count: int) -> None:
     with tempfile.TemporaryDirectory() as tmp:
-        target = Target("local", Path(tmp) / "bench.db")
-        emulator = Emulator(target.state_path)
-        batch = client(
-            target,
-            session=make_session(target, emulator=emulator),
-            retries={"total_max_attempts": 1},
-        )
+        emulator, batch = inprocess_client(Path(tmp) / "bench.db")
         make_queue(batch, "bench", shares={f"s{i}": {} for i in range(5)})
-        job = batch.submit_service_job(
-            jobName="bench",
-            jobQueue="bench",
-            serviceJobType="SAGEMAKER_TRAINING",
-            serviceRequestPayload=payload(),
-            quotaShareName="s0",
-        )
+        job = batch.submit_service_job(**submit_request("bench", "bench", "s0"))
         for _ in range(4):
             batch.describe_service_job(jobId=job["jobId"])
         cases: dict[str, Callable[[], dict[str, Any]]] = {

@@ -92,11 +92,11 @@ def count_live_shares(batch: Any = None) -> int:
 def signal_apply_half_way(stack: Path, sig: signal.Signals) -> tuple[int, str]:
     """Start an apply, send ``sig`` once 30 shares are live; its exit status and stderr.
 
-    Every call takes 100 ms, so 100 shares take seconds to create: the signal, sent as soon as
+    Every call takes 300 ms, so 100 shares take seconds to create: the signal, sent as soon as
     30 exist (watched on the live account, not on the apply's output, which trails the
     creates in flight), lands half-way.
     """
-    env = {**os.environ, "QUOTACTL_EMULATOR_FAULTS": "latency_ms=100", "NO_COLOR": "1"}
+    env = {**os.environ, "QUOTACTL_EMULATOR_FAULTS": "latency_ms=300", "NO_COLOR": "1"}
     argv = [sys.executable, "-m", "quotactl", "apply", str(stack), "--auto-approve"]
     with subprocess.Popen(
         argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env, text=True

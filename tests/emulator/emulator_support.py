@@ -12,6 +12,8 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from pathlib import Path
 
+    from quotactl.emulator import Emulator
+
 POLICY = {"idleResourceAssignmentStrategy": "FIFO"}
 TYPE = "ml.g5.xlarge"
 
@@ -32,6 +34,28 @@ def payload(instance_type: str = TYPE, count: int = 1, max_runtime: int = 300) -
             "OutputDataConfig": {"S3OutputPath": "s3://bucket/out"},
         }
     )
+
+
+def submit_request(name: str, queue: str = "q", share: str = "a") -> dict[str, Any]:
+    """SubmitServiceJob's members for a job of ``payload()`` on a quota share."""
+    return {
+        "jobName": name,
+        "jobQueue": queue,
+        "serviceJobType": "SAGEMAKER_TRAINING",
+        "serviceRequestPayload": payload(),
+        "quotaShareName": share,
+    }
+
+
+def inprocess_client(state: Path) -> tuple[Emulator, Any]:
+    """An Emulator on ``state`` and a boto3 Batch client it answers in-process (no retries)."""
+    from quotactl.aws.session import Target, client, make_session
+    from quotactl.emulator import Emulator
+
+    target = Target("local", state)
+    emulator = Emulator(state)
+    session = make_session(target, emulator=emulator)
+    return emulator, client(target, session=session, retries={"total_max_attempts": 1})
 
 
 def wait_for(read: Any, want: str, key: str = "status", tries: int = 10) -> dict[str, Any]:

@@ -46,7 +46,11 @@ ledger), ``state`` (jobs and bookkeeping), ``lifecycle`` (start, release, preemp
 from quotactl.core.engine.api import advance, next_event_time, schedule
 from quotactl.core.engine.model import (
     EMULATOR_TIMING,
+    FINAL,
+    HOLDING,
+    JOB_STATUSES,
     SIMULATOR_TIMING,
+    UNFINISHED,
     Job,
     JobStatus,
     PreemptedAttempt,
@@ -59,7 +63,11 @@ from quotactl.core.engine.scheduler import QueueEngine
 
 __all__ = [
     "EMULATOR_TIMING",
+    "FINAL",
+    "HOLDING",
+    "JOB_STATUSES",
     "SIMULATOR_TIMING",
+    "UNFINISHED",
     "Job",
     "JobStatus",
     "PreemptedAttempt",

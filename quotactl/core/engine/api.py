@@ -56,24 +56,5 @@ def next_event_time(
 def _engine(queue: QueueModel, jobs: Iterable[Job], now: float, timing: Timing) -> QueueEngine:
     engine = QueueEngine(queue, timing=timing)
     engine.now = now
-    engine.load(_copy(j) for j in jobs)
+    engine.load(j.copy() for j in jobs)
     return engine
-
-
-def _copy(job: Job) -> Job:
-    return Job(
-        job_id=job.job_id,
-        share=job.share,
-        instance_type=job.instance_type,
-        count=job.count,
-        priority=job.priority,
-        submitted_at=job.submitted_at,
-        run_seconds=job.run_seconds,
-        status=job.status,
-        status_since=job.status_since,
-        status_reason=job.status_reason,
-        started_at=job.started_at,
-        first_started_at=job.first_started_at,
-        preemption_retries=job.preemption_retries,
-        preemptions=job.preemptions,
-    )

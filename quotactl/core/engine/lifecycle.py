@@ -1,8 +1,10 @@
 """Status changes: a job starts, is released, preempted, or moves on when its timer fires.
 
 Lifecycle: a started job is SCHEDULED, then STARTING after ``Timing.scheduled_seconds``, then
-RUNNING after ``Timing.starting_seconds``, then SUCCEEDED after its ``run_seconds``. Capacity is
-held from SCHEDULED on. With zero phase times the three statuses are passed in one instant.
+RUNNING after ``Timing.starting_seconds``, then SUCCEEDED after its ``run_seconds`` (or FAILED
+with its ``end_reason``, or RUNNABLE again while it has ``retries``). Capacity is held from
+SCHEDULED on. With zero phase times the three statuses are passed in one instant (unless
+``Timing.steps``).
 Each change keeps the capacity ledger, the per-share active sets and the parking of blocked
 heads consistent, and marks what the next pass must look at.
 """
@@ -22,6 +24,7 @@ _RUNNING = JobStatus.RUNNING
 _SUCCEEDED = JobStatus.SUCCEEDED
 
 _TO_STARTING, _TO_RUNNING, _DONE = 0, 1, 2
+_PHASE = {_SCHEDULED: _TO_STARTING, _STARTING: _TO_RUNNING, _RUNNING: _DONE}
 
 
 class Lifecycle(EngineState):
@@ -47,6 +50,8 @@ class Lifecycle(EngineState):
             counts = self._priorities[s]
             counts[job.priority] = counts.get(job.priority, 0) + 1
         cap.change(k, t, n, now)
+        for pk, pt, pn in job._parts:
+            cap.change(pk, pt, pn, now)
         job.started_at = now
         job.status_since = now
         job.status_reason = None
@@ -73,6 +78,8 @@ class Lifecycle(EngineState):
             counts = self._priorities[s]
             counts[job.priority] = counts.get(job.priority, 0) + 1
         self.capacity.change(job._k, job._t, job.count, self.now)
+        for pk, pt, pn in job._parts:
+            self.capacity.change(pk, pt, pn, self.now)
 
     def _release(self, job: Job) -> None:
         """Free what an active job holds; look again at whatever that may unblock.
@@ -91,6 +98,13 @@ class Lifecycle(EngineState):
         if cap.in_share[s]:
             self._uncount(s, job.priority)
         cap.change(job._k, t, -job.count, self.now)
+        if job._parts:
+            for pk, pt, pn in job._parts:
+                cap.change(pk, pt, -pn, self.now)
+                self._touched.add(pt)
+            self._dirty.add(s)
+        if self._whole:
+            self._dirty.update(self._whole)
         if (
             self._waiting[t]
             and cap.cap[t] - cap.used[t] >= self._wake_free[t]
@@ -144,31 +158,82 @@ class Lifecycle(EngineState):
             job.status_reason = reason
             self._emit(job, _RUNNABLE, reason)
 
-    def _resume_timer(self, job: Job) -> None:
-        """Re-arm the timer of an active job handed over in a snapshot."""
+    def _start_whole(self, s: int, job: Job) -> bool:
+        """Start a head job of several instance types if every group fits at once (see
+        ``Job.groups``); True if it started. One that can never fit says why."""
+        cap = self.capacity
+        fits = True
+        for k, t, n in ((job._k, job._t, job.count), *job._parts):
+            if n > cap.cap[t] or n > cap.limit[k]:
+                reason = (
+                    reasons.SERVICE_ENVIRONMENT_MAX_RESOURCE
+                    if n > cap.cap[t]
+                    else reasons.QUOTA_SHARE_LIMIT
+                )
+                if reason != job.status_reason:
+                    job.status_reason = reason
+                    self._emit(job, _RUNNABLE, reason)
+                fits = False
+                break
+            slack = cap.idle[t] - cap.borrowed[t] if cap.lends_k[k] else n
+            if cap.usage[k] + n > cap.limit[k] or cap.used[t] + n > cap.cap[t] or slack < n:
+                fits = False
+        if not fits:
+            self._whole[s] = job
+            return False
+        self._whole.pop(s, None)
+        heappop(self._runnable[s])
+        self._start(job)
+        return True
+
+    def event_time(self, job: Job) -> float | None:
+        """When an active job's current phase ends by itself (its lifecycle timer), or None."""
         since = job.status_since
         if job.status is _SCHEDULED:
-            self._timer(since + self.timing.scheduled_seconds, job, _TO_STARTING)
-        elif job.status is _STARTING:
-            self._timer(since + self.timing.starting_seconds, job, _TO_RUNNING)
-        elif job.run_seconds is not None:
-            self._timer(since + job.run_seconds, job, _DONE)
+            return since + self.timing.scheduled_seconds
+        if job.status is _STARTING:
+            return since + self.timing.starting_seconds
+        if job.status is _RUNNING and job.run_seconds is not None:
+            return since + job.run_seconds
+        return None
 
-    def fire(self, now: float) -> None:
-        """Apply every lifecycle timer due at or before ``now``, each at its own time."""
+    def _resume_timer(self, job: Job) -> None:
+        """Re-arm the timer of an active job handed over in a snapshot."""
+        at = self.event_time(job)
+        if at is not None:
+            self._timer(at, job, _PHASE[job.status])
+
+    def fire(self, now: float, armed_before: int | None = None) -> None:
+        """Apply every lifecycle timer due at or before ``now``, each at its own time.
+
+        With ``armed_before`` (a ``timer_mark()``), timers armed at or after the mark wait
+        for a later call, even if due: so a zero-length phase is still a step of its own.
+        """
         timers = self._timers
         while timers and timers[0][0] <= now:
+            if armed_before is not None and timers[0][1] >= armed_before:
+                break
             at, _, job, attempt, phase = heappop(timers)
             if job._attempt != attempt:
                 continue  # the attempt was preempted or the job removed
             self.now = at
             if phase == _DONE:
                 self._release(job)
-                job.status = _SUCCEEDED
                 job.status_since = at
-                if self._by_id is not None:
-                    self._by_id.pop(job.job_id, None)
-                self._finished(job)
+                if job.end_reason is None:
+                    job.status = _SUCCEEDED
+                    self._forget(job)
+                    self._finished(job)
+                    continue
+                job.status_reason = job.end_reason
+                if job.retries > 0:
+                    job.retries -= 1
+                    job.status = _RUNNABLE
+                    self._enqueue(job)
+                else:
+                    job.status = JobStatus.FAILED
+                    self._forget(job)
+                self._emit(job, job.status, job.end_reason)
             elif phase == _TO_STARTING:
                 job.status = _STARTING
                 job.status_since = at

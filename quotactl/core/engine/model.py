@@ -7,7 +7,7 @@ status change the engine decided, for the caller (the emulator) to store.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from enum import StrEnum
 from typing import TYPE_CHECKING
 
@@ -20,9 +20,13 @@ if TYPE_CHECKING:
 
 
 class JobStatus(StrEnum):
-    """AWS Batch service-job statuses (the ones service jobs pass through)."""
+    """AWS Batch service-job statuses: the one spelling of them in quotactl.
+
+    PENDING is in AWS's enum (ListServiceJobs accepts it) but service jobs never enter it.
+    """
 
     SUBMITTED = "SUBMITTED"
+    PENDING = "PENDING"
     RUNNABLE = "RUNNABLE"
     SCHEDULED = "SCHEDULED"
     STARTING = "STARTING"
@@ -41,6 +45,21 @@ class JobStatus(StrEnum):
 
 
 _HOLDING = frozenset({JobStatus.SCHEDULED, JobStatus.STARTING, JobStatus.RUNNING})
+
+JOB_STATUSES = tuple(JobStatus)
+"""Every status, in lifecycle order (the values ListServiceJobs' ``jobStatus`` takes)."""
+UNFINISHED = (
+    JobStatus.SUBMITTED,
+    JobStatus.RUNNABLE,
+    JobStatus.SCHEDULED,
+    JobStatus.STARTING,
+    JobStatus.RUNNING,
+)
+"""The statuses a service job passes through before SUCCEEDED or FAILED."""
+HOLDING = tuple(s for s in JobStatus if s.holds_capacity)
+"""SCHEDULED, STARTING, RUNNING: the statuses in which a job holds instances."""
+FINAL = (JobStatus.SUCCEEDED, JobStatus.FAILED)
+"""A job in one of these has finished for good."""
 
 
 @dataclass(frozen=True)
@@ -102,11 +121,15 @@ class Timing:
     """How long a started job spends in SCHEDULED and in STARTING before it is RUNNING.
 
     Capacity is held from SCHEDULED on. A job's own duration (``Job.run_seconds``) counts from
-    RUNNING. Zero means the phase passes in the same instant (the simulator's choice).
+    RUNNING. Zero means the phase passes in the same instant (the simulator's choice), unless
+    ``steps``: then every phase is a status of its own even when it takes no time, and its
+    timer fires at the earliest in a later ``fire(now, armed_before=...)`` call (the emulator:
+    each status is seen by at least one request).
     """
 
     scheduled_seconds: float = 0.0
     starting_seconds: float = 0.0
+    steps: bool = False
 
 
 SIMULATOR_TIMING = Timing(0.0, 0.0)
@@ -123,6 +146,13 @@ class Job:
     ``submitted_at`` orders equal-priority jobs of a share (earlier first, then the order jobs
     were handed to the engine). ``run_seconds`` is how long the job stays RUNNING (None: until
     it is terminated). ``started_at`` is when the current attempt was SCHEDULED.
+
+    ``groups`` are further instance types the job needs at the same time (SageMaker
+    ``InstanceGroups``): such a job starts only when every group fits its share's own limit
+    and the free capacity at once, never by borrowing or preempting. ``end_reason``: the
+    attempt ends FAILED with this statusReason when its ``run_seconds`` are over (a stopping
+    condition or timeout) instead of SUCCEEDED; ``retries`` such failed attempts go back to
+    RUNNABLE first, at their old place in the share's order.
     """
 
     job_id: str
@@ -139,6 +169,9 @@ class Job:
     first_started_at: float | None = None
     preemption_retries: int | None = None  # preemptionRetriesBeforeTermination; None = no limit
     preemptions: int = 0
+    groups: tuple[tuple[str, int], ...] = ()
+    end_reason: str | None = None
+    retries: int = 0
     # Engine bookkeeping: share, instance-type and (type, share) indices, submission order,
     # attempt counter (invalidates timers of a preempted attempt), the live runnable-heap entry.
     _s: int = field(default=-1, repr=False)
@@ -147,6 +180,14 @@ class Job:
     _seq: int = field(default=-1, repr=False)
     _attempt: int = field(default=0, repr=False)
     _entry: tuple[int, int, Job] | None = field(default=None, repr=False)
+    _parts: tuple[tuple[int, int, int], ...] = field(default=(), repr=False)  # groups' (k, t, n)
+
+    def copy(self) -> Job:
+        """A new record with the same public fields and none of an engine's bookkeeping."""
+        return Job(**{name: getattr(self, name) for name in _PUBLIC_FIELDS})
+
+
+_PUBLIC_FIELDS = tuple(f.name for f in fields(Job) if not f.name.startswith("_"))
 
 
 @dataclass(frozen=True, slots=True)

@@ -82,6 +82,10 @@ class Passes(Lifecycle):
             if job._entry is not entry:
                 heappop(queue)
                 continue
+            if job._parts:
+                if self._start_whole(s, job):
+                    continue
+                return None
             k = job._k
             n = job.count
             if n > cap.max_count[k]:

@@ -32,6 +32,40 @@ QUOTA_SHARE_BORROWABLE = (
 )
 
 
+SAGEMAKER = "Received status from SageMaker: "
+"""How AWS Batch prefixes a statusReason that SageMaker gave (a refused or failed training job)."""
+
+MAX_RUNTIME_EXCEEDED = (
+    SAGEMAKER + "MaxRuntimeExceeded: Training job runtime exceeded MaxRuntimeInSeconds"
+)
+"""statusReason of an attempt stopped by its StoppingCondition.MaxRuntimeInSeconds."""
+
+ATTEMPT_TIMEOUT = "Job attempt duration exceeded timeout"
+"""statusReason of an attempt stopped by the job's timeoutConfig.attemptDurationSeconds."""
+
+TIME_LIMIT_REASONS = (
+    "CAPACITY:INSUFFICIENT_INSTANCE_CAPACITY",
+    "MISCONFIGURATION:SERVICE_ENVIRONMENT_MAX_RESOURCE",
+    "MISCONFIGURATION:QUOTA_MANAGEMENT_LIMIT_EXCEEDED",
+)
+"""The reasons a queue's jobStateTimeLimitActions may name for RUNNABLE jobs."""
+
+
+def time_limit(reason: str) -> str:
+    """statusReason of a RUNNABLE job terminated by a queue's jobStateTimeLimitActions."""
+    return f"Terminated by JobStateTimeLimit action due to reason: {reason}"
+
+
+def share_deleted(share: str) -> str:
+    """statusReason of an unfinished job whose quota share was deleted (quotactl's wording)."""
+    return f"Quota share {share} was deleted"
+
+
+def queue_deleted(queue: str) -> str:
+    """statusReason of an unfinished job whose job queue was deleted (quotactl's wording)."""
+    return f"Job queue {queue} was deleted"
+
+
 def preemption_retries_exhausted(retries: int, reason: str) -> str:
     """statusReason of a job FAILED because ``preemptionRetriesBeforeTermination`` is used up."""
     budget = f"preemptionRetriesBeforeTermination={retries}"

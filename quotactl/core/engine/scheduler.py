@@ -53,7 +53,7 @@ class QueueEngine(Passes):
         ``schedule(now)`` at the end of the instant, like any submitted job. (The simulator's
         way of feeding arrivals: many skip the pass machinery and the queue altogether.)
         """
-        if job.status is not _RUNNABLE or self._dirty or self._touched:
+        if job.status is not _RUNNABLE or self._dirty or self._touched or job.groups:
             self.submit(job)
             return
         self._index(job)

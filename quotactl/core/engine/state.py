@@ -63,7 +63,12 @@ class EngineState:
         self._timers: list[Timer] = []
         self._seq = 0
         self._timer_seq = 0
-        self._instant = timing.scheduled_seconds <= 0 and timing.starting_seconds <= 0
+        self._instant = (
+            not timing.steps and timing.scheduled_seconds <= 0 and timing.starting_seconds <= 0
+        )
+        # shares whose head needs several instance types and could not start whole: looked at
+        # again after every release (such jobs are rare; see ``Job.groups``)
+        self._whole: dict[int, Job] = {}
         self._by_id: dict[str, Job] | None = {} if record else None
         self.transitions: list[Transition] | None = [] if record else None
 
@@ -85,6 +90,14 @@ class EngineState:
         if t is None:
             return 0
         return self.capacity.usage[t * self.capacity.S + self._share_index[share]]
+
+    def live(self, job_id: str) -> Job | None:
+        """The engine's record of a queued or active job (engines built with ``record``)."""
+        return None if self._by_id is None else self._by_id.get(job_id)
+
+    def timer_mark(self) -> int:
+        """A mark for ``fire(now, armed_before=mark)``: timers armed from now on wait."""
+        return self._timer_seq
 
     def next_event_time(self) -> float | None:
         """When the next lifecycle timer fires (a phase change or a job finishing), if any."""
@@ -126,19 +139,28 @@ class EngineState:
                 code="unknown-share",
             )
         cap = self.capacity
-        t = cap.type_index.get(job.instance_type)
-        if t is None:
-            t = cap.add_type(job.instance_type)
-            self._waiting.append({})
-            self._wake_free.append(NO_CAP)
-            self._wake_slack.append(NO_CAP)
+        t = self._type(job.instance_type)
         job._s = s
         job._t = t
         job._k = t * cap.S + s
+        if job.groups:
+            parts = [(g * cap.S + s, g, n) for g, n in ((self._type(u), n) for u, n in job.groups)]
+            job._parts = tuple(parts)
         job._seq = self._seq
         self._seq += 1
         if self._by_id is not None:
             self._by_id[job.job_id] = job
+
+    def _type(self, name: str) -> int:
+        """The index of an instance type (a new one, which the environment may lack, is added)."""
+        cap = self.capacity
+        t = cap.type_index.get(name)
+        if t is None:
+            t = cap.add_type(name)
+            self._waiting.append({})
+            self._wake_free.append(NO_CAP)
+            self._wake_slack.append(NO_CAP)
+        return t
 
     def _enqueue(self, job: Job) -> None:
         """Queue a job; its share needs a look only if the job is (or may be) its new head."""

@@ -83,7 +83,7 @@ def run_pass(
     """Load ``jobs`` (one of them ``job_id``), optionally re-prioritise it, run one pass."""
     engine = QueueEngine(queue, timing=EMULATOR_TIMING)
     engine.now = now
-    engine.load(_copy(j) for j in jobs)
+    engine.load(j.copy() for j in jobs)
     if priority is not None:
         engine.set_priority(job_id, priority)
     engine.schedule(now)
@@ -109,25 +109,6 @@ def run_pass(
     if borrowed:
         lenders = _lenders(engine, queue, target)
     return PassResult(job_id, bool(started), borrowed, victims, wait, lenders, preempted)
-
-
-def _copy(job: Job) -> Job:
-    return Job(
-        job_id=job.job_id,
-        share=job.share,
-        instance_type=job.instance_type,
-        count=job.count,
-        priority=job.priority,
-        submitted_at=job.submitted_at,
-        run_seconds=job.run_seconds,
-        status=job.status,
-        status_since=job.status_since,
-        status_reason=job.status_reason,
-        started_at=job.started_at,
-        first_started_at=job.first_started_at,
-        preemption_retries=job.preemption_retries,
-        preemptions=job.preemptions,
-    )
 
 
 def _lenders(engine: QueueEngine, queue: QueueModel, job: Job) -> tuple[str, ...]:

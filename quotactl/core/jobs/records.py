@@ -9,22 +9,14 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from quotactl.core import live
+from quotactl.core.engine.model import JOB_STATUSES, JobStatus
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
     from quotactl.core.observed import LiveJob
 
-STATUSES = (
-    "SUBMITTED",
-    "PENDING",
-    "RUNNABLE",
-    "SCHEDULED",
-    "STARTING",
-    "RUNNING",
-    "SUCCEEDED",
-    "FAILED",
-)
+STATUSES: tuple[str, ...] = tuple(s.value for s in JOB_STATUSES)
 """Every service-job status the API takes, in lifecycle order (``jobs --status``)."""
 
 
@@ -67,12 +59,12 @@ def detail_of(response: Mapping[str, Any]) -> JobDetail:
     )
 
 
-_SAGEMAKER_STATUS = {
-    "SCHEDULED": ("InProgress", "Pending"),
-    "STARTING": ("InProgress", "Downloading"),
-    "RUNNING": ("InProgress", "Training"),
-    "SUCCEEDED": ("Completed", "Completed"),
-    "FAILED": ("Failed", "Failed"),
+_SAGEMAKER_STATUS: dict[str, tuple[str, str]] = {
+    JobStatus.SCHEDULED: ("InProgress", "Pending"),
+    JobStatus.STARTING: ("InProgress", "Downloading"),
+    JobStatus.RUNNING: ("InProgress", "Training"),
+    JobStatus.SUCCEEDED: ("Completed", "Completed"),
+    JobStatus.FAILED: ("Failed", "Failed"),
 }
 
 

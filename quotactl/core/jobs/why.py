@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from quotactl.core.engine.model import JobStatus
 from quotactl.core.jobs.analysis import Wait, kind_of, run_pass
 
 if TYPE_CHECKING:
@@ -58,7 +59,7 @@ def wait_of(queue: LiveQueue, job_id: str) -> Wait | None:
     the queue's jobs need their priorities (DescribeServiceJob): read it with details.
     """
     target = queue.job(job_id)
-    if target is None or target.is_final or target.status.value == "RUNNING":
+    if target is None or target.is_final or target.status is JobStatus.RUNNING:
         return None
     if target.holds_instances:
         return Wait(

@@ -12,6 +12,7 @@ from typing import Any
 from quotactl.emulator.context import Context
 from quotactl.emulator.handlers import (
     environments,
+    job_listing,
     policies,
     queues,
     service_jobs,
@@ -43,7 +44,7 @@ HANDLERS: dict[str, Handler] = {
     "ListQuotaShares": shares.list_quota_shares,
     "SubmitServiceJob": service_jobs.submit_service_job,
     "DescribeServiceJob": service_jobs.describe_service_job,
-    "ListServiceJobs": service_jobs.list_service_jobs,
+    "ListServiceJobs": job_listing.list_service_jobs,
     "UpdateServiceJob": service_jobs.update_service_job,
     "TerminateServiceJob": service_jobs.terminate_service_job,
     "TerminateServiceJobs": service_jobs.terminate_service_jobs,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from quotactl.core.engine import reasons
 from quotactl.emulator import validate as v
 from quotactl.emulator.errors import ClientException
 from quotactl.emulator.handlers.common import find, require_disabled, require_settled, tag_new
@@ -24,11 +25,7 @@ if TYPE_CHECKING:
 Params = dict[str, Any]
 MAX_QUEUES = 50
 STATES = ("ENABLED", "DISABLED")
-TIME_LIMIT_REASONS = (
-    "CAPACITY:INSUFFICIENT_INSTANCE_CAPACITY",
-    "MISCONFIGURATION:SERVICE_ENVIRONMENT_MAX_RESOURCE",
-    "MISCONFIGURATION:QUOTA_MANAGEMENT_LIMIT_EXCEEDED",
-)
+TIME_LIMIT_REASONS = reasons.TIME_LIMIT_REASONS
 
 
 def _environment(
@@ -201,7 +198,7 @@ def update_job_queue(ctx: Context, params: Params) -> dict[str, Any]:
     queue.status, queue.status_since, queue.status_reason = UPDATING, ctx.now, None
     ctx.tx.update(queue)
     ctx.settling(queue.arn)
-    ctx.changed()
+    ctx.remodelled(queue.name)
     return {"jobQueueName": queue.name, "jobQueueArn": queue.arn}
 
 

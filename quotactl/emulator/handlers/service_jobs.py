@@ -1,11 +1,11 @@
-"""Service jobs: SubmitServiceJob, Describe/List/Update/TerminateServiceJob(s)."""
+"""Service jobs: SubmitServiceJob, DescribeServiceJob, UpdateServiceJob, TerminateServiceJob(s)."""
 
 from __future__ import annotations
 
 import json
-import re
 from typing import TYPE_CHECKING, Any
 
+from quotactl.core.engine import FINAL
 from quotactl.emulator import jobs
 from quotactl.emulator import validate as v
 from quotactl.emulator.arns import job_id_of, new_job_id
@@ -15,14 +15,11 @@ from quotactl.emulator.models import (
     CREATING,
     DELETING,
     DISABLED,
-    JOB_STATUSES,
-    RUNNING,
-    TERMINAL,
     JobQueue,
     QuotaShare,
     SchedulingPolicy,
-    ServiceJob,
 )
+from quotactl.emulator.service_job import ServiceJob
 
 if TYPE_CHECKING:
     from quotactl.emulator.context import Context
@@ -30,16 +27,7 @@ if TYPE_CHECKING:
 Params = dict[str, Any]
 MAX_REQUEST_BYTES = 30 * 1024
 MAX_PAYLOAD_BYTES = 10 * 1024
-FILTERS = (
-    "JOB_NAME",
-    "BEFORE_CREATED_AT",
-    "AFTER_CREATED_AT",
-    "SHARE_IDENTIFIER",
-    "QUOTA_SHARE_NAME",
-)
-SHARE_FILTERS = ("SHARE_IDENTIFIER", "QUOTA_SHARE_NAME")
 MAX_BULK_TERMINATE = 50
-EPOCH_MS = re.compile(r"[0-9]{1,19}")  # ASCII digits only: "²".isdigit() but int("²") fails
 
 
 def find_job(ctx: Context, value: str) -> ServiceJob:
@@ -190,7 +178,7 @@ def submit_service_job(ctx: Context, params: Params) -> dict[str, Any]:
         client_token=token,
         request_digest=digest,
     )
-    ctx.tx.insert_job(job)
+    ctx.tx.insert_job(job, due_at=ctx.now + ctx.status_delay)
     if tags:
         ctx.tx.set_tags(job.arn, tags)
     ctx.settling(job.job_id)
@@ -202,78 +190,21 @@ def describe_service_job(ctx: Context, params: Params) -> dict[str, Any]:
     return job.to_api(ctx.tx.tags(job.arn))
 
 
-def _filter(params: Params) -> tuple[str, str] | None:
-    filters = v.array(params, "filters") or []
-    if not filters:
-        return None
-    if len(filters) > 1:
-        raise ClientException(f"filters has {len(filters)} entries; only one filter is allowed")
-    entry = filters[0]
-    if not isinstance(entry, dict):
-        raise ClientException("filters[0] must be an object with name and values")
-    name = v.enum(entry, "name", FILTERS, at="filters[0].")
-    values = v.array(entry, "values") or []
-    if len(values) != 1 or not isinstance(values[0], str):
-        raise ClientException(f"filter {name} takes exactly one string value, got {values!r}")
-    value = values[0]
-    if name in ("BEFORE_CREATED_AT", "AFTER_CREATED_AT") and not EPOCH_MS.fullmatch(value):
-        raise ClientException(f"filter {name} takes epoch milliseconds, got {value!r}")
-    return name, value
-
-
-def _matches(job: ServiceJob, name: str, value: str) -> bool:
-    if name == "JOB_NAME":
-        if value.endswith("*"):
-            return job.name.lower().startswith(value[:-1].lower())
-        return job.name.lower() == value.lower()
-    created = round(job.created_at * 1000)
-    if name == "BEFORE_CREATED_AT":
-        return created < int(value)
-    if name == "AFTER_CREATED_AT":
-        return created > int(value)
-    if name == "SHARE_IDENTIFIER":
-        return job.share_identifier == value
-    return job.share == value
-
-
-def list_service_jobs(ctx: Context, params: Params) -> dict[str, Any]:
-    queue_ref = None
-    if params.get("jobQueue") is not None:
-        queue_ref = find(ctx, JobQueue, v.required_string(params, "jobQueue"), "jobQueue").seq
-    status = v.string(params, "jobStatus")
-    if status is not None and status not in JOB_STATUSES:
-        raise ClientException(
-            f"jobStatus {status!r} is invalid: use one of {', '.join(JOB_STATUSES)}"
-        )
-    limit = v.max_results(params)
-    before = v.decode_token(params, "ListServiceJobs")
-    chosen = _filter(params)
-    statuses: tuple[str, ...] | None = (status or RUNNING,)
-    if chosen is not None:
-        # A filter replaces the status, except that the share filters combine with it.
-        statuses = (status,) if status is not None and chosen[0] in SHARE_FILTERS else None
-    share = chosen[1] if chosen is not None and chosen[0] == "QUOTA_SHARE_NAME" else None
-    rows = ctx.tx.jobs(queue_ref=queue_ref, statuses=statuses, share=share, before=before)
-    if chosen is not None:
-        rows = [j for j in rows if _matches(j, *chosen)]
-    out: dict[str, Any] = {"jobSummaryList": [j.summary() for j in rows[:limit]]}
-    if len(rows) > limit:
-        out["nextToken"] = v.encode_token("ListServiceJobs", rows[limit - 1].seq)
-    return out
-
-
 def update_service_job(ctx: Context, params: Params) -> dict[str, Any]:
     job = find_job(ctx, v.required_string(params, "jobId"))
     priority = v.integer(params, "schedulingPriority", 0, 9999)
     if priority is None:
         raise ClientException("schedulingPriority is required (0 to 9999)")
-    if job.status in TERMINAL:
+    if job.status in FINAL:
         raise ClientException(
             f"service job {job.job_id} is {job.status}; only unfinished jobs can be updated"
         )
     job.priority = priority
-    ctx.tx.save_job(job)
-    ctx.changed()
+    ctx.tx.update_job(job)
+    state = ctx.engines.get(ctx.tx, job.queue_ref, ctx.now)
+    if state is not None and state.engine.live(job.job_id) is not None:
+        state.engine.set_priority(job.job_id, priority)
+        ctx.changed(job.queue_ref)
     return {"jobArn": job.arn, "jobName": job.name, "jobId": job.job_id}
 
 

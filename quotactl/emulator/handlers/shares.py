@@ -99,7 +99,7 @@ def create_quota_share(ctx: Context, params: Params) -> dict[str, Any]:
     ctx.tx.insert(share)
     tag_new(ctx, share.arn, params)
     ctx.settling(share.arn)
-    ctx.changed()
+    ctx.remodelled(queue.name)
     return {"quotaShareName": name, "quotaShareArn": share.arn}
 
 
@@ -120,7 +120,7 @@ def update_quota_share(ctx: Context, params: Params) -> dict[str, Any]:
     share.status, share.status_since = UPDATING, ctx.now
     ctx.tx.update(share)
     ctx.settling(share.arn)
-    ctx.changed()
+    ctx.remodelled(share.queue)
     return {"quotaShareName": share.name, "quotaShareArn": share.arn}
 
 

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from quotactl.core.engine import HOLDING
 from quotactl.emulator import validate as v
 from quotactl.emulator.handlers.common import find
-from quotactl.emulator.models import ACTIVE, RUNNABLE, JobQueue, QuotaShare, ServiceJob, ms
+from quotactl.emulator.models import JobQueue, QuotaShare, ms
 
 if TYPE_CHECKING:
     from quotactl.emulator.context import Context
+    from quotactl.emulator.service_job import ServiceJob
 
 Params = dict[str, Any]
 FRONT_OF_QUEUE = 100
@@ -23,28 +25,26 @@ def _usage(jobs: list[ServiceJob]) -> list[dict[str, Any]]:
     return [{"capacityUnit": u, "quantity": float(q)} for u, q in sorted(total.items())]
 
 
-def _entry(job: ServiceJob) -> dict[str, Any]:
-    return {"jobArn": job.arn, "earliestTimeAtPosition": ms(job.status_since)}
+def _entry(arn: str, since: float) -> dict[str, Any]:
+    return {"jobArn": arn, "earliestTimeAtPosition": ms(since)}
 
 
 def get_job_queue_snapshot(ctx: Context, params: Params) -> dict[str, Any]:
     queue = find(ctx, JobQueue, v.required_string(params, "jobQueue"), "jobQueue")
     now = ms(ctx.now)
-    waiting: list[ServiceJob] = sorted(
-        ctx.tx.jobs(queue_ref=queue.seq, statuses=(RUNNABLE,), newest_first=False),
-        key=lambda j: (-(j.priority or 0), j.seq),
-    )
-    active = ctx.tx.jobs(queue_ref=queue.seq, statuses=ACTIVE, newest_first=False)
-    fronts: dict[str, list[dict[str, Any]]] = {}
-    for job in waiting:
-        if job.share is not None and job.share not in fronts:
-            fronts[job.share] = [_entry(job)]
+    ref = queue.seq
+    waiting = ctx.tx.queue_front(ref, limit=FRONT_OF_QUEUE)
+    active = ctx.tx.jobs(queue_ref=ref, statuses=HOLDING, newest_first=False)
+    shares = ctx.tx.records(QuotaShare, parent=queue.name) if queue.quota_managed else []
+    heads = [head for s in shares for head in ctx.tx.queue_front(ref, s.name, limit=1)]
+    heads.sort(key=lambda h: (-h[3], h[4]))
+    fronts = {str(h[2]): [_entry(h[0], h[1])] for h in heads}
     per_share: dict[str, list[ServiceJob]] = {}
     for job in active:
         per_share.setdefault(job.share or "", []).append(job)
     utilization: dict[str, Any] = {"totalCapacityUsage": _usage(active), "lastUpdatedAt": now}
     if queue.quota_managed:
-        names = [s.name for s in ctx.tx.records(QuotaShare, parent=queue.name)]
+        names = [s.name for s in shares]
         ranked = sorted(
             names, key=lambda n: -sum(sum(j.capacity.values()) for j in per_share.get(n, []))
         )
@@ -57,7 +57,7 @@ def get_job_queue_snapshot(ctx: Context, params: Params) -> dict[str, Any]:
         }
     return {
         "frontOfQueue": {
-            "jobs": [_entry(j) for j in waiting[:FRONT_OF_QUEUE]],
+            "jobs": [_entry(arn, since) for arn, since, *_ in waiting],
             "lastUpdatedAt": now,
         },
         "frontOfQuotaShares": {"quotaShares": fronts, "lastUpdatedAt": now},

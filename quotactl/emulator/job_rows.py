@@ -1,0 +1,174 @@
+"""The service-job half of ``Tx``: job rows, found by id, token, queue order or due time.
+
+Beside its JSON document each row keeps the indexed columns that make a request cost what it
+touches: ``status``, ``priority``, ``due_at`` (when the job next changes by itself) and
+``engine`` (what the scheduling engine needs of an unfinished job, ``jobs.engine_fields``,
+so an engine is rebuilt without reading documents).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, Any
+
+from quotactl.core.engine import FINAL, HOLDING, JobStatus
+from quotactl.emulator import jobs
+from quotactl.emulator.service_job import ServiceJob
+
+if TYPE_CHECKING:
+    import sqlite3
+
+
+class JobRows:
+    """Reads and writes of service jobs inside one transaction (``db``)."""
+
+    def __init__(self, db: sqlite3.Connection) -> None:
+        self.db = db
+
+    def job(self, job_id: str) -> ServiceJob | None:
+        row = self.db.execute("SELECT doc, seq FROM jobs WHERE job_id = ?", (job_id,)).fetchone()
+        return None if row is None else ServiceJob.from_doc(json.loads(row[0]), row[1])
+
+    def job_by_token(self, token: str) -> ServiceJob | None:
+        row = self.db.execute(
+            "SELECT doc, seq FROM jobs WHERE client_token = ?", (token,)
+        ).fetchone()
+        return None if row is None else ServiceJob.from_doc(json.loads(row[0]), row[1])
+
+    def insert_job(self, job: ServiceJob, due_at: float | None) -> None:
+        cur = self.db.execute(
+            "INSERT INTO jobs (job_id, queue_ref, share, status, client_token, doc) "
+            "VALUES (?, ?, ?, ?, ?, ?)",
+            (job.job_id, job.queue_ref, job.share, job.status, job.client_token, "{}"),
+        )
+        job.seq = int(cur.lastrowid or 0)
+        self.save_job(job, due_at)
+
+    def save_job(self, job: ServiceJob, due_at: float | None) -> None:
+        """Store the job; ``due_at``: when its status next changes by itself (None: never)."""
+        self.db.execute(
+            "UPDATE jobs SET status = ?, priority = ?, due_at = ?, doc = ?, engine = ? "
+            "WHERE seq = ?",
+            (job.status, job.priority or 0, due_at, json.dumps(job.doc()), _engine(job), job.seq),
+        )
+
+    def update_job(self, job: ServiceJob) -> None:
+        """Store the job's record, keeping when its status next changes by itself."""
+        self.db.execute(
+            "UPDATE jobs SET status = ?, priority = ?, doc = ?, engine = ? WHERE seq = ?",
+            (job.status, job.priority or 0, json.dumps(job.doc()), _engine(job), job.seq),
+        )
+
+    def jobs(
+        self,
+        *,
+        queue_ref: int | None = None,
+        statuses: tuple[str, ...] | None = None,
+        share: str | None = None,
+        before: int | None = None,
+        newest_first: bool = True,
+        in_queue_order: bool = False,
+        limit: int = -1,
+    ) -> list[ServiceJob]:
+        """Jobs by seq (newest first unless told), or in queue order: priority, then seq."""
+        where, args = [], []  # type: tuple[list[str], list[Any]]
+        if queue_ref is not None:
+            where.append("queue_ref = ?")
+            args.append(queue_ref)
+        if statuses is not None:
+            where.append(f"status IN ({', '.join('?' * len(statuses))})")
+            args.extend(statuses)
+        if share is not None:
+            where.append("share = ?")
+            args.append(share)
+        if before is not None:
+            where.append("seq < ?")
+            args.append(before)
+        sql = "SELECT doc, seq FROM jobs"
+        if where:
+            sql += " WHERE " + " AND ".join(where)
+        if in_queue_order:
+            sql += " ORDER BY priority DESC, seq ASC LIMIT ?"
+        else:
+            sql += f" ORDER BY seq {'DESC' if newest_first else 'ASC'} LIMIT ?"
+        args.append(limit)
+        return [ServiceJob.from_doc(json.loads(d), s) for d, s in self.db.execute(sql, args)]
+
+    def due_queues(self, until: float) -> list[int]:
+        """Queues with a job whose status changes by itself at or before ``until``."""
+        rows = self.db.execute(
+            "SELECT DISTINCT queue_ref FROM jobs INDEXED BY jobs_due WHERE due_at <= ?", (until,)
+        )
+        return sorted(r[0] for r in rows)
+
+    def due_jobs(self, queue_ref: int, until: float) -> list[ServiceJob]:
+        rows = self.db.execute(
+            "SELECT doc, seq FROM jobs INDEXED BY jobs_due WHERE due_at <= ? AND queue_ref = ?",
+            (until, queue_ref),
+        )
+        return [ServiceJob.from_doc(json.loads(d), s) for d, s in sorted(rows, key=by_seq)]
+
+    def first_job_event(self) -> float | None:
+        sql = "SELECT min(due_at) FROM jobs WHERE due_at IS NOT NULL"
+        return self.db.execute(sql).fetchone()[0]  # type: ignore[no-any-return]
+
+    def queue_front(
+        self, queue_ref: int, share: str | None = None, limit: int = -1
+    ) -> list[tuple[str, float, str | None, int, int]]:
+        """RUNNABLE jobs in queue order: (jobArn, status_since, share, priority, seq) each."""
+        sql = (
+            "SELECT json_extract(doc, '$.arn'), json_extract(doc, '$.status_since'), share, "
+            "priority, seq FROM jobs WHERE queue_ref = ? AND status = ?"
+        )
+        args: list[Any] = [queue_ref, JobStatus.RUNNABLE]
+        if share is not None:
+            sql += " AND share = ?"
+            args.append(share)
+        sql += " ORDER BY priority DESC, seq ASC LIMIT ?"
+        return list(self.db.execute(sql, [*args, limit]))
+
+    def queued_and_active(self, queue_ref: int) -> list[tuple[str, dict[str, Any]]]:
+        """A queue's RUNNABLE, SCHEDULED, STARTING and RUNNING jobs, oldest first, as what the
+        engine needs of each (``jobs.engine_fields``): its id and those fields."""
+        live = (JobStatus.RUNNABLE, *HOLDING)
+        marks = ", ".join("?" * len(live))
+        rows = self.db.execute(
+            f"SELECT job_id, engine, seq FROM jobs INDEXED BY jobs_by_queue "
+            f"WHERE queue_ref = ? AND status IN ({marks})",
+            (queue_ref, *live),
+        ).fetchall()
+        rows.sort(key=by_seq)
+        out = []
+        for job_id, fields, _ in rows:
+            if fields is None:  # stored by schema 1
+                job = self.job(job_id)
+                fields = _engine(job) if job is not None else None
+            if fields is not None:
+                out.append((job_id, json.loads(fields)))
+        return out
+
+    def jobs_with_reasons(self, queue_ref: int) -> list[ServiceJob]:
+        """A queue's RUNNABLE jobs that have a statusReason (a queue's time limits apply)."""
+        rows = self.db.execute(
+            "SELECT doc, seq FROM jobs WHERE queue_ref = ? AND status = ? "
+            "AND json_extract(doc, '$.status_reason') IS NOT NULL ORDER BY seq",
+            (queue_ref, JobStatus.RUNNABLE),
+        )
+        return [ServiceJob.from_doc(json.loads(d), s) for d, s in rows]
+
+    def queues_with_work(self) -> list[int]:
+        """Queues that have unfinished jobs."""
+        marks = ", ".join("?" * len(FINAL))
+        rows = self.db.execute(
+            f"SELECT DISTINCT queue_ref FROM jobs WHERE status NOT IN ({marks})", FINAL
+        )
+        return [r[0] for r in rows]
+
+
+def by_seq(row: tuple[Any, ...]) -> int:
+    """Sort key of rows whose last column is ``seq`` (creation order)."""
+    return int(row[-1])
+
+
+def _engine(job: ServiceJob) -> str | None:
+    return None if job.status in FINAL else json.dumps(jobs.engine_fields(job))
