@@ -7,7 +7,7 @@ the mapping to exit codes in ``quotactl.cli.app`` (pip's ``DiagnosticPipError`` 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Literal
 
 Severity = Literal["error", "warning"]
@@ -45,21 +45,6 @@ class Diagnostic:
     def __str__(self) -> str:
         """``FILE:LINE:COL: error: message`` (or ``warning:``), the form compilers print."""
         return f"{self.file}:{self.line}:{self.column}: {self.severity}: {self.message}"
-
-
-@dataclass
-class Diagnostics:
-    """An ordered collection of findings; errors and warnings together."""
-
-    items: list[Diagnostic] = field(default_factory=list)
-
-    @property
-    def errors(self) -> list[Diagnostic]:
-        return [d for d in self.items if d.severity == "error"]
-
-    @property
-    def warnings(self) -> list[Diagnostic]:
-        return [d for d in self.items if d.severity == "warning"]
 
 
 class ConfigError(QuotactlError):

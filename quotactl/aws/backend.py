@@ -3,12 +3,14 @@
 One code path for real AWS, any endpoint and the embedded emulator: only the client differs
 (built by ``quotactl.aws.session``). Reads use paginators and list calls (one per kind, one
 ListQuotaShares per queue); what the API only offers per resource (a share's tags, jobs per
-queue and status) runs concurrently on a small thread pool (``calls.BatchCalls``).
+queue and status) runs concurrently on a small thread pool (``calls.BatchCalls``), and
+``observe`` waits only where a read needs another's answer (shares need their queues).
 """
 
 from __future__ import annotations
 
 import threading
+from concurrent.futures import FIRST_COMPLETED, wait
 from typing import TYPE_CHECKING, Any
 
 from quotactl.aws import convert
@@ -31,6 +33,7 @@ from quotactl.core.observed import (
 if TYPE_CHECKING:
     from collections import Counter
     from collections.abc import Callable, Collection, Mapping
+    from concurrent.futures import Future
 
     from quotactl.core.observed import Spec
 
@@ -62,16 +65,12 @@ class AwsBackend:
     # -- StateReader ----------------------------------------------------------------------
 
     def observe(self, stack: str, queues: Collection[str]) -> ObservedState:
-        resources: list[ObservedResource] = []
-        resources += [
-            convert.observed_environment(e)
-            for e in self.api.pages("DescribeServiceEnvironments", "serviceEnvironments")
-        ]
-        resources += self._policies()
-        live_queues = [
-            convert.observed_queue(q) for q in self.api.pages("DescribeJobQueues", "jobQueues")
-        ]
-        resources += live_queues
+        # Environments, policies and queues are read at once; each queue's shares are listed
+        # as soon as the queues are in, and their tags as soon as that list is. (On a pool of
+        # one, the calls go out in the order they are written here.)
+        environments = self.api.submit(self._environments)
+        policies = self.api.submit(self._policies)
+        live_queues = self.api.submit(self._queues).result()
         wanted = set(queues)
         share_queues = [
             q
@@ -80,8 +79,16 @@ class AwsBackend:
         ]
         with self._lock:
             self._queue_arns.update({q.spec.name: q.arn for q in live_queues})
-        resources += self._shares_of([q.spec.name for q in share_queues])
+        shares = self._shares_of([q.spec.name for q in share_queues])
+        resources = [*environments.result(), *policies.result(), *live_queues, *shares]
         return ObservedState(tuple(resources))
+
+    def _environments(self) -> list[ObservedResource]:
+        found = self.api.pages("DescribeServiceEnvironments", "serviceEnvironments")
+        return [convert.observed_environment(e) for e in found]
+
+    def _queues(self) -> list[ObservedResource]:
+        return [convert.observed_queue(q) for q in self.api.pages("DescribeJobQueues", "jobQueues")]
 
     def _policies(self) -> list[ObservedResource]:
         arns = [p["arn"] for p in self.api.pages("ListSchedulingPolicies", "schedulingPolicies")]
@@ -104,22 +111,31 @@ class AwsBackend:
         return policies
 
     def _shares_of(self, queues: list[str]) -> list[ObservedResource]:
-        listed = self.api.map(
-            lambda q: [
-                (q, i) for i in self.api.pages("ListQuotaShares", "quotaShares", jobQueue=q)
-            ],
-            queues,
-        )
-        items = [pair for found in listed for pair in found]
-        # ListQuotaShares does not return tags (botocore's model leaves them out): one call each.
-        tags = self.api.map(
-            lambda pair: self.api.call("ListTagsForResource", resourceArn=pair[1]["quotaShareArn"]),
-            items,
-        )
+        listing = [(q, self.api.submit(self._listed_shares, q)) for q in queues]
+        # ListQuotaShares does not return tags (botocore's model leaves them out): one call
+        # each, sent as soon as the queue's list is in, whichever queue answers first (lists
+        # that are in together go in queue order, so a pool of one keeps the calls' order).
+        tagged: dict[str, list[tuple[dict[str, Any], Future[dict[str, str]]]]] = {}
+        while listing:
+            wait([found for _, found in listing], return_when=FIRST_COMPLETED)
+            for queue, found in [(q, f) for q, f in listing if f.done()]:
+                tagged[queue] = [
+                    (item, self.api.submit(self._tags, item["quotaShareArn"]))
+                    for item in found.result()
+                ]
+            listing = [(q, f) for q, f in listing if q not in tagged]
         return [
-            convert.observed_share(item, queue, found.get("tags") or {})
-            for (queue, item), found in zip(items, tags, strict=True)
+            convert.observed_share(item, queue, tags.result())
+            for queue in queues
+            for item, tags in tagged[queue]
         ]
+
+    def _listed_shares(self, queue: str) -> list[dict[str, Any]]:
+        return list(self.api.pages("ListQuotaShares", "quotaShares", jobQueue=queue))
+
+    def _tags(self, arn: str) -> dict[str, str]:
+        found = self.api.call("ListTagsForResource", resourceArn=arn)
+        return dict(found.get("tags") or {})
 
     def live_jobs(self, queues: Collection[str]) -> tuple[LiveJob, ...]:
         pairs = [(q, s) for q in sorted(queues) for s in ACTIVE_JOB_STATUSES]

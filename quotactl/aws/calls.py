@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import threading
 from collections import Counter
-from concurrent.futures import ThreadPoolExecutor
-from typing import TYPE_CHECKING, Any
+from concurrent.futures import Future, ThreadPoolExecutor
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from quotactl.aws.permissions import OPERATIONS
 from quotactl.core.backend import BackendError
@@ -29,6 +29,7 @@ THROTTLING = frozenset(
         "SlowDown",
     }
 )
+T = TypeVar("T")
 READ_CONCURRENCY = 32
 """Reads in flight at once: reading a 1,000-share stack is 1,000 ListTagsForResource calls."""
 _worker = threading.local()
@@ -93,13 +94,27 @@ class BatchCalls:
         items = list(items)
         if len(items) <= 1 or getattr(_worker, "active", False):
             return [fn(i) for i in items]
+        return list(self._read_pool().map(fn, items))
+
+    def submit(self, fn: Callable[..., T], *args: Any) -> Future[T]:
+        """``fn(*args)`` on the read pool, to collect later with ``.result()`` (which raises
+        what ``fn`` raised); run at once when already on the pool, as in ``map``."""
+        if not getattr(_worker, "active", False):
+            return self._read_pool().submit(fn, *args)
+        done: Future[T] = Future()
+        try:
+            done.set_result(fn(*args))
+        except Exception as exc:
+            done.set_exception(exc)
+        return done
+
+    def _read_pool(self) -> ThreadPoolExecutor:
         with self._lock:
             if self._pool is None:
                 self._pool = ThreadPoolExecutor(
                     self.concurrency, "quotactl-read", initializer=_mark_worker
                 )
-            pool = self._pool
-        return list(pool.map(fn, items))
+            return self._pool
 
 
 def _method(operation: str) -> str:

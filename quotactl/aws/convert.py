@@ -1,4 +1,4 @@
-"""Specs <-> AWS Batch request and response shapes (reference §1: API shapes and ARNs).
+"""Specs <-> AWS Batch request and response shapes (botocore's Batch model: API shapes and ARNs).
 
 Pure functions, no I/O: the backend calls these, and tests check them against botocore's
 service model by sending them through a real client with a Stubber.
@@ -233,7 +233,7 @@ def observed_share(
 
 
 def share_arn(queue_arn: str, name: str) -> str:
-    """``<jobQueueArn>/quota-share/<name>`` (reference §1.5)."""
+    """``<jobQueueArn>/quota-share/<name>`` (AWS's quota-share ARN format)."""
     return f"{queue_arn}/quota-share/{name}"
 
 

@@ -3,8 +3,11 @@
 ``read_queue(client, "training")`` returns a ``LiveQueue``. The reads of one queue are
 independent, so they run at once on a thread pool: DescribeServiceEnvironments,
 ListQuotaShares (then ListTagsForResource per share, for the team tag), GetJobQueueSnapshot
-and ListServiceJobs once per status, each paginated with botocore's paginators; as job pages
-arrive, the jobs that need details are described (DescribeServiceJob), also in parallel.
+and ListServiceJobs once per status. A status with more than one page is then read share by
+share (the QUOTA_SHARE_NAME filter combines with a status), each list paginated with
+botocore's paginators, so 10,000 waiting jobs are 20 short lists in parallel rather than 100
+pages one after another. As job pages arrive, the jobs that need details are described
+(DescribeServiceJob), also in parallel.
 Every call goes through ``BatchCalls`` (the operations table, error translation, counters),
 so the same code runs against AWS, an endpoint and the embedded emulator.
 """
@@ -12,11 +15,12 @@ so the same code runs against AWS, an endpoint and the embedded emulator.
 from __future__ import annotations
 
 import time
-from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from concurrent.futures import ThreadPoolExecutor
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from quotactl.aws.calls import READ_CONCURRENCY, BatchCalls
+from quotactl.aws.fanout import Fanout
 from quotactl.core import live
 from quotactl.core.live import UNFINISHED_STATUSES, LiveQueue
 from quotactl.core.observed import GOING_STATUSES
@@ -31,6 +35,8 @@ if TYPE_CHECKING:
 
 DESCRIBE_BATCH = 100
 """DescribeJobQueues and DescribeServiceEnvironments take at most 100 names."""
+PAGE = 100
+"""ListServiceJobs' largest page."""
 
 
 def describe_none(job: LiveJob) -> bool:
@@ -106,7 +112,7 @@ class LiveReader:
         """The named queues (default: every quota-managed queue), in the order given."""
         started = self._clock()
         items = self._queues(queues)
-        read = _Read(self.api, _Fanout(self._pool), describe)
+        read = _Read(self.api, Fanout(self._pool), describe)
         env_names = sorted({_environment(q) for q in items} - {""})
         for i in range(0, len(env_names), DESCRIBE_BATCH):
             read.environments(env_names[i : i + DESCRIBE_BATCH])
@@ -118,9 +124,8 @@ class LiveReader:
                 item,
                 read.envs.get(_environment(item)),
                 read.shares.get(item["jobQueueName"], []),
-                read.jobs.get(item["jobQueueName"], []),
+                listed=read.listed(item["jobQueueName"]),
                 share_tags=read.tags,
-                details=read.details,
                 snapshot=read.snapshots.get(item["jobQueueName"]),
                 read_at=started,
             )
@@ -179,7 +184,7 @@ def _environment(queue: dict[str, Any]) -> str:
 class _Read:
     """The reads of one ``read_queues`` call and what they found; callbacks chain follow-ups."""
 
-    def __init__(self, api: BatchCalls, run: _Fanout, describe: Callable[[LiveJob], bool]) -> None:
+    def __init__(self, api: BatchCalls, run: Fanout, describe: Callable[[LiveJob], bool]) -> None:
         self.api = api
         self.run = run
         self.describe = describe
@@ -187,8 +192,10 @@ class _Read:
         self.shares: dict[str, list[dict[str, Any]]] = {}
         self.tags: dict[str, dict[str, str]] = {}
         self.snapshots: dict[str, dict[str, Any]] = {}
-        self.jobs: dict[str, list[dict[str, Any]]] = {}
+        self.jobs: dict[str, list[tuple[dict[str, Any], LiveJob]]] = {}
         self.details: dict[str, dict[str, Any]] = {}
+        self._described: set[str] = set()
+        self._long: dict[str, list[tuple[str, str]]] = {}  # statuses awaiting the share list
 
     def environments(self, names: list[str]) -> None:
         self.run.spawn(
@@ -209,14 +216,23 @@ class _Read:
         for status in statuses:
             self.run.spawn(
                 partial(
-                    self._pages,
+                    self.api.call,
                     "ListServiceJobs",
-                    "jobSummaryList",
                     jobQueue=name,
                     jobStatus=str(status),
+                    maxResults=PAGE,
                 ),
-                partial(self._got_jobs, name),
+                partial(self._first_page, name, str(status)),
             )
+
+    def listed(self, queue: str) -> list[LiveJob]:
+        """The queue's listed jobs, each built once; a described one again with its details."""
+        return [
+            live.live_job(summary, queue, self.details[job.job_id])
+            if job.job_id in self.details
+            else job
+            for summary, job in self.jobs.get(queue, [])
+        ]
 
     def _pages(self, operation: str, key: str, **params: Any) -> list[dict[str, Any]]:
         return list(self.api.pages(operation, key, **params))
@@ -235,48 +251,62 @@ class _Read:
                 partial(self.api.call, "ListTagsForResource", resourceArn=arn),
                 partial(self._got_tags, arn),
             )
+        for status, token in self._long.pop(queue, []):
+            self._rest(queue, status, token)
 
     def _got_tags(self, arn: str, out: dict[str, Any]) -> None:
         self.tags[arn] = dict(out.get("tags") or {})
 
+    def _first_page(self, queue: str, status: str, out: dict[str, Any]) -> None:
+        self._got_jobs(queue, out.get("jobSummaryList") or [])
+        token = out.get("nextToken")
+        if token is None:
+            return
+        if queue in self.shares:
+            self._rest(queue, status, token)
+        else:  # the rest is read share by share, once the shares are known
+            self._long.setdefault(queue, []).append((status, token))
+
+    def _rest(self, queue: str, status: str, token: str) -> None:
+        """A status with more than one page: read it share by share, in parallel (each
+        share's list paginated), instead of one page after another. With no shares listed,
+        the status's own pages are read on from ``token``."""
+        names = [s["quotaShareName"] for s in self.shares.get(queue, [])]
+        if not names:
+            self.run.spawn(
+                partial(
+                    self._pages,
+                    "ListServiceJobs",
+                    "jobSummaryList",
+                    jobQueue=queue,
+                    jobStatus=status,
+                    PaginationConfig={"StartingToken": token},
+                ),
+                partial(self._got_jobs, queue),
+            )
+            return
+        for share in names:
+            self.run.spawn(
+                partial(
+                    self._pages,
+                    "ListServiceJobs",
+                    "jobSummaryList",
+                    jobQueue=queue,
+                    jobStatus=status,
+                    filters=[{"name": "QUOTA_SHARE_NAME", "values": [share]}],
+                ),
+                partial(self._got_jobs, queue),
+            )
+
     def _got_jobs(self, queue: str, found: list[dict[str, Any]]) -> None:
-        self.jobs[queue] += found
         for summary in found:
-            if self.describe(live.live_job(summary, queue)):
-                job_id = summary["jobId"]
-                self.run.spawn(
-                    partial(self.api.call, "DescribeServiceJob", jobId=job_id),
-                    partial(self.details.__setitem__, job_id),
-                )
-
-
-class _Fanout:
-    """Tasks on a pool whose callbacks (run on the calling thread) may spawn more tasks.
-
-    The first failure cancels what has not started and is raised from ``wait``.
-    """
-
-    def __init__(self, pool: ThreadPoolExecutor) -> None:
-        self._pool = pool
-        self._pending: dict[Future[Any], Callable[[Any], None]] = {}
-
-    def spawn(self, task: Callable[[], Any], then: Callable[[Any], None]) -> None:
-        self._pending[self._pool.submit(task)] = then
-
-    def wait(self) -> None:
-        while self._pending:
-            done, _ = wait(self._pending, return_when=FIRST_COMPLETED)
-            for future in done:
-                then = self._pending.pop(future)
-                try:
-                    result = future.result()
-                except BaseException:
-                    self._cancel()
-                    raise
-                then(result)
-
-    def _cancel(self) -> None:
-        for future in self._pending:
-            future.cancel()
-        wait(list(self._pending))
-        self._pending.clear()
+            job = live.live_job(summary, queue)
+            self.jobs[queue].append((summary, job))
+            job_id = job.job_id
+            if job_id in self._described or not self.describe(job):
+                continue
+            self._described.add(job_id)
+            self.run.spawn(
+                partial(self.api.call, "DescribeServiceJob", jobId=job_id),
+                partial(self.details.__setitem__, job_id),
+            )

@@ -1,4 +1,4 @@
-"""Exit codes of every quotactl command (SPEC §4 "Exit codes")."""
+"""Exit codes of every quotactl command (docs/commands.md, "Exit codes")."""
 
 from __future__ import annotations
 

@@ -1,7 +1,8 @@
-"""``local serve|advance|reset``: the embedded emulated AWS account (SPEC §3, §7)."""
+"""``local serve|advance|reset``: the embedded emulated AWS account (docs/emulator.md)."""
 
 from __future__ import annotations
 
+import errno
 import ipaddress
 import signal
 from datetime import UTC, datetime
@@ -9,7 +10,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from quotactl.errors import UsageError
+from quotactl.errors import QuotactlError, UsageError
 
 if TYPE_CHECKING:
     from quotactl.cli.runtime import Runtime
@@ -34,14 +35,25 @@ def _stamp(seconds: float) -> str:
 @local.command("serve")
 def serve(
     ctx: typer.Context,
-    host: Annotated[str, typer.Option(help="Address to listen on (loopback by default).")] = (
-        "127.0.0.1"
-    ),
-    port: Annotated[int, typer.Option(help="TCP port (0 picks a free one).", min=0)] = 8765,
+    host: Annotated[
+        str,
+        typer.Option(
+            help="Address to listen on; on a non-loopback one any Host header is answered.",
+            metavar="HOST",
+        ),
+    ] = "127.0.0.1",
+    port: Annotated[
+        int,
+        typer.Option(
+            help="TCP port, 0-65535 (0 picks a free one).", min=0, max=65535, metavar="PORT"
+        ),
+    ] = 8765,
     speed: Annotated[
         float,
         typer.Option(
-            help="Emulated seconds per wall-clock second (0: only `local advance`).", min=0
+            help="Emulated seconds per wall-clock second (0: only `local advance`).",
+            min=0,
+            metavar="RATE",
         ),
     ] = 0.0,
     faults: Annotated[
@@ -49,12 +61,17 @@ def serve(
         typer.Option(
             help="Inject faults, e.g. latency_ms=20,throttle=0.2,error=0.05,seed=7.",
             envvar="QUOTACTL_EMULATOR_FAULTS",
+            metavar="SPEC",
             show_envvar=True,
         ),
     ] = None,
     status_delay: Annotated[
         float,
-        typer.Option(help="Emulated seconds each CREATING/UPDATING/... step takes.", min=0),
+        typer.Option(
+            help="Emulated seconds each CREATING/UPDATING/... step takes.",
+            min=0,
+            metavar="SECONDS",
+        ),
     ] = 0.0,
 ) -> None:
     """Serve the local account over HTTP for any AWS client (AWS CLI, SageMaker SDK).
@@ -79,7 +96,7 @@ def serve(
         server = EmulatorServer(emulator, host, port)
     except OSError as exc:
         emulator.close()
-        raise UsageError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from exc
+        raise _listen_error(host, port, exc) from exc
     previous = signal.signal(signal.SIGTERM, _interrupt)
     try:
         emulator.set_speed(speed)
@@ -103,6 +120,19 @@ def serve(
         if speed:
             emulator.set_speed(0)
         emulator.close()
+
+
+def _listen_error(host: str, port: int, exc: OSError) -> QuotactlError:
+    if exc.errno == errno.EADDRINUSE:
+        return QuotactlError(
+            f"cannot listen on {host}:{port}: the port is in use",
+            code="port-in-use",
+            hint="stop what holds it, pick another --port, or --port 0 for a free one",
+        )
+    return UsageError(
+        f"cannot listen on {host}:{port}: {exc.strerror or exc}",
+        hint="--host takes a local address such as 127.0.0.1, ::1 or 0.0.0.0",
+    )
 
 
 def _interrupt(signum: int, frame: Any) -> None:

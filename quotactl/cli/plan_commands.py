@@ -1,4 +1,7 @@
-"""``plan`` and ``apply``: diff config against live, and make live match it (SPEC §4)."""
+"""``plan`` and ``apply``: diff config against live, and make live match it.
+
+The reference is docs/plan-and-apply.md.
+"""
 
 from __future__ import annotations
 

@@ -71,7 +71,7 @@ class Runtime:
             print(message, file=self.stderr)
 
     def target(self, region: str | None = None) -> Target:
-        """Where AWS calls go; on the local backend, says so once on stderr (SPEC §3).
+        """Where AWS calls go; on the local backend, says so once on stderr.
 
         ``region`` is the configuration's ``platform.region``: ``--region`` wins over it, and
         it wins over the AWS environment's default.

@@ -8,12 +8,19 @@ from __future__ import annotations
 
 import enum
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated, TypeVar
 
 import typer
 
 from quotactl.cli.options import PathsArgument
 from quotactl.errors import UsageError
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from quotactl.cli.runtime import Runtime
+
+T = TypeVar("T")
 
 
 class OutputFormat(enum.StrEnum):
@@ -84,7 +91,7 @@ def simulate(
     queues = tuple(queue_models(load(runtime, paths).desired))
     name = str(trace)
     if baseline is None and other is None:
-        result = run_one(queues, trace)
+        result = _in_order(runtime, trace, lambda path: run_one(queues, path))
         render_simulation(runtime.console(), runtime.stdout, output, result, trace=name)
         return
     if other is not None:
@@ -92,9 +99,23 @@ def simulate(
     else:
         reserved = tuple(q.with_strategy(Strategy.RESERVE) for q in queues)
         reference = Side("every share RESERVE", reserved, override="RESERVE")
-    before, after = run_both(reference, Side(label, queues), trace)
+    after_side = Side(label, queues)
+    before, after = _in_order(runtime, trace, lambda path: run_both(reference, after_side, path))
     comparison = compare(before, after)
     render_comparison(runtime.console(), runtime.stdout, output, comparison, trace=name)
+
+
+def _in_order(runtime: Runtime, trace: Path, replay: Callable[[Path], T]) -> T:
+    """Replay ``trace``; one that is not in submission order is replayed sorted, with a note."""
+    from quotactl.core.simulate.ordering import sorted_trace
+    from quotactl.core.simulate.trace import TraceUnsorted
+
+    try:
+        return replay(trace)
+    except TraceUnsorted as exc:
+        runtime.notice(f"quotactl: {exc.message}: replaying the trace sorted by submit_time")
+    with sorted_trace(trace) as ordered:
+        return replay(ordered)
 
 
 def register(app: typer.Typer) -> None:

@@ -17,7 +17,7 @@ if TYPE_CHECKING:
 
 DEFAULT_INTERVAL = "5s"
 MIN_INTERVAL = 0.2
-WATCH_RETRIES: dict[str, Any] = {"mode": "standard", "max_attempts": 3}
+WATCH_RETRIES: dict[str, Any] = {"mode": "standard", "max_attempts": 2}
 """A live view retries on its next refresh, so its calls give up sooner than apply's."""
 
 
@@ -54,7 +54,7 @@ def status(
     ] = DEFAULT_INTERVAL,
     output: Annotated[
         StatusFormat,
-        typer.Option("-o", "--output", metavar="FORMAT", help="text or json."),
+        typer.Option("-o", "--output", help="Report as text or JSON."),
     ] = StatusFormat.TEXT,
 ) -> None:
     """Show per queue and share: limits, in use, own, borrowed, lent, headroom and jobs."""

@@ -77,11 +77,19 @@ def generate(
     span = human_duration(last[0])
     where = str(out) if out else "stdout"
     runtime.notice(f"quotactl: wrote {written:,} jobs over {span} to {where}")
+    runtime.notice("  per share (times of day on the trace's clock, which starts at 00:00):")
     for w in workloads(queues, seed):
         runtime.notice(
             f"  {w.queue}/{w.share}: load {w.load:.2f} of its limit,"
-            f" {w.jobs_per_hour:.1f} jobs/h on average, busiest at {w.peak_hour:04.1f} h"
+            f" {w.jobs_per_hour:.1f} jobs/h on average, arrivals peak daily at"
+            f" {_clock(w.peak_hour)}"
         )
+
+
+def _clock(hour_of_day: float) -> str:
+    """14.3 -> "14:18": an hour of the day as a time a person reads."""
+    minutes = round(hour_of_day * 60) % (24 * 60)
+    return f"{minutes // 60:02d}:{minutes % 60:02d}"
 
 
 @trace_app.command("export")

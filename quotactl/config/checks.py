@@ -1,6 +1,7 @@
 """Rules across values and files: duplicates, references, AWS limits (then the sharing graph).
 
-Runs only on files that passed the schema, so every value here has its documented type. Each
+Every value here passed the schema, so it has its documented type; values that did not are
+left out (``Inventory.broken``), and a reference to one of them is not reported twice. Each
 finding points at the key or value to change; a finding about two places cites the other one.
 """
 
@@ -31,7 +32,7 @@ RESERVED_TAG_PREFIXES = ("aws:", "quotactl:")
 
 def check(inventory: Inventory, first_file: SourceMap) -> list[Diagnostic]:
     """Every cross-value finding, errors and warnings together."""
-    found = _platform(inventory.platforms, first_file)
+    found = [] if inventory.broken_platform else _platform(inventory.platforms, first_file)
     found += _unique("environment", inventory.environments)
     found += _unique("queue", inventory.queues)
     found += _unique("team", inventory.teams)
@@ -39,7 +40,8 @@ def check(inventory: Inventory, first_file: SourceMap) -> list[Diagnostic]:
     found += _instance_types(inventory)
     found += _queues(inventory)
     found += _shares(inventory)
-    found += sharing_warnings(inventory)
+    if inventory.complete:  # with values missing, the sharing graph would be misjudged
+        found += sharing_warnings(inventory)
     return found
 
 
@@ -120,6 +122,8 @@ def _queues(inventory: Inventory) -> list[Diagnostic]:
                 f"would exceed {MAX_NAME_LENGTH} characters"
             )
             found.append(queue.report("name", message=message))
+        if env_name not in environments and inventory.is_broken("environments", env_name):
+            continue
         if env_name not in environments:
             message = f"queue {name!r}: environment {env_name!r} is not defined"
             found.append(
@@ -158,6 +162,8 @@ def _shares(inventory: Inventory) -> list[Diagnostic]:
                 message += "; a share's name defaults to its team's name"
             found.append(share.name_report(message))
         queue = queues.get(queue_name)
+        if queue is None and inventory.is_broken("queues", queue_name):
+            continue
         if queue is None:
             message = f"share {share.name!r}: queue {queue_name!r} is not defined"
             found.append(share.report("queue", message=_suggest(message, queue_name, queues)))

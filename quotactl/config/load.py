@@ -1,24 +1,27 @@
 """Files -> checked config -> ``DesiredState``: the one entry point, ``load_config``.
 
-Stages, each reporting every problem it finds before the next runs: read and parse every file
-(YAML problems), validate each file against the schema (types, keys, ranges), then check the
-merged config (duplicates, references, AWS limits, sharing-graph warnings). A later stage runs
-only when the earlier ones found no error, so one typo does not cascade into ten findings.
+Stages: read and parse every file (YAML problems), validate each file against the schema
+(types, keys, ranges), then check the merged config (duplicates, references, AWS limits,
+sharing-graph warnings). Every problem is reported in one run: a file that fails the schema
+still takes part in the checks with the values that passed on their own, and a reference to a
+value that failed is not reported again (one typo never cascades into ten findings). Only a
+file that cannot be read as a mapping at all stops the checks, since what it defines is unknown.
+The sharing-graph warnings are judged only on a config whose every value passed.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
 from quotactl.config.checks import check
 from quotactl.config.desired import to_desired
-from quotactl.config.inventory import Inventory
+from quotactl.config.inventory import Inventory, Salvaged
 from quotactl.config.messages import diagnostics_from
-from quotactl.config.schema import Config, ConfigFile
+from quotactl.config.schema import Config, ConfigFile, Environment, Platform, Queue, Team
 from quotactl.config.source import SourceMap, parse_yaml, yaml_type
 from quotactl.errors import ConfigError, Diagnostic, NotFoundError
 
@@ -55,25 +58,28 @@ def load_config(paths: Sequence[Path]) -> LoadedConfig:
     """
     files = discover_files(paths)
     order = {str(path): index for index, path in enumerate(files)}
-    parsed: list[tuple[ConfigFile, SourceMap]] = []
+    parsed: list[tuple[ConfigFile | Salvaged, SourceMap]] = []
     errors: list[Diagnostic] = []
+    unreadable = False
     for path in files:
         config, source, found = _load_file(path)
         errors += found
-        if config is not None:
+        if config is None:
+            unreadable = True
+        else:
             parsed.append((config, source))
-    if errors:
+    if unreadable or not parsed:
         raise ConfigError(_ordered(errors, order))
-    findings = check(Inventory.of(parsed), parsed[0][1])
-    findings = _ordered(findings, order)
+    findings = _ordered([*errors, *check(Inventory.of(parsed), parsed[0][1])], order)
     if any(d.severity == "error" for d in findings):
         raise ConfigError(findings)
-    platform = next(c.platform for c, _ in parsed if c.platform is not None)
+    configs = [c for c, _ in parsed if isinstance(c, ConfigFile)]
+    platform = next(c.platform for c in configs if c.platform is not None)
     model = Config(
         platform=platform,
-        environments=[env for c, _ in parsed for env in c.environments],
-        queues=[queue for c, _ in parsed for queue in c.queues],
-        teams=[team for c, _ in parsed for team in c.teams],
+        environments=[env for c in configs for env in c.environments],
+        queues=[queue for c in configs for queue in c.queues],
+        teams=[team for c in configs for team in c.teams],
     )
     return LoadedConfig(to_desired(model), model, findings, files)
 
@@ -129,7 +135,11 @@ def read_document(
     return parsed.data, parsed.source, parsed.diagnostics
 
 
-def _load_file(path: Path) -> tuple[ConfigFile | None, SourceMap, list[Diagnostic]]:
+def _load_file(
+    path: Path,
+) -> tuple[ConfigFile | Salvaged | None, SourceMap, list[Diagnostic]]:
+    """The file's config; what passed of it (``Salvaged``) with its errors; or None when it
+    cannot be read as a mapping at all."""
     data, source, diagnostics = read_document(path)
     if data is None and diagnostics:
         return None, source, diagnostics
@@ -145,10 +155,48 @@ def _load_file(path: Path) -> tuple[ConfigFile | None, SourceMap, list[Diagnosti
         # A value YAML could not read is already reported; do not report it again as null.
         taken = {(d.line, d.column) for d in diagnostics}
         schema = [d for d in diagnostics_from(exc, source) if (d.line, d.column) not in taken]
-        return None, source, [*diagnostics, *schema]
+        return salvage(data), source, [*diagnostics, *schema]
     if diagnostics:
-        return None, source, diagnostics
+        return Salvaged(config), source, diagnostics
     return config, source, []
+
+
+_LISTS: tuple[tuple[str, type[Environment | Queue | Team]], ...] = (
+    ("environments", Environment),
+    ("queues", Queue),
+    ("teams", Team),
+)
+
+
+def salvage(data: dict[str, Any]) -> Salvaged:
+    """Validate a failed file's values one by one: keep those that pass, name the others."""
+    platform, broken_platform = None, False
+    if data.get("platform") is not None:
+        try:
+            platform = Platform.model_validate(data["platform"])
+        except ValidationError:
+            broken_platform = True
+    lists: dict[str, list[Any]] = {}
+    indices: dict[str, list[int]] = {}
+    broken: dict[str, set[str]] = {}
+    for key, model in _LISTS:
+        values = data.get(key)
+        lists[key], indices[key] = [], []
+        for i, value in enumerate(values if isinstance(values, list) else []):
+            try:
+                lists[key].append(model.model_validate(value))
+                indices[key].append(i)
+            except ValidationError:
+                name = value.get("name") if isinstance(value, dict) else None
+                if isinstance(name, str):
+                    broken.setdefault(key, set()).add(name)
+    config = ConfigFile.model_construct(
+        platform=platform,
+        environments=lists["environments"],
+        queues=lists["queues"],
+        teams=lists["teams"],
+    )
+    return Salvaged(config, indices, broken, broken_platform)
 
 
 def _ordered(diagnostics: list[Diagnostic], order: dict[str, int]) -> list[Diagnostic]:

@@ -1,9 +1,21 @@
 """YAML text -> plain Python data, remembering where every key and value was written.
 
 PyYAML's ``safe_load`` forgets positions and silently keeps the last of two equal keys, so
-this module composes the node graph with ``yaml.SafeLoader`` and builds the data itself: each
-key and value gets a ``FILE:LINE:COL`` position, duplicate keys and non-string keys become
-diagnostics, and aliases are expanded with a guard against cycles and "billion laughs".
+this module composes the node graph itself and builds the data from it: each key and value
+gets a ``FILE:LINE:COL`` position, duplicate keys and non-string keys become diagnostics, and
+aliases are expanded with a guard against cycles and "billion laughs".
+
+Two parsers, one result. When PyYAML was built with libyaml, its C parser reads the text
+(about ten times faster than PyYAML's pure-Python scanner, which was most of the time of
+``validate`` on a large config), and PyYAML's own composer and safe constructor turn its
+events into nodes. (Not libyaml's composer, ``CSafeLoader``: it recurses on the C stack and
+crashes the process on deeply nested input, where PyYAML's raises RecursionError.) The two
+parsers word their errors differently, so a file the C parser rejects is parsed again by
+``yaml.SafeLoader``, whose messages and positions are the ones reported; so is a file with
+one of the few constructs on which they disagree (``loaders.LIBYAML_DIFFERS``). Otherwise both give
+the same nodes and positions (``tests/config/test_config_parsers.py`` holds them equal, on
+the checked-in configs and on fuzzed text). Without libyaml, ``yaml.SafeLoader`` reads every
+file.
 """
 
 from __future__ import annotations
@@ -13,6 +25,7 @@ from typing import TYPE_CHECKING, Literal
 
 import yaml
 
+from quotactl.config.loaders import LIBYAML_DIFFERS, Loader, libyaml_loader
 from quotactl.errors import Diagnostic, Severity
 
 if TYPE_CHECKING:
@@ -92,11 +105,46 @@ class ParsedFile:
     diagnostics: list[Diagnostic]
 
 
-def parse_yaml(text: str, file: str, *, expected: str = "a mapping of config keys") -> ParsedFile:
+FAST_LOADER = libyaml_loader()
+"""The libyaml-backed loader, or None when PyYAML was built without libyaml."""
+
+
+def parse_yaml(
+    text: str, file: str, *, expected: str = "a mapping of config keys", libyaml: bool = True
+) -> ParsedFile:
     """Parse one file; YAML problems come back as diagnostics, never as exceptions.
 
-    ``expected`` says what an empty file should have held.
+    ``expected`` says what an empty file should have held. With ``libyaml`` (and libyaml
+    installed) the C parser reads it, and a file it rejects is parsed again by the pure-Python
+    one, whose diagnostics are reported.
     """
+    if libyaml and (parsed := parse_with_libyaml(text, file)) is not None:
+        return parsed
+    return _parse_python(text, file, expected)
+
+
+def parse_with_libyaml(text: str, file: str) -> ParsedFile | None:
+    """The file read by libyaml's parser, or None if it did not read cleanly (or is absent)."""
+    if FAST_LOADER is None or LIBYAML_DIFFERS.search(text) is not None:
+        return None
+    source = SourceMap(file)
+    try:
+        loader = FAST_LOADER(text)
+    except (yaml.YAMLError, ValueError):  # ValueError: lone surrogates cannot be UTF-8
+        return None
+    try:
+        node = loader.get_single_node()
+        if node is None:
+            return None  # an empty file: let the other path word it
+        builder = _Builder(loader, source, libyaml=True)
+        return ParsedFile(builder.build(node, ()), source, builder.diagnostics)
+    except (yaml.YAMLError, ValueError, RecursionError, _TooLarge, _Differs):
+        return None
+    finally:
+        loader.dispose()
+
+
+def _parse_python(text: str, file: str, expected: str) -> ParsedFile:
     source = SourceMap(file)
     try:
         loader = yaml.SafeLoader(text)
@@ -161,11 +209,16 @@ class _TooLarge(Exception):
         self.path = path
 
 
+class _Differs(Exception):
+    """libyaml placed a node elsewhere than PyYAML would: read the file with PyYAML."""
+
+
 class _Builder:
     """Walks composed nodes into dicts, lists and scalars, recording positions."""
 
-    def __init__(self, loader: yaml.SafeLoader, source: SourceMap) -> None:
+    def __init__(self, loader: Loader, source: SourceMap, *, libyaml: bool = False) -> None:
         self.loader = loader
+        self.libyaml = libyaml
         self.source = source
         self.diagnostics: list[Diagnostic] = []
         self.count = 0
@@ -222,6 +275,10 @@ class _Builder:
         return [self.build(item, (*path, index)) for index, item in enumerate(node.value)]
 
     def _scalar(self, node: yaml.Node, path: YamlPath) -> object:
+        if self.libyaml and isinstance(node, yaml.ScalarNode) and not node.value and not node.style:
+            # An omitted value (``key:``, ``{key: }``): libyaml puts it at the next token,
+            # PyYAML right after the indicator.
+            raise _Differs
         try:
             value = self.loader.construct_object(node)
         except yaml.constructor.ConstructorError as exc:
@@ -234,7 +291,7 @@ class _Builder:
             else:
                 self._error(path, f"cannot read {abbreviate(text)!r} as a date")
             return None
-        if not isinstance(value, str) and isinstance(node, yaml.ScalarNode) and node.style is None:
+        if not isinstance(value, str) and isinstance(node, yaml.ScalarNode) and not node.style:
             self.source.plain_text[path] = str(node.value)
         return value
 

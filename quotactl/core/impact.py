@@ -1,7 +1,7 @@
 """Runtime impact: which live jobs a change would stop or expose to preemption.
 
 Computed from the jobs ListServiceJobs reported at plan time; for display only. The rules
-follow AWS's documentation (SPEC §4 "Runtime impact", §6 "Lowered limits"):
+follow AWS's documentation and docs/scheduling.md ("Lowered limits"):
 - deleting or replacing a share or queue terminates all its jobs;
 - disabling one refuses new jobs (AWS lets submitted jobs finish), so its jobs are listed;
 - a share's usage above its new limit counts as borrowed: the most recently started jobs
@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from quotactl.core.engine import JobStatus
 from quotactl.core.model import QueueSpec, ShareSpec
 from quotactl.core.plan import Action, AffectedJob, Effect, Impact
 
@@ -66,7 +67,7 @@ def _lowered_limits(after: ShareSpec, jobs: Sequence[LiveJob]) -> list[Impact]:
         if usage <= limit:
             continue
         excess = usage - limit
-        # Victims: most recently started first (SPEC §6), until they cover the excess.
+        # Victims: most recently started first (docs/scheduling.md), until they cover the excess.
         ordered = sorted(users, key=lambda j: (j.started_at or 0, j.job_id), reverse=True)
         victims: list[LiveJob] = []
         covered = 0
@@ -96,8 +97,20 @@ def _count(jobs: Sequence[LiveJob]) -> str:
     return f"{len(jobs)} job{'s' if len(jobs) != 1 else ''}"
 
 
+_STATUS_ORDER = {
+    JobStatus.RUNNING: 0,
+    JobStatus.STARTING: 1,
+    JobStatus.SCHEDULED: 2,
+    JobStatus.RUNNABLE: 3,
+    JobStatus.SUBMITTED: 4,
+}
+
+
 def _affected(jobs: Sequence[LiveJob]) -> tuple[AffectedJob, ...]:
-    ordered = sorted(jobs, key=lambda j: (j.share or "", j.name, j.job_id))
+    """Running work first (what a reviewer must not miss), then by share and name."""
+    ordered = sorted(
+        jobs, key=lambda j: (_STATUS_ORDER.get(j.status, 5), j.share or "", j.name, j.job_id)
+    )
     return tuple(
         AffectedJob(j.job_id, j.name, j.share, j.status, dict(j.instances)) for j in ordered
     )

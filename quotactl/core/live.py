@@ -11,6 +11,7 @@ AWS sends times as epoch milliseconds; everything here is epoch seconds.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 from quotactl.core.engine.model import (
@@ -54,6 +55,9 @@ class LiveQueue:
     share_arns: Mapping[str, str] = field(default_factory=dict)
     heads: Mapping[str, str] = field(default_factory=dict)
     read_at: float = 0.0
+    front: tuple[str, ...] = ()
+    """Job ARNs at the front of the queue, in AWS's order (the snapshot's ``frontOfQueue``):
+    it breaks ties between jobs submitted in the same millisecond."""
 
     @property
     def shares(self) -> tuple[ShareModel, ...]:
@@ -64,7 +68,13 @@ class LiveQueue:
 
     def job(self, job_id: str) -> LiveJob | None:
         """The job with this ID or ARN, if it was read."""
-        return next((j for j in self.jobs if job_id in (j.job_id, j.job_arn)), None)
+        return self._by_id.get(job_id)
+
+    @cached_property
+    def _by_id(self) -> dict[str, LiveJob]:
+        found = {j.job_arn: j for j in self.jobs if j.job_arn}
+        found.update({j.job_id: j for j in self.jobs})
+        return found
 
     def unfinished(self) -> list[LiveJob]:
         return [j for j in self.jobs if not j.is_final]
@@ -75,7 +85,7 @@ class LiveQueue:
         Jobs whose priority was not read (ListServiceJobs does not report it) count as 0.
         """
         queued = [j for j in self.jobs if j.share == share and j.status is JobStatus.RUNNABLE]
-        return sorted(queued, key=lambda j: (-(j.priority or 0), j.created_at or 0.0, j.job_id))
+        return sorted(queued, key=lambda j: (-(j.priority or 0), *self._arrival(j)))
 
     def head(self, share: str) -> LiveJob | None:
         """The share's first RUNNABLE job: AWS's (snapshot) if known, else by dispatch order."""
@@ -97,9 +107,18 @@ class LiveQueue:
         names = {s.name for s in self.model.shares}
         return [
             engine_job(j)
-            for j in sorted(self.jobs, key=lambda j: (j.created_at or 0.0, j.job_id))
+            for j in sorted(self.jobs, key=self._arrival)
             if not j.is_final and j.share in names and j.instance_type is not None
         ]
+
+    def _arrival(self, job: LiveJob) -> tuple[float, int, str]:
+        """Submission order: time, then AWS's order at the front of the queue, then ID."""
+        rank = self._front_rank.get(job.job_arn, len(self._front_rank))
+        return (job.created_at or 0.0, rank, job.job_id)
+
+    @cached_property
+    def _front_rank(self) -> dict[str, int]:
+        return {arn: i for i, arn in enumerate(self.front)}
 
 
 def engine_job(job: LiveJob) -> Job:
@@ -229,6 +248,12 @@ def snapshot_heads(snapshot: Mapping[str, Any] | None) -> dict[str, str]:
     return {share: jobs[0]["jobArn"] for share, jobs in fronts.items() if jobs}
 
 
+def snapshot_front(snapshot: Mapping[str, Any] | None) -> tuple[str, ...]:
+    """GetJobQueueSnapshot's ``frontOfQueue``: the job ARNs first in line, in order."""
+    jobs = ((snapshot or {}).get("frontOfQueue") or {}).get("jobs") or []
+    return tuple(j["jobArn"] for j in jobs if j.get("jobArn"))
+
+
 def snapshot_time(snapshot: Mapping[str, Any] | None) -> float | None:
     """When the account computed the snapshot (its newest ``lastUpdatedAt``), epoch seconds."""
     if not snapshot:
@@ -252,6 +277,7 @@ def live_queue(
     shares: Iterable[Mapping[str, Any]],
     jobs: Iterable[Mapping[str, Any]] = (),
     *,
+    listed: Iterable[LiveJob] = (),
     share_tags: Mapping[str, Mapping[str, str]] | None = None,
     details: Mapping[str, Mapping[str, Any]] | None = None,
     snapshot: Mapping[str, Any] | None = None,
@@ -261,11 +287,11 @@ def live_queue(
 
     ``queue`` is a DescribeJobQueues entry, ``environment`` the DescribeServiceEnvironments
     entry of its service environment (None: it is gone, no capacity), ``shares`` the
-    ListQuotaShares items, ``jobs`` ListServiceJobs summaries (a job listed under two statuses,
-    as it moved on between two listings, is kept once, in the later of the two in its
-    lifecycle), ``share_tags`` tags by share
-    ARN, ``details`` DescribeServiceJob responses by job ID, ``read_at`` the fallback time when
-    there is no snapshot.
+    ListQuotaShares items, ``jobs`` ListServiceJobs summaries and/or ``listed`` jobs already
+    built from them with ``live_job`` (a job listed under two statuses, as it moved on between
+    two listings, is kept once, in the later of the two in its lifecycle), ``share_tags`` tags
+    by share ARN, ``details`` DescribeServiceJob responses by job ID (for ``jobs``),
+    ``read_at`` the fallback time when there is no snapshot.
     """
     name = queue["jobQueueName"]
     tags = share_tags or {}
@@ -282,8 +308,8 @@ def live_queue(
     )
     found = details or {}
     by_id: dict[str, LiveJob] = {}
-    for summary in jobs:
-        job = live_job(summary, name, found.get(summary["jobId"]))
+    built = (live_job(summary, name, found.get(summary["jobId"])) for summary in jobs)
+    for job in (*listed, *built):
         seen = by_id.get(job.job_id)
         if seen is None or _RANK[job.status] >= _RANK[seen.status]:
             by_id[job.job_id] = job
@@ -300,6 +326,7 @@ def live_queue(
         share_arns={s["quotaShareName"]: s.get("quotaShareArn") or "" for s in items},
         heads=snapshot_heads(snapshot),
         read_at=snapshot_time(snapshot) or read_at,
+        front=snapshot_front(snapshot),
     )
 
 

@@ -114,5 +114,5 @@ class DesiredState:
 
 
 def policy_name_for(queue: str) -> str:
-    """The implied scheduling-policy name of a queue (SPEC §2)."""
+    """The implied scheduling-policy name of a queue (``<queue>-quota``)."""
     return f"{queue}-quota"

@@ -21,9 +21,10 @@ from fractions import Fraction
 from typing import TYPE_CHECKING
 
 from quotactl.core.engine import EMULATOR_TIMING, QueueEngine
+from quotactl.core.headroom import headroom
 from quotactl.core.live import UNFINISHED_STATUSES
 from quotactl.core.model import UNLIMITED, Strategy
-from quotactl.core.status_wait import head_wait_code
+from quotactl.core.status_wait import head_wait_code, heads_only
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Sequence
@@ -144,9 +145,12 @@ def queue_status(
     shares = sorted(queue.shares, key=lambda s: s.name)
     usage = _usage(queue)
     types = sorted({t for s in shares for t in s.limits} | {t for (_, t), n in usage.items() if n})
+    # Headroom and the heads' waits depend only on the jobs holding capacity and the heads:
+    # the engine is given those, not every queued job.
+    small = heads_only(queue)
     engine = QueueEngine(queue.model, timing=EMULATOR_TIMING)
     engine.now = queue.read_at
-    engine.load(queue.engine_jobs())
+    engine.load(small.engine_jobs())
     can_start = queue.enabled and queue.environment_enabled
     rows: dict[tuple[str, str], CapacityRow] = {}
     pairs: list[Borrowing] = []
@@ -164,11 +168,14 @@ def queue_status(
         pairs += type_pairs
         for name, (limit, in_use, own, borrowed, idle) in per_share.items():
             share = queue.model.share(name)
-            room = engine.headroom(name, t) if can_start and share.enabled else 0
+            room = headroom(small, engine, name, t) if can_start and share.enabled else 0
             rows[name, t] = CapacityRow(
                 t, limit, in_use, own, borrowed, idle, lent.get(name, Fraction(0)), room
             )
     since = queue.read_at - PREEMPTION_WINDOW
+    by_share: dict[str | None, list[LiveJob]] = {}
+    for job in queue.jobs:
+        by_share.setdefault(job.share, []).append(job)
     statuses = [
         ShareStatus(
             name=share.name,
@@ -178,9 +185,9 @@ def queue_status(
             in_share_preemption=share.in_share_preemption,
             enabled=share.enabled,
             capacity=tuple(rows[share.name, t] for t in types if (share.name, t) in rows),
-            jobs=_job_counts(queue.jobs_of(share.name)),
-            preempted_24h=sum(j.preempted_since(since) for j in queue.jobs_of(share.name)),
-            head=_head(queue, share.name, wait_code),
+            jobs=_job_counts(by_share.get(share.name, [])),
+            preempted_24h=sum(j.preempted_since(since) for j in by_share.get(share.name, [])),
+            head=_head(queue, small, share.name, wait_code),
         )
         for share in shares
     ]
@@ -290,12 +297,15 @@ def _job_counts(jobs: Sequence[LiveJob]) -> dict[str, int]:
 
 
 def _head(
-    queue: LiveQueue, share: str, wait_code: Callable[[LiveQueue, LiveJob], str | None]
+    queue: LiveQueue,
+    small: LiveQueue,
+    share: str,
+    wait_code: Callable[[LiveQueue, LiveJob], str | None],
 ) -> Head | None:
     job = queue.head(share)
     if job is None:
         return None
-    return Head(job.job_id, job.name, wait_code(queue, job))
+    return Head(job.job_id, job.name, wait_code(small, job))
 
 
 def _only_team(queue: QueueStatus, team: str) -> QueueStatus:

@@ -1,15 +1,18 @@
-"""Why a share's head job is not running: its ``job why`` wait code, from one engine pass.
+"""The ``job why`` wait code of a share's head job, for ``status``.
 
-The head is the share's first RUNNABLE job, so it is never ``behind``. One scheduling pass of
-the engine over the queue's live jobs says whether it would start now (``starting``);
-otherwise the share's limits and the queue's capacity say which wait it is.
+One definition of the wait codes: ``quotactl.core.jobs.why.wait_of`` (one engine pass over the
+queue's live jobs). A head is its share's first RUNNABLE job, so it is never ``behind``, and
+whether it starts in a pass depends only on the jobs that hold capacity and on the other
+shares' heads (in a settled queue nothing else starts before it). So heads are asked about on
+that much smaller queue (``heads_only``): 20 heads of a 10,000-job queue cost 20 small passes.
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from quotactl.core.engine import EMULATOR_TIMING, JobStatus, QueueEngine
+from quotactl.core.jobs.why import wait_of
 
 if TYPE_CHECKING:
     from quotactl.core.live import LiveQueue
@@ -17,32 +20,14 @@ if TYPE_CHECKING:
 
 
 def head_wait_code(queue: LiveQueue, job: LiveJob) -> str | None:
-    """``misconfigured``, ``share-at-limit``, ``borrow-limit``, ``no-idle-capacity`` or
-    ``starting`` for a job that is not running; None for a running or finished one."""
-    if job.is_final or job.status is JobStatus.RUNNING:
-        return None
-    if job.status in (JobStatus.SCHEDULED, JobStatus.STARTING, JobStatus.SUBMITTED):
-        return "starting"
-    names = {s.name for s in queue.shares}
-    if job.share not in names or job.instance_type is None:
-        return "misconfigured"
-    if (job.status_reason or "").startswith("MISCONFIGURATION"):
-        return "misconfigured"
-    engine = QueueEngine(queue.model, timing=EMULATOR_TIMING)
-    engine.now = queue.read_at
-    engine.load(queue.engine_jobs())
-    engine.schedule(queue.read_at)
-    started = {t.job_id for t in engine.transitions or [] if t.status is JobStatus.SCHEDULED}
-    if job.job_id in started:
-        return "starting"
-    share = queue.model.share(job.share or "")
-    limit = int(share.limits.get(job.instance_type, 0))
-    in_use = engine.usage(share.name, job.instance_type)
-    count = job.instances[job.instance_type]
-    if in_use + count <= limit:
-        return "no-idle-capacity"
-    if not share.strategy.borrows:
-        return "share-at-limit"
-    if share.borrow_limit >= 0 and in_use + count > limit + limit * share.borrow_limit // 100:
-        return "borrow-limit"
-    return "no-idle-capacity"
+    """``job why``'s wait code for ``job`` (None for a running or finished one)."""
+    wait = wait_of(queue, job.job_id)
+    return None if wait is None else wait.code
+
+
+def heads_only(queue: LiveQueue) -> LiveQueue:
+    """The queue with only the jobs that hold capacity and the heads of its shares."""
+    heads = {h.job_id for s in queue.shares if (h := queue.head(s.name)) is not None}
+    return replace(
+        queue, jobs=tuple(j for j in queue.jobs if j.holds_instances or j.job_id in heads)
+    )

@@ -13,7 +13,7 @@ and ``server.EmulatorServer`` (HTTP, ``local serve``).
 The service-job lifecycle, its timing, the cost of a request and every job-related choice
 where AWS is silent are documented in docs/emulator.md ("Service jobs").
 
-Choices where AWS's documentation is silent (reference "UNCONFIRMED")
+Choices where AWS's documentation is silent (the rest are in docs/emulator.md)
 --------------------------------------------------------------------
 - Status steps (CREATING/UPDATING -> VALID, DELETING -> gone) complete at the first request
   at least ``status_delay`` emulated seconds later (default 0: the next request), never in

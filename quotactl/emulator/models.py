@@ -12,7 +12,7 @@ from typing import Any, ClassVar, Self
 
 from quotactl.emulator.validate import stored_fairshare, stored_time_limits
 
-# Resource statuses (reference §1); INVALID is never produced by the emulator.
+# Resource statuses (AWS Batch's); INVALID is never produced by the emulator.
 CREATING, UPDATING, DELETING, VALID = "CREATING", "UPDATING", "DELETING", "VALID"
 SETTLING = (CREATING, UPDATING, DELETING)
 ENABLED, DISABLED = "ENABLED", "DISABLED"

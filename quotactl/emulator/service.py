@@ -16,11 +16,10 @@ import time
 import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, Self
 
+from quotactl.emulator import statefile, wire
 from quotactl.emulator import tick as ticks
-from quotactl.emulator import wire
 from quotactl.emulator.arns import Account
 from quotactl.emulator.context import EPSILON, Context
 from quotactl.emulator.engines import Engines
@@ -28,10 +27,11 @@ from quotactl.emulator.errors import ServerException, ServiceError
 from quotactl.emulator.faults import Faults, FaultSpec, parse_faults
 from quotactl.emulator.handlers import HANDLERS, READ_ONLY
 from quotactl.emulator.store import Clock, Store
-from quotactl.errors import UsageError
+from quotactl.errors import QuotactlError, UsageError
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
+    from pathlib import Path
     from types import TracebackType
 
     from quotactl.emulator.handlers import Handler
@@ -52,7 +52,7 @@ class Advanced:
 
 
 class Emulator:
-    """An AWS Batch quota-management account (SPEC §7) stored in ``state_path``.
+    """An AWS Batch quota-management account (docs/emulator.md) stored in ``state_path``.
 
     ``wall`` is the injected wall clock (the emulated clock only moves with ``advance`` or a
     ``speed`` set by ``local serve``). Jobs are scheduled by ``quotactl.core.engine``, one
@@ -85,7 +85,7 @@ class Emulator:
     def handle(
         self, method: str, path: str, query: str, headers: Any, body: bytes
     ) -> wire.Response:
-        """One HTTP request in AWS's wire format -> one response (never raises)."""
+        """One HTTP request in AWS's wire format -> one response; raises only StateError."""
         rid = wire.request_id()
         try:
             operation, params = self.router.parse(method, path, query, body)
@@ -95,6 +95,8 @@ class Emulator:
             return wire.ok(self.call(operation, params), rid)
         except ServiceError as exc:
             return wire.error(exc, rid)
+        except QuotactlError:  # the state file failed (locked, read-only, full): the caller's
+            raise
         except Exception as exc:  # a bug must still look like AWS to the client
             return wire.error(ServerException(f"internal error in the emulator: {exc!r}"), rid)
 
@@ -214,9 +216,6 @@ class Emulator:
 
 
 def delete_state(path: Path) -> bool:
-    """Remove a state file and its WAL companions; True if there was one."""
-    existed = path.exists()
-    for suffix in ("", "-wal", "-shm"):
-        with contextlib.suppress(FileNotFoundError):
-            Path(f"{path}{suffix}").unlink()
-    return existed
+    """Remove a state file and its companions; True if there was one. Refuses (StateError)
+    while another process has it open."""
+    return statefile.remove(path)

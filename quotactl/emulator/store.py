@@ -19,15 +19,16 @@ import threading
 from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
+from quotactl.emulator import statefile
+from quotactl.emulator.statefile import StateError
 from quotactl.emulator.transaction import Clock, Tx
-from quotactl.errors import QuotactlError
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
     from pathlib import Path
 
 SCHEMA_VERSION = 2
-BUSY_TIMEOUT_MS = 30_000
+BUSY_TIMEOUT_MS = int(statefile.BUSY_TIMEOUT_S * 1000)
 
 _SCHEMA = """
 CREATE TABLE account (
@@ -98,12 +99,6 @@ UPDATE account SET next_due = clock
 __all__ = ["Clock", "StateError", "Store", "Tx"]
 
 
-class StateError(QuotactlError):
-    """The state file cannot be used (written by a newer quotactl, or not a state file)."""
-
-    code = "emulator-state"
-
-
 class Store:
     """A pool of connections to one state file; ``transaction()`` is the only way in.
 
@@ -115,17 +110,23 @@ class Store:
         self.path = path
         self._idle: list[sqlite3.Connection] = []
         self._lock = threading.Lock()
-        self._write_lock = threading.Lock()
+        self._write_lock = threading.Lock()  # this process's writers queue here, not on SQLite
         self._closed = False
+        self._hold = statefile.prepare(
+            path, lambda db: self._migrate(db, account_id=account_id, region=region, wall=wall)
+        )
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-        except OSError as exc:
-            raise StateError(
-                f"cannot create {exc.filename or path.parent} for the state file: {exc.strerror}",
-                hint="point --state (or QUOTACTL_STATE) at a file in a writable directory",
-            ) from exc
-        with self.transaction() as tx:
-            self._migrate(tx.db, account_id=account_id, region=region, wall=wall)
+            db = self._checkout()
+            try:
+                version = statefile.check(db, path)
+            finally:
+                self._checkin(db)
+            if version != SCHEMA_VERSION:  # a current file is opened without the write lock
+                with self.transaction() as tx:
+                    self._migrate(tx.db, account_id=account_id, region=region, wall=wall)
+        except BaseException:
+            self.close()
+            raise
 
     def _connect(self) -> sqlite3.Connection:
         try:
@@ -136,7 +137,7 @@ class Store:
                 check_same_thread=False,
             )
         except sqlite3.Error as exc:  # a directory, a missing or unwritable parent
-            raise StateError(
+            raise statefile.error_for(exc, self.path) or StateError(
                 f"cannot open the state file {self.path} ({exc})",
                 hint="point --state (or QUOTACTL_STATE) at a file in a writable directory",
             ) from exc
@@ -148,6 +149,9 @@ class Store:
             db.execute("PRAGMA synchronous = NORMAL")
         except sqlite3.DatabaseError as exc:
             db.close()
+            found = statefile.error_for(exc, self.path)
+            if found is not None and exc.sqlite_errorcode & 0xFF != statefile.SQLITE_NOTADB:
+                raise found from exc
             raise StateError(
                 f"{self.path} is not a quotactl emulator state file ({exc})",
                 hint="point --state at another file, or run `quotactl local reset`",
@@ -161,14 +165,21 @@ class Store:
         for a writer; this process's writers take turns on a lock before SQLite's."""
         db = self._checkout()
         try:
-            with self._write_lock if write else contextlib.nullcontext():
+            lock = self._write_lock if write else contextlib.nullcontext()
+            with lock, statefile.mapped(self.path):
                 db.execute("BEGIN IMMEDIATE" if write else "BEGIN DEFERRED")
                 try:
                     yield Tx(db)
                 except BaseException:
-                    db.execute("ROLLBACK")
+                    if db.in_transaction:
+                        db.execute("ROLLBACK")
                     raise
-                db.execute("COMMIT")
+                try:
+                    db.execute("COMMIT")
+                except sqlite3.Error:  # e.g. the disk filled up: leave the connection clean
+                    if db.in_transaction:
+                        db.execute("ROLLBACK")
+                    raise
         finally:
             self._checkin(db)
 
@@ -193,6 +204,7 @@ class Store:
             idle, self._idle = self._idle, []
         for db in idle:
             db.close()
+        self._hold.close()
 
     @staticmethod
     def _migrate(db: sqlite3.Connection, *, account_id: str, region: str, wall: float) -> None:

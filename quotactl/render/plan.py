@@ -61,8 +61,9 @@ def plan_text(plan: Plan) -> Text:
         _settling(plan, out)
         return out
     out.append("quotactl will perform the following actions:\n\n")
+    named: dict[str, str] = {}  # job id -> the address whose impact listed it first
     for change in plan.changes:
-        _change_block(change, out)
+        _change_block(change, out, named)
         out.append("\n")
     _settling(plan, out)
     out.append(summary_line(plan), style="bold")
@@ -95,7 +96,7 @@ def _settling(plan: Plan, out: Text) -> None:
         )
 
 
-def _change_block(change: Change, out: Text) -> None:
+def _change_block(change: Change, out: Text, named: dict[str, str]) -> None:
     style = STYLES[change.action]
     out.append(f"{change.action.symbol} {change.address}", style=f"bold {style}")
     out.append(f" {HEADLINES[change.action]}")
@@ -111,7 +112,7 @@ def _change_block(change: Change, out: Text) -> None:
         out.append(value)
         out.append("\n")
     for impact in change.impact:
-        _impact(impact, out)
+        _impact(impact, out, change.address, named)
 
 
 def _rows(change: Change) -> list[tuple[str, Text]]:
@@ -129,15 +130,25 @@ def _rows(change: Change) -> list[tuple[str, Text]]:
     return rows
 
 
-def _impact(impact: Impact, out: Text) -> None:
+def _impact(impact: Impact, out: Text, address: str, named: dict[str, str]) -> None:
+    """The impact and its jobs, running ones first; a job listed under an earlier change is
+    not listed again, the line says where it is."""
     out.append(f"    ! {impact.message}\n", style="bold red")
-    for job in impact.jobs[:MAX_JOBS_SHOWN]:
+    fresh = [j for j in impact.jobs if j.job_id not in named]
+    elsewhere = sorted({named[j.job_id] for j in impact.jobs if j.job_id in named})
+    for job in fresh[:MAX_JOBS_SHOWN]:
         instances = ", ".join(f"{n}{TIMES} {t}" for t, n in sorted(job.instances.items()))
         share = f"share {job.share}, " if job.share else ""
         out.append(f"        {job.name} ({share}{job.status}, {instances or 'no instances'})\n")
-    hidden = len(impact.jobs) - MAX_JOBS_SHOWN
+    hidden = len(fresh) - MAX_JOBS_SHOWN
     if hidden > 0:
         out.append(f"        … and {hidden} more (see -o json)\n")
+    repeated = len(impact.jobs) - len(fresh)
+    if repeated:
+        where = ", ".join(elsewhere)
+        out.append(f"        ({repeated} job{'s' if repeated != 1 else ''} listed under {where})\n")
+    for job in fresh:
+        named[job.job_id] = address
 
 
 def print_plan(plan: Plan, console: Console) -> None:

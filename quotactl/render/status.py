@@ -1,9 +1,10 @@
 """``status`` as text: per queue a table of shares and instance types with a usage bar, the
 queue totals, who borrows from whom, the heads of the shares, and a per-team rollup.
 
-Columns that do not fit the terminal are dropped, least important first (team, borrow limit,
-sharing, the bar, ...); share, type, limit, borrowed, lent and headroom always stay, and
-names fold onto a second line rather than being cut.
+Columns that do not fit the terminal are dropped, least important first (the head job, which
+is then listed under the table, team, borrow limit, sharing, own, idle, preemptions, job
+counts, the bar, in use); share, type, limit, borrowed, lent and headroom always stay, names
+fold onto a second line rather than being cut, and below that one line per share and type.
 """
 
 from __future__ import annotations
@@ -18,20 +19,22 @@ from rich.text import Text
 
 from quotactl.core.engine.model import HOLDING, JobStatus
 from quotactl.render.status_json import iso_time
+from quotactl.render.status_parts import (
+    DASH,
+    STRATEGIES,
+    amount,
+    borrow_text,
+    legend,
+    usage_bar,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable
-    from fractions import Fraction
 
     from rich.console import Console, RenderableType
 
     from quotactl.core.status import CapacityRow, QueueStatus, ShareStatus, StatusReport
 
-BAR_WIDTH = 10
-OWN, BORROWED, IDLE, UNUSED = "\u2588", "\u2593", "\u2591", "\u00b7"  # █ ▓ ░ ·
-STYLES = {OWN: "green", BORROWED: "yellow", IDLE: "cyan", UNUSED: "dim"}
-STRATEGIES = {"RESERVE": "reserve", "LEND": "lend", "LEND_AND_BORROW": "lend+borrow"}
-DASH = "-"
 FOLDED_NAME = 12  # a share name may fold to this width in the narrowest table
 QUEUED = (JobStatus.SUBMITTED.value, JobStatus.RUNNABLE.value)
 ACTIVE = tuple(s.value for s in HOLDING)
@@ -54,19 +57,19 @@ COLUMNS = (
     ),
     Column("TEAM", 9, share=lambda s: s.team or DASH, right=False),
     Column("SHARING", 7, share=lambda s: STRATEGIES[s.sharing.value], right=False),
-    Column("BORROW", 8, share=lambda s: _borrow(s)),
+    Column("BORROW", 8, share=lambda s: borrow_text(s)),
     Column("TYPE", 0, row=lambda r: r.instance_type, right=False),
     Column("LIMIT", 0, row=lambda r: str(r.limit)),
     Column("IN USE", 1, row=lambda r: str(r.in_use)),
-    Column("OWN", 5, row=lambda r: str(r.own)),
+    Column("OWN", 6, row=lambda r: str(r.own)),
     Column("BORROWED", 0, row=lambda r: str(r.borrowed)),
-    Column("IDLE", 4, row=lambda r: str(r.idle)),
+    Column("IDLE", 5, row=lambda r: str(r.idle)),
     Column("LENT", 0, row=lambda r: amount(r.lent)),
     Column("HEADROOM", 0, row=lambda r: DASH if r.headroom is None else str(r.headroom)),
-    Column("USAGE", 6, row=lambda r: usage_bar(r), right=False),
-    Column("QUEUED", 2, share=lambda s: _jobs([s], QUEUED)),
-    Column("ACTIVE", 2, share=lambda s: _jobs([s], ACTIVE)),
-    Column("PRE 24H", 3, share=lambda s: str(s.preempted_24h)),
+    Column("USAGE", 2, row=lambda r: usage_bar(r), right=False),
+    Column("QUEUED", 3, share=lambda s: _jobs([s], QUEUED)),
+    Column("ACTIVE", 3, share=lambda s: _jobs([s], ACTIVE)),
+    Column("PRE 24H", 4, share=lambda s: str(s.preempted_24h)),
     Column("HEAD", 10, share=lambda s: _head(s), right=False),
 )
 TOTALS: dict[str, Callable[[QueueStatus], str]] = {
@@ -85,7 +88,7 @@ def status_view(console: Console, report: StatusReport) -> RenderableType:
     """Everything ``status`` shows, as one renderable (``--watch`` redraws it in place)."""
     parts: list[RenderableType] = []
     if not report.queues:
-        parts.append(Text("No quota-managed job queue matches."))
+        parts.append(Text("Nothing to show: no quota-managed job queue (or no share of --team)."))
     for queue in report.queues:
         parts += _queue_parts(console, queue, report.at)
     if report.teams:
@@ -104,7 +107,7 @@ def _queue_parts(console: Console, queue: QueueStatus, at: float) -> list[Render
     )
     table, shown = _shares_table(console, queue)
     parts: list[RenderableType] = [Text(""), title]
-    parts += [table, _legend()] if table is not None else _share_lines(queue)
+    parts += [table, legend()] if table is not None else _share_lines(queue)
     if not any(c.header == "HEAD" for c in shown):
         heads = [s for s in queue.shares if s.head is not None]
         if heads:
@@ -120,7 +123,7 @@ def _share_lines(queue: QueueStatus) -> list[RenderableType]:
     for share in queue.shares:
         sharing = STRATEGIES[share.sharing.value]
         if share.borrow_limit is not None:
-            sharing += f" {_borrow(share)}"
+            sharing += f" {borrow_text(share)}"
         name = share.name if share.enabled else f"{share.name} (disabled)"
         lines.append(Text(f"{name} ({sharing})", style="bold"))
         for row in share.capacity:
@@ -161,7 +164,8 @@ def _shares_table(console: Console, queue: QueueStatus) -> tuple[Table | None, l
             return table, columns
         if not droppable:
             return None, []
-        columns.remove(max(droppable, key=lambda c: c.drop))
+        first = max(c.drop for c in droppable)  # columns of one rank go together
+        columns = [c for c in columns if c.drop != first]
 
 
 def _build(queue: QueueStatus, columns: list[Column]) -> Table:
@@ -195,20 +199,6 @@ def _cell(column: Column, share: ShareStatus | None, row: CapacityRow) -> str | 
     if share is None or column.share is None:
         return ""
     return column.share(share)
-
-
-def _legend() -> Text:
-    return Text.assemble(
-        (OWN, STYLES[OWN]),
-        " own  ",
-        (BORROWED, STYLES[BORROWED]),
-        " borrowed  ",
-        (IDLE, STYLES[IDLE]),
-        " idle (lendable)  ",
-        (UNUSED, STYLES[UNUSED]),
-        " unused (reserved)",
-        style="dim",
-    )
 
 
 def _borrowing(console: Console, queue: QueueStatus) -> RenderableType:
@@ -278,49 +268,6 @@ def _team_lines(report: StatusReport) -> RenderableType:
                 )
             )
     return Group(*lines)
-
-
-def usage_bar(row: CapacityRow, width: int = BAR_WIDTH) -> Text:
-    """Own, borrowed and idle (or, for RESERVE, unused) instances against the limit."""
-    spare = row.limit - row.own
-    segments = [(OWN, row.own), (BORROWED, row.borrowed), (IDLE if row.idle else UNUSED, spare)]
-    total = sum(n for _, n in segments)
-    text = Text()
-    if total <= 0:
-        return text
-    for mark, cells in zip((m for m, _ in segments), _cells(segments, total, width), strict=True):
-        if cells:
-            text.append(mark * cells, style=STYLES[mark])
-    return text
-
-
-def _cells(segments: list[tuple[str, int]], total: int, width: int) -> list[int]:
-    """Largest-remainder rounding; a non-empty segment gets at least one cell."""
-    exact = [n * width / total for _, n in segments]
-    cells = [int(x) for x in exact]
-    for i in sorted(range(len(exact)), key=lambda i: exact[i] - cells[i], reverse=True):
-        if sum(cells) >= width:
-            break
-        cells[i] += 1
-    for i, (_, n) in enumerate(segments):
-        if n and not cells[i]:
-            cells[i] = 1
-            biggest = max(range(len(cells)), key=lambda j: cells[j])
-            cells[biggest] -= 1
-    return cells
-
-
-def amount(value: Fraction) -> str:
-    """An exact share of instances: whole numbers as they are, else one decimal."""
-    if value.denominator == 1:
-        return str(int(value))
-    return f"{float(value):.1f}"
-
-
-def _borrow(share: ShareStatus) -> str:
-    if share.borrow_limit is None:
-        return DASH
-    return "unlimited" if share.borrow_limit < 0 else f"{share.borrow_limit}%"
 
 
 def _jobs(shares: Iterable[ShareStatus], statuses: tuple[str, ...]) -> str:

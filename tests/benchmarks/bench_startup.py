@@ -3,9 +3,11 @@
     python tests/benchmarks/bench_startup.py [--runs N]
 
 Prints one line per command: ``python -c pass`` (the interpreter's own floor),
-``quotactl --help`` (target: under 150 ms) and ``quotactl validate configs/demo``. Runs from
-the repository root with the same interpreter, through the installed console script when it
-sits beside that interpreter, else ``python -m quotactl``.
+``quotactl --help`` (target: under 150 ms), ``quotactl validate configs/demo`` and
+``quotactl validate`` of a generated stack of 1,000 quota shares (50 queues, 20 teams with a
+share on each; block-style YAML as people write it). Runs from the repository root with the
+same interpreter, through the installed console script when it sits beside that interpreter,
+else ``python -m quotactl``.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -25,6 +28,35 @@ HELP_TARGET_MS = 150.0
 def _quotactl() -> list[str]:
     script = shutil.which("quotactl", path=str(Path(sys.executable).parent))
     return [script] if script else [sys.executable, "-m", "quotactl"]
+
+
+def large_config(root: Path, queues: int = 50, teams: int = 20) -> Path:
+    """``queues x teams`` quota shares: one platform file and one file per team."""
+    (root / "teams").mkdir(parents=True)
+    lines = ["platform:", "  name: bench", "  region: us-east-1", "environments:"]
+    for q in range(queues):
+        lines += [f"  - name: env{q}", "    capacity:", f"      ml.g5.xlarge: {teams}"]
+    lines.append("queues:")
+    lines += [f"  - name: queue{q}\n    environment: env{q}" for q in range(queues)]
+    (root / "platform.yaml").write_text("\n".join(lines) + "\n")
+    for t in range(teams):
+        team = [
+            "teams:",
+            f"  - name: team{t}",
+            "    tags:",
+            f"      owner: lead-{t}",
+            "    shares:",
+        ]
+        for q in range(queues):
+            team += [
+                f"      - queue: queue{q}",
+                "        capacity:",
+                "          ml.g5.xlarge: 1",
+                "        sharing: lend_and_borrow",
+                "        borrow_limit: 100",
+            ]
+        (root / "teams" / f"team{t}.yaml").write_text("\n".join(team) + "\n")
+    return root
 
 
 def median_ms(argv: list[str], runs: int) -> float:
@@ -43,12 +75,15 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=15, help="processes per command")
     runs = parser.parse_args().runs
     quotactl = _quotactl()
-    commands = {
-        "python -c pass": [sys.executable, "-c", "pass"],
-        "quotactl --help": [*quotactl, "--help"],
-        "quotactl validate configs/demo": [*quotactl, "validate", "configs/demo"],
-    }
-    results = {label: median_ms(argv, runs) for label, argv in commands.items()}
+    with tempfile.TemporaryDirectory() as tmp:
+        large = str(large_config(Path(tmp) / "configs"))
+        commands = {
+            "python -c pass": [sys.executable, "-c", "pass"],
+            "quotactl --help": [*quotactl, "--help"],
+            "quotactl validate configs/demo": [*quotactl, "validate", "configs/demo"],
+            "quotactl validate (1,000 shares)": [*quotactl, "validate", large],
+        }
+        results = {label: median_ms(argv, runs) for label, argv in commands.items()}
     for label, ms in results.items():
         print(f"{label:<34} {ms:7.1f} ms  (median of {runs})")
     help_ms = results["quotactl --help"]

@@ -117,3 +117,35 @@ def test_iam_policy_reads_configs_by_default(
     scoped = cli("iam-policy")
     assert scoped.exit_code == 0, scoped.stderr
     assert "arn:aws:batch:eu-west-1:111122223333:" in scoped.stdout
+
+
+def test_an_unsorted_trace_is_replayed_sorted_with_a_note(cli: Cli, tmp_path: Path) -> None:
+    header = "submit_time,share,instance_type,count,duration,priority,name\n"
+    rows = [
+        "0,nlp,ml.p5.48xlarge,4,3600,0,a\n",
+        "10.5,nlp,ml.p5.48xlarge,4,600,0,b\n",
+        "10.5,research,ml.p5.48xlarge,2,60,3,c\n",
+        "7200,nlp,ml.p5.48xlarge,8,60,0,d\n",
+    ]
+    ordered, shuffled = tmp_path / "ordered.csv", tmp_path / "shuffled.csv"
+    ordered.write_text(header + "".join(rows))
+    shuffled.write_text(header + "".join([rows[3], rows[1], rows[0], rows[2]]))
+
+    expected = cli("simulate", DEMO, "--trace", str(ordered), "-o", "json")
+    result = cli("simulate", DEMO, "--trace", str(shuffled), "-o", "json")
+
+    assert result.exit_code == 0, result.stderr
+    assert "shuffled.csv:3: submit_time 10.5 is earlier than the row before (7200)" in result.stderr
+    assert "replaying the trace sorted by submit_time" in result.stderr
+    got, want = json.loads(result.stdout), json.loads(expected.stdout)
+    assert got.pop("trace") != want.pop("trace")  # only the file name differs
+    assert got == want
+
+
+def test_trace_generate_says_at_what_time_of_day_arrivals_peak(cli: Cli, tmp_path: Path) -> None:
+    result = cli("trace", "generate", DEMO, "--jobs", "5", "--out", str(tmp_path / "t.csv"))
+    assert result.exit_code == 0
+    assert "times of day on the trace's clock" in result.stderr
+    peaks = [line.rsplit(" ", 1)[1] for line in result.stderr.splitlines() if "peak daily" in line]
+    assert peaks
+    assert all(len(p) == 5 and p[2] == ":" for p in peaks), peaks

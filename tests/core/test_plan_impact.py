@@ -85,3 +85,16 @@ def test_plan_document_round_trips() -> None:
         observed(*BASE, *extra, share(), share("old"), jobs=jobs),
     )
     assert from_document(to_document(plan)) == plan
+
+
+def test_an_impact_lists_running_jobs_first() -> None:
+    jobs = [
+        job("queued", status="RUNNABLE"),
+        job("starting", status="STARTING"),
+        job("running", status="RUNNING"),
+        job("scheduled", status="SCHEDULED"),
+    ]
+    plan = diff(desired(*BASE), observed(*BASE, share(), jobs=jobs))
+    (change,) = plan.changes
+    (impact,) = change.impact
+    assert [j.job_id for j in impact.jobs] == ["running", "starting", "scheduled", "queued"]

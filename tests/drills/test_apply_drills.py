@@ -77,9 +77,8 @@ def test_apply_converges_under_throttling_and_server_errors(
     assert cli("plan", str(stack), "--detailed-exitcode").exit_code == 0
 
 
-def count_live_shares(batch: Any = None) -> int:
+def count_live_shares(batch: Any) -> int:
     """Shares that exist right now; queues not created yet hold none."""
-    batch = batch or client(Target("local", STATE))
     count = 0
     for q in range(QUEUES):
         try:
@@ -102,7 +101,7 @@ def signal_apply_half_way(stack: Path, sig: signal.Signals) -> tuple[int, str]:
         argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env, text=True
     ) as process:
         deadline = time.monotonic() + 60
-        batch = client(Target("local", STATE))  # one client: building one per poll is slow
+        batch = client(Target("local", STATE))  # one client: a poll is a few calls, not a setup
         while process.poll() is None and time.monotonic() < deadline:
             if count_live_shares(batch) >= 30:
                 break

@@ -139,8 +139,12 @@ def create_share(
 class Served:
     """A `quotactl local serve` subprocess on a free loopback port, stopped on close()."""
 
-    def __init__(self, state: Path, *extra: str, timeout: float = 30.0) -> None:
+    def __init__(
+        self, state: Path, *extra: str, timeout: float = 30.0, stderr: Path | None = None
+    ) -> None:
+        """``stderr``: a file that receives the server's stderr (else it is discarded)."""
         self.state = state
+        log = open(stderr, "w") if stderr is not None else None  # noqa: SIM115
         env = {**os.environ, "PYTHONUNBUFFERED": "1"}
         env.pop("QUOTACTL_EMULATOR_FAULTS", None)
         self.process = subprocess.Popen(
@@ -158,10 +162,12 @@ class Served:
                 *extra,
             ],
             stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL if log is None else log,
             text=True,
             env=env,
         )
+        if log is not None:
+            log.close()  # the child holds its own copy
         timer = threading.Timer(timeout, self.process.kill)
         timer.start()
         try:

@@ -183,3 +183,34 @@ def test_progress_summarises_a_clean_apply() -> None:
     assert out.getvalue() == (
         "Apply complete: 0 created, 0 updated, 0 replaced, 1 deleted in 3.0s.\n"
     )
+
+
+def test_a_job_two_changes_stop_is_listed_once_with_where_it_is() -> None:
+    queue = QueueSpec("training", "gpu", "training-quota", tags=TAGS)
+    other = AffectedJob("j-2", "train-gpt", "nlp", "RUNNABLE", {"ml.g5.xlarge": 1})
+    stopping = Impact(Effect.TERMINATED, "deleting the share terminates 2 jobs", (JOB, other))
+    plan = Plan(
+        stack="demo",
+        region="us-east-1",
+        account_id=None,
+        fingerprint="sha256:abc",
+        changes=(
+            Change(Kind.SHARE, Action.DELETE, NLP, None, arn="s", impact=(stopping,)),
+            Change(
+                Kind.QUEUE,
+                Action.DELETE,
+                queue,
+                None,
+                arn=ARN,
+                impact=(
+                    Impact(Effect.TERMINATED, "deleting the queue terminates 2 jobs", (JOB, other)),
+                ),
+            ),
+        ),
+    )
+    buffer = io.StringIO()
+    print_plan(plan, make_console(buffer, color=False, width=100))
+    text = buffer.getvalue()
+    assert text.count("train-bert") == 1
+    assert text.count("train-gpt") == 1
+    assert "        (2 jobs listed under share.training/nlp)\n" in text

@@ -11,8 +11,9 @@ import pytest
 
 from quotactl.core.status import CapacityRow
 from quotactl.render.console import make_console
-from quotactl.render.status import print_status, usage_bar
+from quotactl.render.status import print_status
 from quotactl.render.status_json import number, status_document, status_json
+from quotactl.render.status_parts import usage_bar
 from tests.render.status_data import report
 
 GOLDEN = Path(__file__).parent / "golden"

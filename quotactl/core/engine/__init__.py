@@ -1,4 +1,4 @@
-"""The scheduling engine of SPEC §6: lend, borrow, preempt. Pure, deterministic, no I/O.
+"""The scheduling engine of docs/scheduling.md: lend, borrow, preempt. Pure, deterministic, no I/O.
 
 One engine serves the emulator and the simulator. It keeps, per queue and instance type, each
 share's limit L and usage U (own O = min(U, L), borrowed B = max(0, U - L)), and holds the

@@ -1,4 +1,6 @@
-"""Capacity accounting for one queue, per (instance type, share): SPEC §6's L, U, O and B.
+"""Capacity accounting for one queue, per (instance type, share): L, U, O and B.
+
+The notation is docs/scheduling.md's.
 
 Everything is indexed by integers for speed: share ``s``, instance type ``t`` and the pair
 ``k = t * S + s``. Per type the ledger keeps the environment capacity, total usage, the idle

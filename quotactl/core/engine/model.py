@@ -1,8 +1,8 @@
 """The values the engine reads and returns: the queue it schedules, jobs, transitions, timing.
 
 A ``QueueModel`` is one job queue with its service environment and quota shares, in the terms
-of SPEC §6. ``Job`` is the engine's mutable record of one service job; ``Transition`` is one
-status change the engine decided, for the caller (the emulator) to store.
+of docs/scheduling.md. ``Job`` is the engine's mutable record of one service job;
+``Transition`` is one status change the engine decided, for the caller (the emulator) to store.
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ class JobStatus(StrEnum):
 
     @property
     def holds_capacity(self) -> bool:
-        """SCHEDULED, STARTING and RUNNING jobs count towards their share's usage (SPEC §6)."""
+        """SCHEDULED, STARTING and RUNNING jobs count towards their share's usage."""
         return self in _HOLDING
 
     @property

@@ -1,21 +1,21 @@
-"""The scheduling pass of SPEC §6 over one queue: incremental and pure.
+"""The scheduling pass of docs/scheduling.md over one queue: incremental and pure.
 
 A pass revisits only *dirty* shares (their queue or their own usage changed) and shares whose
 blocked head job may now fit because capacity of its instance type was released; every other
 share is left alone, so a pass costs O(shares touched), not O(jobs). It runs these phases until
 nothing changes:
 
-A. every dirty share starts head jobs that fit its own limit (SPEC step 1), shares in the order
+A. every dirty share starts head jobs that fit its own limit (step 1), shares in the order
    of their head job's submission;
 B. a head job that fits its own limit but finds that capacity lent out reclaims it by
-   preempting borrowing jobs (step 3, victims chosen in ``preemption.py``);
+   preempting borrowing jobs (step 2, victims chosen in ``preemption.py``);
 C. head jobs of LEND_AND_BORROW shares that need to borrow take idle lendable capacity in
-   submission order across shares (step 2, FIFO; a head that does not fit does not hold back
+   submission order across shares (step 3, FIFO; a head that does not fit does not hold back
    another share's head);
 D. a head job that still cannot start preempts lower-priority jobs of its own share, where
    in-share preemption is enabled and only if that frees enough (step 4).
 
-B runs before C (SPEC lists borrowing first): a lending share's own jobs take their capacity
+B runs before C: a lending share's own jobs take their capacity
 back before idle capacity is handed to borrowers, so no job is started by borrowing and
 preempted again in the same instant.
 
@@ -102,17 +102,16 @@ class Passes(Lifecycle):
                     self._start(job)
                     continue
                 return (_RECLAIMER, job)
-            in_share = cap.in_share[s] and self._outranks(s, job.priority)
             if u + n <= lim + cap.bcap[k]:
                 t = job._t
-                if in_share or (
-                    cap.used[t] + n <= cap.cap[t] and cap.idle[t] - cap.borrowed[t] >= n
+                if (cap.used[t] + n <= cap.cap[t] and cap.idle[t] - cap.borrowed[t] >= n) or (
+                    cap.in_share[s] and self._outranks(s, job.priority)
                 ):
                     return (_BORROWER, job)
                 # No room to borrow now, and nobody to preempt: park it at once. Capacity
                 # only comes back through releases, which wake it.
                 self._park(job, _BORROWER)
-            elif in_share:
+            elif cap.in_share[s] and self._outranks(s, job.priority):
                 return (_OVER_LIMIT, job)
             return None
         return None

@@ -1,4 +1,6 @@
-"""Choosing victims (SPEC §6 steps 3 and 4), on trial numbers: nothing changes unless it works.
+"""Choosing victims (pass steps 2 and 4 of docs/scheduling.md) on trial numbers.
+
+Nothing changes unless it works.
 
 Both choosers walk candidates lowest priority first, then most recently started (then latest
 submitted), adding one victim at a time to a trial copy of the capacity ledger of the head

@@ -209,7 +209,8 @@ class EngineState:
 
     def _outranks(self, s: int, priority: int) -> bool:
         """Does some active job of share ``s`` have a lower priority (a possible victim)?"""
-        return any(p < priority for p in self._priorities[s])
+        counts = self._priorities[s]
+        return bool(counts) and min(counts) < priority
 
     def _uncount(self, s: int, priority: int) -> None:
         counts = self._priorities[s]

@@ -16,21 +16,20 @@ SageMaker), jobs without a quota share, and jobs that name no instance type or s
 trace row has one). ``priority`` is only reported by DescribeServiceJob: it is 0 unless the
 job was described (queued jobs always are; every job with ``--priorities``).
 
-``sorted_rows`` puts any stream of rows in submission order with bounded memory: runs of
-``CHUNK`` rows are sorted and spilled to temporary files, then merged.
+``sorted_rows`` puts any stream of rows in submission order with bounded memory (``spill``):
+runs of ``CHUNK`` rows are sorted and spilled to temporary files, then merged.
 """
 
 from __future__ import annotations
 
-import heapq
 import json
-import tempfile
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from quotactl.core.durations import DurationError, parse_duration
 from quotactl.core.engine import JobStatus
+from quotactl.core.simulate import spill
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator, Mapping
@@ -132,39 +131,8 @@ def trace_of(rows: Iterable[JobRow], tally: ExportTally) -> Iterator[TraceRow]:
 
 def sorted_rows(rows: Iterable[JobRow], chunk: int = CHUNK) -> Iterator[JobRow]:
     """``rows`` by (created_at, name), holding at most ``chunk`` of them in memory."""
-    with tempfile.TemporaryDirectory(prefix="quotactl-export-") as spill:
-        runs: list[str] = []
-        batch: list[JobRow] = []
-        for row in rows:
-            batch.append(row)
-            if len(batch) >= chunk:
-                runs.append(_spill(sorted(batch, key=_key), spill, len(runs)))
-                batch = []
-        batch.sort(key=_key)
-        if not runs:
-            yield from batch
-            return
-        runs.append(_spill(batch, spill, len(runs)))
-        files = [open(path, encoding="utf-8") for path in runs]  # noqa: SIM115 (closed below)
-        try:
-            yield from heapq.merge(*(map(_load, f) for f in files), key=_key)
-        finally:
-            for f in files:
-                f.close()
+    return spill.sorted_rows(rows, _key, chunk=chunk)
 
 
 def _key(row: JobRow) -> tuple[float, str]:
     return (row[0], row[6])
-
-
-def _spill(rows: list[JobRow], directory: str, index: int) -> str:
-    path = f"{directory}/run-{index}.jsonl"
-    with open(path, "w", encoding="utf-8") as out:
-        for row in rows:
-            out.write(json.dumps(row) + "\n")
-    return path
-
-
-def _load(line: str) -> JobRow:
-    created, share, itype, count, duration, priority, name = json.loads(line)
-    return (float(created), share, itype, int(count), float(duration), int(priority), name)

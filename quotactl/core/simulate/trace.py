@@ -1,10 +1,11 @@
 """Job traces: one job per row, CSV with a header or JSON Lines, read and written as streams.
 
-Columns (SPEC §6 "Simulation"): ``submit_time`` (seconds from the start of the trace, never
-decreasing), ``share`` (``queue/share``, or ``share`` when the configuration has one queue),
-``instance_type``, ``count`` (instances, >= 1), ``duration`` (seconds of running, >= 0),
-``priority`` (optional, 0-9999, default 0) and ``name`` (optional). Unknown columns are errors,
-as in the configuration: a misspelt ``priorty`` must not be silently dropped.
+Columns (docs/review.md): ``submit_time`` (seconds from the start of the trace), ``share``
+(``queue/share``, or ``share`` when the configuration has one queue), ``instance_type``,
+``count`` (instances, >= 1), ``duration`` (seconds of running, >= 0), ``priority`` (optional,
+0-9999, default 0) and ``name`` (optional). Unknown columns are errors, as in the
+configuration: a misspelt ``priorty`` must not be silently dropped. A replay reads rows in
+submission order; a trace that is not in that order is sorted first (``ordering``).
 
 Parsing takes lines (any iterable of str), so the caller decides where they come from; errors
 are ``TraceError`` with ``FILE:LINE`` and the stable code ``trace-invalid``.
@@ -38,8 +39,16 @@ class TraceError(QuotactlError):
     code = "trace-invalid"
 
 
-def read_trace(lines: Iterable[str], source: str) -> Iterator[TraceRow]:
-    """Parse a trace lazily; the format is JSON Lines if the first non-blank line is ``{``."""
+class TraceUnsorted(TraceError):
+    """A row earlier than the one before it: the trace must be sorted before it is replayed."""
+
+
+def read_trace(lines: Iterable[str], source: str, *, ordered: bool = True) -> Iterator[TraceRow]:
+    """Parse a trace lazily; the format is JSON Lines if the first non-blank line is ``{``.
+
+    With ``ordered`` (a replay), a row earlier than the one before it raises ``TraceUnsorted``;
+    without, rows come in file order, whatever their times (to sort the trace).
+    """
     it = iter(lines)
     first = ""
     skipped = 0
@@ -50,12 +59,12 @@ def read_trace(lines: Iterable[str], source: str) -> Iterator[TraceRow]:
     else:
         raise TraceError(f"{source}:1: the trace is empty", hint=_HINT)
     if first.lstrip().startswith("{"):
-        return _read_jsonl(first, it, source, skipped)
-    return _read_csv(first, it, source, skipped)
+        return _read_jsonl(first, it, source, skipped, ordered)
+    return _read_csv(first, it, source, skipped, ordered)
 
 
 def _read_csv(
-    header_line: str, rest: Iterator[str], source: str, offset: int
+    header_line: str, rest: Iterator[str], source: str, offset: int, ordered: bool
 ) -> Iterator[TraceRow]:
     header = [h.strip() for h in next(csv.reader([header_line]))]
     _check_columns(header, source, offset)
@@ -98,7 +107,8 @@ def _read_csv(
             raise _row_error(
                 at, count, duration, priority, share, instance_type, previous, source, line
             )
-        previous = at
+        if ordered:
+            previous = at
         name = row[ina] if ina >= 0 else ""
         yield (at, share, instance_type, count, duration, priority, name, line)
         found = True
@@ -106,7 +116,9 @@ def _read_csv(
         raise TraceError(f"{source}:{line}: the trace has a header but no jobs", hint=_HINT)
 
 
-def _read_jsonl(first: str, rest: Iterator[str], source: str, offset: int) -> Iterator[TraceRow]:
+def _read_jsonl(
+    first: str, rest: Iterator[str], source: str, offset: int, ordered: bool
+) -> Iterator[TraceRow]:
     previous = 0.0
     line = offset
     text = first
@@ -134,7 +146,8 @@ def _read_jsonl(first: str, rest: Iterator[str], source: str, offset: int) -> It
                 raise _row_error(
                     at, count, duration, priority, share, instance_type, previous, source, line
                 )
-            previous = at
+            if ordered:
+                previous = at
             name = _text(record, "name", source, line) if "name" in record else ""
             yield (at, share, instance_type, count, duration, priority, name, line)
         following = next(rest, None)
@@ -200,7 +213,7 @@ def _row_error(
     if not 0.0 <= at < _INF:
         return TraceError(f"{source}:{line}: submit_time {at} must be a finite number >= 0")
     if at < previous:
-        return TraceError(
+        return TraceUnsorted(
             f"{source}:{line}: submit_time {at:g} is earlier than the row before ({previous:g})",
             hint="rows must be in submission order (sort the trace by submit_time)",
         )

@@ -1,0 +1,154 @@
+"""libyaml's parser and PyYAML's pure-Python one give the same data, positions and messages.
+
+Config files are read by libyaml's C parser when PyYAML has it (``parse_with_libyaml``) and
+by ``yaml.SafeLoader`` otherwise, or when the C parser rejects a file. A user must not be able
+to tell which one ran: every value's FILE:LINE:COL, every duplicate-key and non-string-key
+finding, every message of ``validate`` is the same.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from quotactl.config import source
+from quotactl.config.source import ParsedFile, parse_with_libyaml, parse_yaml
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from tests.conftest import CliResult
+
+ROOT = Path(__file__).resolve().parents[2]
+CORPUS = Path(__file__).parent / "invalid"
+CASES = sorted(p.name for p in CORPUS.iterdir() if p.is_dir())
+FILES = sorted(
+    [*CORPUS.rglob("*.yaml"), *CORPUS.rglob("*.yml"), *(ROOT / "configs").rglob("*.yaml")]
+)
+needs_libyaml = pytest.mark.skipif(source.FAST_LOADER is None, reason="PyYAML without libyaml")
+
+
+def _view(parsed: ParsedFile) -> tuple[object, ...]:
+    """Everything a caller can read off a parse."""
+    s = parsed.source
+    return (parsed.data, s.keys, s.values, s.plain_text, parsed.diagnostics)
+
+
+def _text(path: Path) -> str | None:
+    try:
+        return path.read_bytes().decode("utf-8-sig")
+    except UnicodeDecodeError:
+        return None  # not UTF-8: reported before any parser runs
+
+
+@needs_libyaml
+@pytest.mark.parametrize("path", FILES, ids=lambda p: str(p.relative_to(ROOT)))
+def test_both_parsers_read_each_checked_in_file_the_same(path: Path) -> None:
+    text = _text(path)
+    if text is None:
+        return
+    python = parse_yaml(text, path.name, libyaml=False)
+    fast = parse_with_libyaml(text, path.name)
+    if fast is not None:
+        assert _view(fast) == _view(python)
+    assert _view(parse_yaml(text, path.name)) == _view(python)
+
+
+@needs_libyaml
+def test_libyaml_reads_the_valid_configs_and_most_of_the_corpus() -> None:
+    """The fast path is the one taken, not a fallback for everything."""
+    texts = [t for p in FILES if (t := _text(p)) is not None]
+    read = [t for t in texts if parse_with_libyaml(t, "f.yaml") is not None]
+    assert len(read) >= 0.8 * len(texts)
+    demo = sorted((ROOT / "configs" / "demo").rglob("*.yaml"))
+    assert all(parse_with_libyaml(p.read_text(), p.name) is not None for p in demo)
+
+
+@needs_libyaml
+@pytest.mark.parametrize("case", CASES)
+def test_validate_prints_the_same_with_either_parser(
+    case: str, cli: Callable[..., CliResult], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(CORPUS / case)
+    fast = cli("validate", ".")
+    monkeypatch.setattr(source, "FAST_LOADER", None)
+    python = cli("validate", ".")
+    assert (fast.exit_code, fast.stdout, fast.stderr) == (
+        python.exit_code,
+        python.stdout,
+        python.stderr,
+    )
+    assert fast.exit_code == 1
+
+
+TOKENS = [
+    *"ab:-{}[],&*!|>#'\"? \n\t\r01.%<=@`~\\",
+    *["yes", "null", "1e3", "0x1F", "2024-01-01", "<<", "\u00e9", "\u2028", "\x85", "\ufeff"],
+]
+YAMLISH = st.lists(st.sampled_from(TOKENS), max_size=60).map("".join)
+
+
+EDITS = [
+    *["&x ", "*x", "<<: *x\n", "'q'", '"d\\n"', "# c", "\r\n", "\u00e9", "\U0001f600", "\u2028"],
+    *["\x85", " ", "  ", "- ", ": ", "\n", "{", "}", "[", "]", ",", "yes", "~", "1_000", ".inf"],
+    *["|\n  ", ">-\n  ", "---\n", "...\n", "%YAML 1.1\n", "\\", '"', "'", "a: &y {b: 1}\n"],
+]
+
+
+@st.composite
+def _nested(draw: st.DrawFn) -> str:
+    depth = draw(st.integers(0, 3000))
+    return draw(st.sampled_from(["[" * depth, "- " * depth + "x", "{a: " * depth]))
+
+
+@st.composite
+def _edited(draw: st.DrawFn) -> str:
+    """A checked-in file with a few fragments typed into it."""
+    text = _text(draw(st.sampled_from(FILES))) or ""
+    for _ in range(draw(st.integers(1, 3))):
+        at = draw(st.integers(0, len(text)))
+        cut = draw(st.integers(0, 2))
+        text = text[:at] + draw(st.sampled_from(EDITS)) + text[at + cut :]
+    return text
+
+
+@needs_libyaml
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.one_of(YAMLISH, _nested(), _edited()))
+def test_whatever_libyaml_reads_the_pure_python_parser_reads_the_same(text: str) -> None:
+    fast = parse_with_libyaml(text, "f.yaml")
+    if fast is not None:
+        assert _view(fast) == _view(parse_yaml(text, "f.yaml", libyaml=False))
+
+
+@needs_libyaml
+@pytest.mark.parametrize(
+    "text",
+    [
+        "[" * 200_000,  # libyaml's own composer would crash the process here
+        "- " * 100_000 + "x",
+        "a: \ud800\n",  # a lone surrogate cannot be handed to libyaml as UTF-8
+    ],
+    ids=["deep-flow", "deep-block", "surrogate"],
+)
+def test_hostile_input_falls_back_to_the_pure_python_diagnostics(text: str) -> None:
+    parsed = parse_yaml(text, "f.yaml")
+    assert parsed.data is None
+    assert parsed.diagnostics
+    assert _view(parsed) == _view(parse_yaml(text, "f.yaml", libyaml=False))
+
+
+def test_without_libyaml_the_pure_python_parser_reads_everything(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(source, "FAST_LOADER", None)
+    assert parse_with_libyaml("a: 1\n", "f.yaml") is None
+    parsed = parse_yaml("a: 1\na: 2\n", "f.yaml")
+    assert parsed.data == {"a": 2}
+    assert [d.message for d in parsed.diagnostics] == [
+        "duplicate key 'a' in this mapping (first at line 1, column 1)"
+    ]
