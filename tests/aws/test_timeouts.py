@@ -148,7 +148,9 @@ def test_an_endpoint_that_never_answers_fails_after_max_attempts_read_timeouts(
     assert f"{silent.url}/v1/" in result.stderr  # the endpoint, named
     assert "did not answer within 0.2s (3 attempts)" in result.stderr
     assert silent.requests, "the endpoint was asked"
-    assert set(silent.requests.values()) == {3}, silent.requests  # each call: 3 tries, no more
+    # The call that failed was tried 3 times; reads running beside it (plan reads in
+    # parallel) stop when it fails, never going past 3.
+    assert max(silent.requests.values()) == 3, silent.requests
 
 
 def test_the_timeout_and_attempts_come_from_the_environment_too(
@@ -159,7 +161,7 @@ def test_the_timeout_and_attempts_come_from_the_environment_too(
     result = cli("--endpoint-url", silent.url, "plan", str(demo))
     assert result.exit_code == 1
     assert "(2 attempts)" in result.stderr
-    assert set(silent.requests.values()) == {2}
+    assert max(silent.requests.values()) == 2, silent.requests
 
 
 def test_an_endpoint_that_always_answers_500_fails_after_max_attempts(
@@ -174,7 +176,7 @@ def test_an_endpoint_that_always_answers_500_fails_after_max_attempts(
         emulator.close()
     assert result.exit_code == 1
     assert f"{server.url} answered HTTP 500 to 2 attempts" in result.stderr
-    assert set(server.requests.values()) == {2}, server.requests
+    assert max(server.requests.values()) == 2, server.requests  # parallel reads: none past 2
 
 
 def test_a_change_failing_with_500_costs_one_retry_budget_not_two(
