@@ -15,7 +15,9 @@ from typing import TYPE_CHECKING, cast
 
 from quotactl.aws import convert
 from quotactl.aws.calls import READ_CONCURRENCY, BatchCalls
+from quotactl.aws.lock import BatchLockStore
 from quotactl.core.backend import AlreadyExistsError, BackendError
+from quotactl.core.lock import LOCK_TAG
 from quotactl.core.model import EnvironmentSpec, PolicySpec, QueueSpec, ShareSpec
 from quotactl.core.observed import (
     ACTIVE_JOB_STATUSES,
@@ -62,6 +64,10 @@ class AwsBackend:
     def close(self) -> None:
         self.api.close()
 
+    def lock_store(self) -> BatchLockStore:
+        """Where this account keeps the apply lock (``quotactl.aws.lock``)."""
+        return BatchLockStore(self.api)
+
     # -- StateReader ----------------------------------------------------------------------
 
     def observe(self, stack: str, queues: Collection[str]) -> ObservedState:
@@ -99,7 +105,13 @@ class AwsBackend:
             ],
             chunks,
         )
-        policies = [convert.observed_policy(p) for chunk in described for p in chunk]
+        # The apply lock is a scheduling policy too (quotactl.aws.lock): never a resource.
+        policies = [
+            convert.observed_policy(p)
+            for chunk in described
+            for p in chunk
+            if LOCK_TAG not in (p.get("tags") or {})
+        ]
         with self._lock:
             self._policy_arns.update({p.spec.name: p.arn for p in policies})
         return policies

@@ -87,7 +87,7 @@ class BatchCalls:
         try:
             result: dict[str, Any] = getattr(self.client, method)(**params)
         except Exception as exc:
-            raise _translate(exc, operation) from exc
+            raise _translate(exc, operation, self.client) from exc
         return result
 
     # The listings the plan and the job readers page through, as the Batch stubs' shapes;
@@ -132,7 +132,7 @@ class BatchCalls:
             except StopIteration:
                 return
             except Exception as exc:
-                raise _translate(exc, operation) from exc
+                raise _translate(exc, operation, self.client) from exc
             yield from page.get(key) or []
 
     def map(self, fn: Callable[[T], R], items: Iterable[T]) -> list[R]:
@@ -178,26 +178,33 @@ def translate(exc: Exception, operation: str) -> QuotactlError:
     return _translate(exc, operation)
 
 
-def _translate(exc: Exception, operation: str) -> QuotactlError:
+def _translate(exc: Exception, operation: str, client: BaseClient | None = None) -> QuotactlError:
     """botocore's exceptions -> BackendError carrying AWS's own message."""
     from botocore.exceptions import (
         BotoCoreError,
         ClientError,
+        ConnectTimeoutError,
         NoCredentialsError,
         NoRegionError,
         ReadTimeoutError,
     )
     from botocore.exceptions import ConnectionError as BotoConnectionError
 
+    endpoint, attempts, read_timeout, connect_timeout = _settings(client)
     if isinstance(exc, ClientError):
         error = exc.response.get("Error", {})
         code = str(error.get("Code", "Unknown"))
         message = str(error.get("Message") or exc.response.get("message") or exc)
-        status = int(exc.response.get("ResponseMetadata", {}).get("HTTPStatusCode", 400))
+        metadata = exc.response.get("ResponseMetadata", {})
+        status = int(metadata.get("HTTPStatusCode", 400))
         retryable = code in THROTTLING or status >= 500 or code == "ServerException"
         hint = None
         if "AccessDenied" in code or "not authorized" in message:
             hint = "`quotactl iam-policy` prints the IAM policy quotactl needs"
+        if retryable:
+            tries = int(metadata.get("RetryAttempts", 0)) + 1
+            message += f" ({endpoint} answered HTTP {status} to {_count(tries)})"
+            hint = "the service is failing or throttling; try again later (--max-attempts N)"
         return BackendError(f"{operation}: {message}", retryable=retryable, hint=hint)
     if isinstance(exc, NoCredentialsError):
         return QuotactlError(
@@ -209,9 +216,20 @@ def _translate(exc: Exception, operation: str) -> QuotactlError:
         return QuotactlError(
             "no AWS region configured", code="aws-region", hint="set platform.region or --region"
         )
-    if isinstance(exc, BotoConnectionError | ReadTimeoutError):
+    if isinstance(exc, ReadTimeoutError | ConnectTimeoutError):
+        where = exc.kwargs.get("endpoint_url") or endpoint
+        waited = read_timeout if isinstance(exc, ReadTimeoutError) else connect_timeout
+        what = "answer" if isinstance(exc, ReadTimeoutError) else "accept a connection"
         return BackendError(
-            f"{operation}: {exc}",
+            f"{operation}: {where} did not {what} within {waited:g}s ({_count(attempts)})",
+            retryable=True,
+            code="aws-timeout",
+            hint="check --endpoint-url (AWS_ENDPOINT_URL_BATCH) and the network; raise "
+            "--read-timeout / --connect-timeout for a slow link",
+        )
+    if isinstance(exc, BotoConnectionError):
+        return BackendError(
+            f"{operation}: {exc} ({_count(attempts)})",
             retryable=True,
             hint="check --endpoint-url (AWS_ENDPOINT_URL_BATCH) and the network; for a "
             "`quotactl local serve` endpoint, is the server still running?",
@@ -219,3 +237,21 @@ def _translate(exc: Exception, operation: str) -> QuotactlError:
     if isinstance(exc, BotoCoreError):
         return BackendError(f"{operation}: {exc}")
     raise exc
+
+
+def _settings(client: BaseClient | None) -> tuple[str, int, float, float]:
+    """The endpoint, attempts per call and timeouts ``client`` was built with."""
+    meta = getattr(client, "meta", None)
+    config = getattr(meta, "config", None)
+    retries = getattr(config, "retries", None) or {}
+    attempts = int(retries.get("total_max_attempts") or retries.get("max_attempts", 0) + 1)
+    return (
+        str(getattr(meta, "endpoint_url", None) or "the endpoint"),
+        attempts,
+        float(getattr(config, "read_timeout", 60) or 60),
+        float(getattr(config, "connect_timeout", 60) or 60),
+    )
+
+
+def _count(attempts: int) -> str:
+    return f"{attempts} attempt{'s' if attempts != 1 else ''}"

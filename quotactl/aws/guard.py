@@ -1,23 +1,24 @@
-"""The account guard: with ``platform.account_id`` set, writing commands refuse any other account.
+"""Which account and region calls reach: the identity a plan records and apply insists on.
 
-Checked with STS GetCallerIdentity, only where it protects something real: ``--backend aws``
-against AWS's own Batch endpoint. With ``--endpoint-url`` the Batch endpoint is not AWS, so
-STS would describe the credentials, not the account being written, and the local backend is
-a fixed emulated account; both skip the check (the CLI says so on stderr).
+On ``--backend aws`` it is STS GetCallerIdentity's account (asked even when
+``platform.account_id`` is not set: a saved plan records it, and ``apply --plan`` refuses any
+other). On the local backend, with or without ``--endpoint-url``, it is the emulated account
+every emulator ARN carries. The region is the Batch client's.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from quotactl.core.preconditions import AccountMismatchError, Identity, check_expected_account
 from quotactl.errors import QuotactlError
 
 if TYPE_CHECKING:
     from mypy_boto3_sts import STSClient
 
+    from quotactl.aws.session import Target
 
-class AccountMismatchError(QuotactlError):
-    code = "account-mismatch"
+__all__ = ["AccountMismatchError", "caller_account", "check_account", "identity"]
 
 
 def caller_account(sts_client: STSClient) -> str:
@@ -30,7 +31,7 @@ def caller_account(sts_client: STSClient) -> str:
         raise QuotactlError(
             f"cannot confirm which AWS account these credentials belong to: {exc}",
             code="aws-error",
-            hint="the account guard (platform.account_id) needs sts:GetCallerIdentity",
+            hint="quotactl records the account a plan is for: it needs sts:GetCallerIdentity",
         ) from exc
 
 
@@ -39,10 +40,15 @@ def check_account(expected: str | None, sts_client: STSClient) -> str | None:
     if expected is None:
         return None
     actual = caller_account(sts_client)
-    if actual != expected:
-        raise AccountMismatchError(
-            f"these credentials are for account {actual}, "
-            f"but platform.account_id is {expected}: nothing was changed",
-            hint="switch profile (--profile / AWS_PROFILE) or fix platform.account_id",
-        )
+    check_expected_account(expected, Identity(actual, "-"))
     return actual
+
+
+def identity(target: Target, sts_client: STSClient | None, region: str) -> Identity:
+    """The account and region that ``target``'s calls reach (``sts_client`` on aws only)."""
+    if target.backend == "local":
+        from quotactl.emulator.arns import Account
+
+        return Identity(Account().account_id, region)
+    assert sts_client is not None
+    return Identity(caller_account(sts_client), region)

@@ -1,9 +1,9 @@
 """Every AWS operation quotactl calls, with the IAM action and resources it needs.
 
-The backend refuses to call an operation missing from ``OPERATIONS`` (``AwsBackend._call``),
+The backend refuses to call an operation missing from ``OPERATIONS`` (``BatchCalls.call``),
 so ``quotactl iam-policy`` — built from this table — always grants exactly what the code
-uses. Resource scoping follows AWS Batch's ARN formats; list and describe calls take
-``*`` (AWS Batch does not scope them to resources).
+uses, and each call only to the commands that make it. Resources are scoped by AWS Batch's
+ARN formats; list and describe calls take ``*`` (AWS Batch does not scope them).
 """
 
 from __future__ import annotations
@@ -43,58 +43,54 @@ def _batch(name: str, resources: tuple[str, ...], writes: bool, *commands: str) 
     return Operation("batch", name, resources, writes, commands)
 
 
-_MANAGE = ("apply", "import")
-_READ = ("plan", "apply", "export", "import")
-_JOBS = ("submit", "jobs", "job", "status")
-_JOB_READS = ("submit", "jobs", "job")
-READ_COMMANDS = frozenset(
-    {
-        "plan",
-        "export",
-        "status",
-        "trace export",
-        "jobs",
-        "job describe",
-        "job why",
-        "job logs",
-        "submit --dry-run",
-    }
-)
-"""The commands that change nothing: what ``iam-policy --read-only`` grants."""
+# Who makes which call, in one place: a command that calls AWS lists itself (its full name,
+# e.g. "job cancel") on each operation it makes. tests/aws/test_permissions.py fails for a
+# registered command missing here and for a name here that is no command, and checks that
+# the calls each command really makes are granted to it. The stack lock (quotactl.aws.lock) is
+# a scheduling policy: every command that writes config creates, renews and deletes it.
+_OBSERVE = ("plan", "apply", "export", "import")
+_LOCKED = ("apply", "import")
+_IDENTITY = ("plan", "apply", "import", "force-unlock")
+"""STS tells the aws backend which account it reaches (a plan records it)."""
+_JOB = ("job describe", "job cancel", "job priority", "job why", "job logs")
+_JOBS = ("submit", "jobs", *_JOB, "status")
+_JOB_READS = ("submit", "jobs", *_JOB)
 _JOB_LOGS = "log-group:/aws/sagemaker/TrainingJobs:*"
 
 OPERATIONS: dict[str, Operation] = {
     op.name: op
     for op in (
-        _batch("DescribeServiceEnvironments", (ANY,), False, *_READ, "status", *_JOB_READS),
-        _batch("DescribeJobQueues", (ANY,), False, *_READ, "status", "trace export", *_JOB_READS),
-        _batch("ListSchedulingPolicies", (ANY,), False, *_READ),
-        _batch("DescribeSchedulingPolicies", (ANY,), False, *_READ),
-        _batch("ListQuotaShares", (ANY,), False, *_READ, "status", *_JOB_READS),
-        _batch("DescribeQuotaShare", (ANY,), False, *_READ),
-        _batch("ListTagsForResource", (ANY,), False, *_READ, "status"),
+        _batch("DescribeServiceEnvironments", (ANY,), False, *_OBSERVE, "status", *_JOB_READS),
+        _batch(
+            "DescribeJobQueues", (ANY,), False, *_OBSERVE, "status", "trace export", *_JOB_READS
+        ),
+        _batch("ListSchedulingPolicies", (ANY,), False, *_OBSERVE, "force-unlock"),
+        _batch("DescribeSchedulingPolicies", (ANY,), False, *_OBSERVE, "force-unlock"),
+        _batch("ListQuotaShares", (ANY,), False, *_OBSERVE, "status", *_JOB_READS),
+        _batch("DescribeQuotaShare", (ANY,), False, "apply"),
+        _batch("ListTagsForResource", (ANY,), False, *_OBSERVE, "status", *_JOB_READS),
         _batch("ListServiceJobs", (ANY,), False, "plan", "apply", "trace export", *_JOBS),
         _batch("CreateServiceEnvironment", (ENVIRONMENT,), True, "apply"),
         _batch("UpdateServiceEnvironment", (ENVIRONMENT,), True, "apply"),
         _batch("DeleteServiceEnvironment", (ENVIRONMENT,), True, "apply"),
-        _batch("CreateSchedulingPolicy", (POLICY,), True, "apply"),
-        _batch("DeleteSchedulingPolicy", (POLICY,), True, "apply"),
+        _batch("CreateSchedulingPolicy", (POLICY,), True, *_LOCKED),
+        _batch("DeleteSchedulingPolicy", (POLICY,), True, *_LOCKED, "force-unlock"),
         _batch("CreateJobQueue", (QUEUE, POLICY, ENVIRONMENT), True, "apply"),
         _batch("UpdateJobQueue", (QUEUE, POLICY, ENVIRONMENT), True, "apply"),
         _batch("DeleteJobQueue", (QUEUE,), True, "apply"),
         _batch("CreateQuotaShare", (QUEUE, SHARE), True, "apply"),
         _batch("UpdateQuotaShare", (SHARE,), True, "apply"),
         _batch("DeleteQuotaShare", (SHARE,), True, "apply"),
-        _batch("TagResource", (ENVIRONMENT, POLICY, QUEUE, SHARE), True, *_MANAGE),
-        _batch("UntagResource", (ENVIRONMENT, POLICY, QUEUE, SHARE), True, *_MANAGE),
+        _batch("TagResource", (ENVIRONMENT, POLICY, QUEUE, SHARE), True, *_LOCKED),
+        _batch("UntagResource", (ENVIRONMENT, POLICY, QUEUE, SHARE), True, "apply"),
         _batch("SubmitServiceJob", (QUEUE,), True, "submit"),
         _batch("DescribeServiceJob", (ANY,), False, "trace export", *_JOBS),
         _batch("UpdateServiceJob", (JOB,), True, "job priority"),
         _batch("TerminateServiceJob", (JOB,), True, "job cancel"),
         # The bulk call is authorised as batch:TerminateServiceJob on each job (AWS's docs).
         _batch("TerminateServiceJobs", (JOB,), True, "job cancel"),
-        _batch("GetJobQueueSnapshot", (QUEUE,), False, "status", "job", "trace export"),
-        Operation("sts", "GetCallerIdentity", (ANY,), False, ("plan", "apply", "import")),
+        _batch("GetJobQueueSnapshot", (QUEUE,), False, *_JOBS, "trace export"),
+        Operation("sts", "GetCallerIdentity", (ANY,), False, _IDENTITY),
         # submit's pre-flight on the aws backend: the job's role and output bucket exist
         Operation("iam", "GetRole", ("role/*",), False, ("submit",)),
         Operation("s3", "HeadBucket", ("*",), False, ("submit",), iam_action="ListBucket"),
@@ -111,41 +107,73 @@ OPERATIONS: dict[str, Operation] = {
     )
 }
 
+OFFLINE_COMMANDS = frozenset(
+    {
+        "validate",
+        "schema",
+        "iam-policy",
+        "simulate",
+        "trace generate",
+        "local serve",
+        "local advance",
+        "local reset",
+        "completion",
+    }
+)
+"""Commands that make no AWS call (the emulator's own commands included): no permission."""
+
+
+def commands() -> frozenset[str]:
+    """Every command that calls AWS."""
+    return frozenset(c for op in OPERATIONS.values() for c in op.commands)
+
+
+def read_only_commands() -> frozenset[str]:
+    """Commands none of whose calls writes (what a CI plan job runs)."""
+    writers = {c for op in OPERATIONS.values() if op.writes for c in op.commands}
+    return commands() - writers
+
+
+READ_COMMANDS = read_only_commands()
+"""The commands that change nothing: what ``iam-policy --read-only`` grants."""
+
 
 def policy_document(
-    *, region: str = "*", account: str = "*", read_only: bool = False
+    *,
+    region: str = "*",
+    account: str = "*",
+    read_only: bool = False,
+    only: frozenset[str] | None = None,
 ) -> dict[str, Any]:
-    """The least-privilege IAM policy for quotactl (``read_only``: the commands in
-    ``READ_COMMANDS``, which change nothing)."""
+    """The least-privilege IAM policy for quotactl: every command's calls, or those of the
+    read-only commands, or of the commands in ``only``."""
+    wanted = only if only is not None else (read_only_commands() if read_only else commands())
+    chosen = [op for op in OPERATIONS.values() if wanted & set(op.commands)]
     prefix = f"arn:aws:batch:{region}:{account}:"
     statements: list[dict[str, Any]] = []
-    granted = [
-        o
-        for o in OPERATIONS.values()
-        if not read_only or (not o.writes and READ_COMMANDS & set(o.commands))
-    ]
-    reads = sorted(o.action for o in granted if not o.writes and o.service == "batch")
-    statements.append(
-        {"Sid": "ReadQuotaManagement", "Effect": "Allow", "Action": reads, "Resource": "*"}
-    )
-    if not read_only:
-        by_resources: dict[tuple[str, ...], list[str]] = {}
-        for op in OPERATIONS.values():
-            if op.writes and op.service == "batch":
-                by_resources.setdefault(op.resources, []).append(op.action)
-        for index, (resources, actions) in enumerate(sorted(by_resources.items()), start=1):
-            statements.append(
-                {
-                    "Sid": f"ManageQuotaManagement{index}",
-                    "Effect": "Allow",
-                    "Action": sorted(actions),
-                    "Resource": [prefix + r for r in resources],
-                }
-            )
+    reads = sorted(o.action for o in chosen if not o.writes and o.service == "batch")
+    if reads:
+        statements.append(
+            {"Sid": "ReadQuotaManagement", "Effect": "Allow", "Action": reads, "Resource": "*"}
+        )
+    by_resources: dict[tuple[str, ...], list[str]] = {}
+    for op in chosen:
+        if op.writes and op.service == "batch":
+            by_resources.setdefault(op.resources, []).append(op.action)
+    for index, (resources, actions) in enumerate(sorted(by_resources.items()), start=1):
+        statements.append(
+            {
+                "Sid": f"ManageQuotaManagement{index}",
+                "Effect": "Allow",
+                "Action": sorted(actions),
+                "Resource": [prefix + r for r in resources],
+            }
+        )
+    if any(op.name == "CreateServiceEnvironment" for op in chosen):
         statements.append(
             {
                 # A SAGEMAKER_TRAINING service environment needs AWS Batch's SageMaker
-                # service-linked role; the first CreateServiceEnvironment creates it (ref §1.3).
+                # service-linked role; the first CreateServiceEnvironment creates it.
                 "Sid": "CreateBatchSageMakerServiceLinkedRole",
                 "Effect": "Allow",
                 "Action": "iam:CreateServiceLinkedRole",
@@ -154,15 +182,16 @@ def policy_document(
                 "Condition": {"StringEquals": {"iam:AWSServiceName": SLR_SERVICE}},
             }
         )
-    statements += _job_statements(granted, region, account)
-    statements.append(
-        {
-            "Sid": "AccountGuard",
-            "Effect": "Allow",
-            "Action": "sts:GetCallerIdentity",
-            "Resource": "*",
-        }
-    )
+    statements += _job_statements(chosen, region, account)
+    if any(op.service == "sts" for op in chosen):
+        statements.append(
+            {
+                "Sid": "AccountGuard",
+                "Effect": "Allow",
+                "Action": "sts:GetCallerIdentity",
+                "Resource": "*",
+            }
+        )
     return {"Version": "2012-10-17", "Statement": statements}
 
 

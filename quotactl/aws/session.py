@@ -36,9 +36,15 @@ Service = Literal["batch", "sts", "iam", "s3", "sagemaker", "logs"]
 """The AWS services quotactl calls (each has its typed client below)."""
 
 DEFAULT_REGION = "us-east-1"
-DEFAULT_RETRIES: Retries = {"mode": "standard", "max_attempts": 10}
-"""botocore's standard mode (exponential backoff with jitter, retries 429/5xx/throttling);
-10 attempts so an apply rides through a throttling burst instead of failing half-way."""
+DEFAULT_MAX_ATTEMPTS = 10
+"""botocore's standard mode (exponential backoff with jitter, retries 429/5xx/throttling and
+timeouts); 10 attempts so an apply rides through a throttling burst instead of failing
+half-way. It is the only retry budget: apply does not retry on top of it."""
+DEFAULT_CONNECT_TIMEOUT = 10.0
+"""Seconds to open a connection (botocore's default is 60)."""
+DEFAULT_READ_TIMEOUT = 30.0
+"""Seconds to wait for an answer on an open connection (botocore's default is 60); every
+quotactl call is small, so an endpoint silent this long is not going to answer."""
 _DUMMY_KEY = "quotactl-local"
 
 
@@ -52,6 +58,9 @@ class Target:
     region: str | None = None
     endpoint_url: str | None = None
     faults: str | None = None
+    connect_timeout: float = DEFAULT_CONNECT_TIMEOUT
+    read_timeout: float = DEFAULT_READ_TIMEOUT
+    max_attempts: int = DEFAULT_MAX_ATTEMPTS
 
     @property
     def uses_emulator(self) -> bool:
@@ -169,7 +178,10 @@ def client(
     from botocore.exceptions import InvalidRegionError
 
     session = session or make_session(target)
-    retry_config = retries or DEFAULT_RETRIES.copy()
+    retry_config: Retries = retries or {
+        "mode": "standard",
+        "total_max_attempts": target.max_attempts,
+    }
     endpoint = target.endpoint_url if service == "batch" else None
     chosen_region = region or target.region or session.region_name or _region(target)
     try:
@@ -178,7 +190,12 @@ def client(
             region_name=chosen_region,
             endpoint_url=endpoint,
             # apply and plan keep up to 32 reads in flight; urllib3's default pool holds 10
-            config=Config(retries=retry_config, max_pool_connections=64),
+            config=Config(
+                retries=retry_config,
+                max_pool_connections=64,
+                connect_timeout=target.connect_timeout,
+                read_timeout=target.read_timeout,
+            ),
         )
     except InvalidRegionError as exc:
         raise UsageError(

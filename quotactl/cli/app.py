@@ -65,7 +65,10 @@ def root(
         str | None, typer.Option(metavar="NAME", help="AWS profile (aws backend).")
     ] = None,
     region: Annotated[
-        str | None, typer.Option(help="AWS region (else platform.region, else AWS defaults).")
+        str | None,
+        typer.Option(
+            metavar="REGION", help="AWS region (else platform.region, else AWS defaults)."
+        ),
     ] = None,
     endpoint_url: Annotated[
         str | None,
@@ -81,6 +84,36 @@ def root(
     ] = False,
     quiet: Annotated[bool, typer.Option("-q", "--quiet", help="Only results and errors.")] = False,
     debug: Annotated[bool, typer.Option("--debug", help="Show tracebacks for errors.")] = False,
+    connect_timeout: Annotated[
+        str | None,
+        typer.Option(
+            metavar="DURATION",
+            help="Give up opening a connection to AWS after this long [default: 10s].",
+            envvar="QUOTACTL_CONNECT_TIMEOUT",
+            show_envvar=True,
+        ),
+    ] = None,
+    read_timeout: Annotated[
+        str | None,
+        typer.Option(
+            metavar="DURATION",
+            help="Give up waiting for an AWS answer after this long [default: 30s].",
+            envvar="QUOTACTL_READ_TIMEOUT",
+            show_envvar=True,
+        ),
+    ] = None,
+    max_attempts: Annotated[
+        int | None,
+        typer.Option(
+            metavar="N",
+            min=1,
+            max=50,
+            help="Attempts per AWS call, retries of throttling/5xx/timeouts included "
+            "[default: 10].",
+            envvar="QUOTACTL_MAX_ATTEMPTS",
+            show_envvar=True,
+        ),
+    ] = None,
     version: Annotated[
         bool,
         typer.Option(
@@ -88,7 +121,10 @@ def root(
         ),
     ] = False,
 ) -> None:
-    """Validate, plan and apply quota-share configuration; run what-if simulations."""
+    """Validate, plan and apply quota-share configuration; run what-if simulations.
+
+    Global options may also follow the command (`quotactl apply configs/demo -q`).
+    """
     environ = dict(os.environ)
     chosen = backend or "local"
     if chosen not in BACKENDS:
@@ -106,10 +142,28 @@ def root(
         quiet=quiet,
         debug=debug,
         environ=environ,
+        connect_timeout=_seconds("--connect-timeout", connect_timeout),
+        read_timeout=_seconds("--read-timeout", read_timeout),
+        max_attempts=max_attempts,
     )
     holder = ctx.ensure_object(RuntimeHolder)
     holder.runtime = runtime
     ctx.obj = holder
+
+
+def _seconds(option: str, text: str | None) -> float | None:
+    """A timeout option's duration in seconds (more than zero), or None when not given."""
+    from quotactl.core.durations import DurationError, parse_duration
+
+    if text is None:
+        return None
+    try:
+        seconds = parse_duration(text)
+    except DurationError as exc:
+        raise UsageError(f"{option}: {exc}") from None
+    if seconds <= 0:
+        raise UsageError(f"{option} must be more than 0 seconds, not {text!r}")
+    return seconds
 
 
 def runtime_of(ctx: typer.Context) -> Runtime:
@@ -128,6 +182,7 @@ def _register_commands() -> None:
         iam_commands,
         job_commands,
         local_commands,
+        lock_commands,
         plan_commands,
         simulate_commands,
         status_commands,
@@ -138,6 +193,7 @@ def _register_commands() -> None:
     for module in (
         config_commands,
         plan_commands,
+        lock_commands,
         status_commands,
         export_commands,
         submit_commands,
@@ -156,11 +212,13 @@ _register_commands()
 
 def run(argv: list[str] | None = None, holder: RuntimeHolder | None = None) -> int:
     """Run the CLI and return its exit code; the error boundary of the whole program."""
-    args = list(sys.argv[1:] if argv is None else argv)
+    from quotactl.cli.argv import hoist_global_options, is_click_error, usage_error
+
     holder = holder or RuntimeHolder()
     completion_commands.enable_if_requested()
     command = typer.main.get_command(app)
     helptext.humanise(command)
+    args = hoist_global_options(list(sys.argv[1:] if argv is None else argv), command)
     try:
         result = command.main(args=args, prog_name="quotactl", standalone_mode=False, obj=holder)
     except typer.Exit as exc:
@@ -174,14 +232,6 @@ def run(argv: list[str] | None = None, holder: RuntimeHolder | None = None) -> i
     except QuotactlError as exc:
         _report(exc, holder, args)
         return ExitCode.ERROR
-    except typer.TyperException as exc:  # click's usage errors (unknown option, bad value)
-        show = getattr(exc, "show", None)
-        if callable(show):
-            show(file=sys.stderr)
-        else:  # pragma: no cover - every click exception has show()
-            print(f"error[usage]: {exc}", file=sys.stderr)
-        code = getattr(exc, "exit_code", 2)
-        return ExitCode.USAGE if code == 2 else int(code)
     except BrokenPipeError:  # `quotactl ... | head`: the reader has all it wanted
         _discard_stdout()
         return ExitCode.OK
@@ -190,7 +240,15 @@ def run(argv: list[str] | None = None, holder: RuntimeHolder | None = None) -> i
             _discard_stdout()
             return ExitCode.OK
         raise
-    except Exception:
+    except Exception as exc:
+        if is_click_error(exc):  # click's usage errors: unknown option, bad value
+            error = usage_error(exc)
+            if error is None:  # no arguments at all: the help, as click shows it
+                ctx = getattr(exc, "ctx", None)
+                print(ctx.get_help() if ctx is not None else exc, file=sys.stderr)
+            else:
+                _report(error, holder, args)
+            return ExitCode.USAGE
         if "--debug" in args:
             traceback.print_exc()
         else:
@@ -241,8 +299,16 @@ def _discard_stdout() -> None:
         pass
 
 
+def _terminated(signum: int, frame: object) -> None:
+    """SIGTERM (a CI job cancelled) unwinds like Ctrl-C: locks released, exit 130."""
+    raise KeyboardInterrupt
+
+
 def main() -> NoReturn:
     """Console-script entry point."""
+    import signal
+
+    signal.signal(signal.SIGTERM, _terminated)
     code = run()
     try:
         sys.stdout.flush()

@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from quotactl.cli.options import PathsArgument
+from quotactl.cli.options import LockTimeoutOption, PathsArgument
 from quotactl.errors import NotFoundError, QuotactlError, UsageError
 
 if TYPE_CHECKING:
+    from quotactl.aws.backend import AwsBackend
+    from quotactl.cli.runtime import Runtime
+    from quotactl.core.model import DesiredState
     from quotactl.core.observed import ObservedState
 
 
@@ -19,26 +22,40 @@ def export(
     queue: Annotated[
         list[str] | None,
         typer.Option(
-            "--queue", help="Export this queue (repeatable) [default: every quota queue]."
+            "--queue",
+            metavar="QUEUE",
+            help="Export this queue (repeatable) [default: every quota queue].",
         ),
     ] = None,
     out: Annotated[
         Path | None,
         typer.Option(
             "--out",
+            metavar="DIR",
             help="Write platform.yaml and teams/<team>.yaml here [default: one file on stdout].",
         ),
     ] = None,
     stack: Annotated[
         str | None,
-        typer.Option("--stack", help="platform.name [default: the resources' quotactl:stack tag]."),
+        typer.Option(
+            "--stack",
+            metavar="NAME",
+            help="platform.name [default: the resources' quotactl:stack tag].",
+        ),
     ] = None,
+    force: Annotated[
+        bool,
+        typer.Option("--force", help="Write into a non-empty --out, removing stale team files."),
+    ] = False,
 ) -> None:
-    """Write config YAML from the live account; a plan on it shows no change."""
-    import yaml
+    """Write config YAML from the live account; a plan on it shows no change.
 
+    --out refuses a non-empty directory unless --force (which also removes team files of
+    teams that no longer exist).
+    """
     from quotactl.cli.app import runtime_of
     from quotactl.cli.stack import open_backend
+    from quotactl.config.writer import dump, write
     from quotactl.core.export import export as to_config
     from quotactl.core.export import quota_queues
 
@@ -64,20 +81,15 @@ def export(
     for warning in result.warnings:
         runtime.notice(f"warning: {warning}")
     if out is None:
-        runtime.stdout.write(_dump(yaml, result.combined()))
+        runtime.stdout.write(dump(result.combined()))
         return
-    for relative, document in result.files.items():
-        path = out / relative
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(_dump(yaml, document), encoding="utf-8")
-        except OSError as exc:
-            raise UsageError(
-                f"cannot write {path}: {exc.strerror or exc}",
-                hint="give --out a directory (new or existing) that quotactl can write to",
-            ) from exc
+    written = write(result.files, out, force=force)
+    for removed in written.removed:
+        runtime.notice(f"Removed {out / removed} (its team no longer exists)")
+    for other in written.others:
+        runtime.notice(f"warning: {out / other} was not written by this export; plan reads it too")
     runtime.notice(
-        f"Wrote {len(result.files)} file(s) to {out}; check them with: quotactl plan {out}"
+        f"Wrote {len(written.written)} file(s) to {out}; check them with: quotactl plan {out}"
     )
 
 
@@ -87,6 +99,7 @@ def import_(
     auto_approve: Annotated[
         bool, typer.Option("--auto-approve", help="Do not ask for confirmation.")
     ] = False,
+    lock_timeout: LockTimeoutOption = None,
 ) -> None:
     """Adopt live resources that config names but no stack owns, by tagging them.
 
@@ -94,14 +107,24 @@ def import_(
     another stack are refused. Run plan afterwards to see any remaining differences.
     """
     from quotactl.cli.app import runtime_of
-    from quotactl.cli.stack import confirm, guard_account, load, open_backend
-    from quotactl.core.diff import unmanaged
-    from quotactl.core.model import STACK_TAG
+    from quotactl.cli.stack import load, lock_request, open_backend, reach
 
     runtime = runtime_of(ctx)
     desired = load(runtime, paths).desired
-    guard_account(runtime, desired.account_id, desired.region)
     backend = open_backend(runtime, desired.region)
+    reach(runtime, backend, desired.region, desired.account_id)
+    with lock_request(runtime, backend, "import", lock_timeout).hold(desired.stack):
+        _adopt(runtime, backend, desired, auto_approve=auto_approve)
+
+
+def _adopt(
+    runtime: Runtime, backend: AwsBackend, desired: DesiredState, *, auto_approve: bool
+) -> None:
+    """Tag what config names and no stack owns, after showing it (under the stack's lock)."""
+    from quotactl.cli.stack import confirm
+    from quotactl.core.diff import unmanaged
+    from quotactl.core.model import STACK_TAG
+
     observed = backend.observe(desired.stack, [q.name for q in desired.queues])
     found = unmanaged(desired, observed)
     foreign = [r for r in found if r.stack is not None]
@@ -150,12 +173,6 @@ def _region_and_account(observed: ObservedState, region: str | None) -> tuple[st
         if len(parts) > 4:
             return region or parts[3], parts[4] or None
     return region or "us-east-1", None
-
-
-def _dump(yaml: Any, document: dict[str, Any]) -> str:
-    header = "# Exported by `quotactl export`: a plan on these files shows no change.\n"
-    body: str = yaml.safe_dump(document, sort_keys=False, default_flow_style=None, width=100)
-    return header + body
 
 
 def register(app: typer.Typer) -> None:

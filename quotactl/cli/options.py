@@ -15,3 +15,13 @@ PathsArgument = Annotated[
         show_default=False,
     ),
 ]
+LockTimeoutOption = Annotated[
+    str | None,
+    typer.Option(
+        "--lock-timeout",
+        metavar="DURATION",
+        help="Wait this long for another apply/import of the stack to finish "
+        "(30s, 5m, ...) [default: 0, refuse at once].",
+        show_default=False,
+    ),
+]

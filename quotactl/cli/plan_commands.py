@@ -13,13 +13,16 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from quotactl.cli.exitcodes import ExitCode
-from quotactl.cli.options import PathsArgument
+from quotactl.cli.options import LockTimeoutOption, PathsArgument
 from quotactl.errors import UsageError
 
 if TYPE_CHECKING:
-    from quotactl.aws.backend import AwsBackend
     from quotactl.cli.runtime import Runtime
+    from quotactl.core.model import DesiredState
     from quotactl.core.plan import Plan
+
+PLAN_KEY = "QUOTACTL_PLAN_KEY"
+"""The signing secret of plan files (HMAC-SHA256); set it from a CI secret."""
 
 
 class PlanFormat(enum.StrEnum):
@@ -51,17 +54,18 @@ def plan(
     has changes.
     """
     from quotactl.cli.app import runtime_of
-    from quotactl.cli.stack import load, open_backend, report_calls
+    from quotactl.cli.stack import load, open_backend, reach, report_calls
     from quotactl.core.diff import make_plan
 
     runtime = runtime_of(ctx)
     desired = load(runtime, paths).desired
     backend = open_backend(runtime, desired.region)
-    the_plan = make_plan(desired, backend)
+    identity = reach(runtime, backend, desired.region, desired.account_id)
+    the_plan = make_plan(desired, backend, identity)
     report_calls(runtime, backend)
     _show(runtime, the_plan, output)
     if out is not None:
-        _save(the_plan, out)
+        _save(the_plan, out, runtime.environ.get(PLAN_KEY))
         runtime.notice(
             f"Saved the plan to {out}; apply exactly it with: quotactl apply --plan {out}"
         )
@@ -74,7 +78,11 @@ def apply(
     paths: PathsArgument = None,
     plan_file: Annotated[
         Path | None,
-        typer.Option("--plan", help="Apply this saved plan (refused if live changed since)."),
+        typer.Option(
+            "--plan",
+            metavar="FILE",
+            help="Apply this saved plan, verified first (refused if edited or stale).",
+        ),
     ] = None,
     auto_approve: Annotated[
         bool, typer.Option("--auto-approve", help="Do not ask for confirmation.")
@@ -85,6 +93,7 @@ def apply(
     dry_run: Annotated[
         bool, typer.Option("--dry-run", help="Print the plan and stop (changes nothing).")
     ] = False,
+    lock_timeout: LockTimeoutOption = None,
     allow_disruption: Annotated[
         bool,
         typer.Option(
@@ -107,14 +116,13 @@ def apply(
     Shows the plan first and asks for 'yes' on a terminal. Deletes and replaces need
     --allow-delete; changes that would terminate or expose to preemption SCHEDULED, STARTING
     or RUNNING jobs (judged against the jobs live now) need --allow-disruption or
-    --max-disruption N. Waits for every resource to become VALID.
+    --max-disruption N. Holds the stack's lock throughout; waits for every resource to be
+    VALID.
     """
     from quotactl.cli.app import runtime_of
-    from quotactl.cli.stack import confirm, guard_account, load, open_backend, report_calls
-    from quotactl.core import disruption
-    from quotactl.core.apply import apply as run_plan
-    from quotactl.core.diff import make_plan
-    from quotactl.core.plan import DeleteNotAllowedError
+    from quotactl.cli.stack import confirm, load, lock_request, open_backend, reach, report_calls
+    from quotactl.core.applyflow import run_apply
+    from quotactl.core.preconditions import Guards
     from quotactl.errors import QuotactlError
     from quotactl.render.progress import ProgressHooks
 
@@ -123,35 +131,32 @@ def apply(
         raise UsageError("give config PATHs or --plan FILE, not both")
     if max_disruption is not None and max_disruption < 0:
         raise UsageError(f"--max-disruption must be 0 or more, not {max_disruption}")
+    source: DesiredState | Plan
     if plan_file is not None:
-        saved = _read_plan(plan_file)
-        if not dry_run:
-            guard_account(runtime, saved.account_id, saved.region)
-        backend = open_backend(runtime, saved.region)
-        the_plan = _unless_stale(saved, backend, plan_file)
+        source = _read_plan(plan_file, runtime.environ.get(PLAN_KEY))
+        expected = None
     else:
-        desired = load(runtime, paths).desired
-        if not dry_run:
-            guard_account(runtime, desired.account_id, desired.region)
-        backend = open_backend(runtime, desired.region)
-        the_plan = make_plan(desired, backend)
-    _show(runtime, the_plan, PlanFormat.TEXT)
-    if the_plan.empty or dry_run:
-        if dry_run and not the_plan.empty:
-            runtime.notice("Dry run: nothing was changed.")
-        return
-    if the_plan.destructive and not allow_delete:
-        names = ", ".join(c.address for c in the_plan.destructive)
-        raise DeleteNotAllowedError(
-            f"the plan deletes or replaces {len(the_plan.destructive)} resource(s) ({names}); "
-            "nothing was changed",
-            hint="review the plan (and its runtime impact), then re-run with --allow-delete",
-        )
-    disruption.guard(the_plan, backend, allow=allow_disruption, max_jobs=max_disruption)
-    confirm(runtime, "Apply this plan?", auto_approve=auto_approve)
+        source = load(runtime, paths).desired
+        expected = source.account_id
+    backend = open_backend(runtime, source.region)
+    guards = Guards(
+        reach(runtime, backend, source.region, expected),
+        allow_delete=allow_delete,
+        allow_disruption=allow_disruption,
+        max_disruption=max_disruption,
+    )
+    lock = None if dry_run else lock_request(runtime, backend, "apply", lock_timeout)
     hooks = ProgressHooks(runtime.console())
     try:
-        result = run_plan(the_plan, backend, hooks)
+        result = run_apply(
+            source,
+            backend,
+            guards,
+            lock=lock,
+            show=lambda p: _show(runtime, p, PlanFormat.TEXT),
+            approve=lambda _: confirm(runtime, "Apply this plan?", auto_approve=auto_approve),
+            hooks=hooks,
+        )
     except KeyboardInterrupt:
         hooks.close()
         print(
@@ -162,8 +167,10 @@ def apply(
         raise
     finally:
         hooks.close()
+    if dry_run:
+        runtime.notice("Dry run: nothing was changed.")
     report_calls(runtime, backend)
-    if not result.ok:
+    if result is not None and not result.ok:
         raise QuotactlError(
             f"{len(result.failed)} change(s) failed and {len(result.skipped)} were skipped",
             code="apply-failed",
@@ -171,41 +178,20 @@ def apply(
         )
 
 
-def _read_plan(path: Path) -> Plan:
-    from quotactl.core.plan import PlanError
-    from quotactl.core.planfile import from_document
+def _read_plan(path: Path, key: str | None) -> Plan:
+    """The saved plan at ``path``, verified (``quotactl.core.planverify``)."""
+    from quotactl.config.rules import CONFIG_RULES
+    from quotactl.core.planverify import MAX_PLAN_BYTES, load
     from quotactl.errors import NotFoundError
 
     try:
-        document = json.loads(path.read_text(encoding="utf-8"))
+        with path.open("rb") as handle:
+            data = handle.read(MAX_PLAN_BYTES + 1)
     except FileNotFoundError as exc:
         raise NotFoundError(f"no plan file {path}") from exc
     except OSError as exc:
         raise UsageError(f"cannot read plan file {path}: {exc.strerror or exc}") from exc
-    except ValueError as exc:  # not UTF-8, not JSON: the same verdict as a JSON non-plan
-        raise PlanError(
-            f"{path} is not a quotactl plan file: {exc}",
-            code="plan-invalid",
-            hint="write one with `quotactl plan --out FILE`",
-        ) from exc
-    return from_document(document)
-
-
-def _unless_stale(saved: Plan, backend: AwsBackend, path: Path) -> Plan:
-    """The saved plan, if live still matches the state it was computed from."""
-    from quotactl.core.fingerprint import fingerprint
-    from quotactl.core.observed import Ref
-    from quotactl.core.plan import StalePlanError
-
-    queues = [Ref.parse(a).name for a in saved.scope if a.startswith("queue.")]
-    observed = backend.observe(saved.stack, queues)
-    if fingerprint(observed, saved.stack, saved.scope) != saved.fingerprint:
-        raise StalePlanError(
-            f"the saved plan {path} is stale: live resources changed after it was made; "
-            "nothing was changed",
-            hint="run `quotactl plan --out FILE` again and review the new plan",
-        )
-    return saved
+    return load(data, CONFIG_RULES, key=key)
 
 
 def _show(runtime: Runtime, the_plan: Plan, output: PlanFormat) -> None:
@@ -219,12 +205,22 @@ def _show(runtime: Runtime, the_plan: Plan, output: PlanFormat) -> None:
         print_plan(the_plan, runtime.console())
 
 
-def _save(the_plan: Plan, path: Path) -> None:
-    from quotactl.render.plan import plan_json
+def _save(the_plan: Plan, path: Path, key: str | None) -> None:
+    """Write the plan file; signed (HMAC-SHA256) when QUOTACTL_PLAN_KEY is set."""
+    from quotactl.core.planfile import to_document
+    from quotactl.core.planverify import PlanSignatureError, sign
 
+    document = to_document(the_plan)
+    if key is not None:
+        if not key:
+            raise PlanSignatureError(
+                "QUOTACTL_PLAN_KEY is set but empty: refusing to write an unsigned plan",
+                hint="set it to the signing secret, or unset it to write unsigned plans",
+            )
+        document = sign(document, key)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(plan_json(the_plan), encoding="utf-8")
+        path.write_text(json.dumps(document, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     except OSError as exc:
         raise UsageError(
             f"cannot save the plan to {path}: {exc.strerror or exc}",

@@ -10,7 +10,7 @@ import os
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -40,6 +40,10 @@ class Runtime:
     stdout: TextIO = field(default_factory=lambda: sys.stdout)
     stderr: TextIO = field(default_factory=lambda: sys.stderr)
     width: int | None = None
+    connect_timeout: float | None = None
+    """Seconds; None is the session's default (``quotactl.aws.session``)."""
+    read_timeout: float | None = None
+    max_attempts: int | None = None
 
     def console(self, *, stderr: bool = False) -> Console:
         """A rich console on stdout or stderr honouring --no-color/NO_COLOR."""
@@ -82,6 +86,7 @@ class Runtime:
             region=self.region or region,
             endpoint_url=self.endpoint_url,
             faults=self.environ.get("QUOTACTL_EMULATOR_FAULTS"),
+            **self._limits(),
         )
         if target.backend == "local" and not self.endpoint_url:
             self._check_state_directory()
@@ -90,6 +95,14 @@ class Runtime:
             where = self.endpoint_url or f"state {self.state_path.absolute()}"
             self.notice(f"quotactl: using the local emulator ({where}); --backend aws for AWS")
         return target
+
+    def _limits(self) -> dict[str, Any]:
+        limits = {
+            "connect_timeout": self.connect_timeout,
+            "read_timeout": self.read_timeout,
+            "max_attempts": self.max_attempts,
+        }
+        return {k: v for k, v in limits.items() if v is not None}
 
     def _check_state_directory(self) -> None:
         """Only the default state location is created; a --state elsewhere must have its

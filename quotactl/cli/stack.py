@@ -1,4 +1,4 @@
-"""What plan, apply, import and export share: config loading, the backend, the guard, approval.
+"""What plan, apply, import and export share: config, the backend, its identity, lock, approval.
 
 Heavy modules (boto3 via ``quotactl.aws``, pydantic via ``quotactl.config``) are imported
 inside the functions, so importing this module costs nothing at start-up.
@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from quotactl.errors import QuotactlError
+from quotactl.errors import QuotactlError, UsageError
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -18,6 +18,8 @@ if TYPE_CHECKING:
     from quotactl.aws.backend import AwsBackend
     from quotactl.cli.runtime import Runtime
     from quotactl.config import LoadedConfig
+    from quotactl.core.applyflow import LockRequest
+    from quotactl.core.preconditions import Identity
 
 
 def load(runtime: Runtime, paths: Sequence[Path] | None) -> LoadedConfig:
@@ -39,19 +41,51 @@ def open_backend(runtime: Runtime, region: str | None) -> AwsBackend:
     return AwsBackend(client(target, session=runtime.session(target)))
 
 
-def guard_account(runtime: Runtime, account_id: str | None, region: str | None) -> None:
-    """Refuse to write to any account but ``platform.account_id`` (the account guard)."""
-    if account_id is None:
-        return
-    target = runtime.target(region)
-    if target.backend != "aws" or target.endpoint_url:
-        where = "the local emulator" if target.backend == "local" else "a custom endpoint"
-        runtime.notice(f"quotactl: account guard not checked on {where}")
-        return
-    from quotactl.aws.guard import check_account
+def reach(
+    runtime: Runtime, backend: AwsBackend, region: str | None, expected: str | None
+) -> Identity:
+    """The account and region ``backend`` reaches; ``platform.account_id`` (``expected``), when
+    set, must be that account on the aws backend (the local emulator's account is fixed)."""
+    from quotactl.aws.guard import identity
     from quotactl.aws.session import client
+    from quotactl.core.preconditions import check_expected_account
 
-    check_account(account_id, client(target, "sts", session=runtime.session(target)))
+    target = runtime.target(region)
+    session = runtime.session(target)
+    sts = client(target, "sts", session=session) if target.backend == "aws" else None
+    found = identity(target, sts, str(backend.api.client.meta.region_name))
+    if expected is not None and target.backend == "local":
+        runtime.notice("quotactl: account guard not checked on the local emulator")
+    elif expected is not None:
+        check_expected_account(expected, found)
+    return found
+
+
+def lock_request(
+    runtime: Runtime, backend: AwsBackend, command: str, timeout: str | None
+) -> LockRequest:
+    """The stack lock for a writing command; ``timeout`` is ``--lock-timeout`` (a duration)."""
+    import getpass
+    import os
+    import socket
+
+    from quotactl.core.applyflow import LockRequest
+    from quotactl.core.durations import DurationError, parse_duration
+
+    try:
+        seconds = parse_duration(timeout or "0")
+    except DurationError as exc:
+        raise UsageError(f"--lock-timeout: {exc}") from None
+    try:
+        user = getpass.getuser()
+    except (KeyError, OSError):  # no passwd entry (some containers)
+        user = "unknown"
+    holder = f"{user}@{socket.gethostname()} pid {os.getpid()}"
+
+    def warn(message: str) -> None:
+        print(f"warning: {message}", file=runtime.stderr)
+
+    return LockRequest(backend.lock_store(), holder, command, seconds, on_warning=warn)
 
 
 def confirm(runtime: Runtime, question: str, *, auto_approve: bool) -> None:

@@ -5,8 +5,9 @@ through hooks. Independent steps run concurrently on a bounded thread pool; ever
 waits for a status is parked, and one batched status poll serves all of them (so a thousand
 shares waiting for VALID cost one ListQuotaShares per queue per poll, not a thread each).
 A failed step is reported with AWS's message and everything that depends on it is skipped;
-independent steps still run. Throttling and server errors that outlive the client's own
-retries are retried here with backoff.
+independent steps still run. Retrying throttling and server errors is the client's job
+(botocore's standard retries, one budget per call, settable with ``--max-attempts``): an error
+that outlives it fails the change here, instead of starting a second budget on top.
 """
 
 from __future__ import annotations
@@ -38,9 +39,6 @@ class ApplyOptions:
     poll_max: float = 5.0
     wait_timeout: float = 1800.0
     """Give up on one resource reaching its status after this many seconds."""
-    call_attempts: int = 6
-    """Attempts of one call that keeps failing with throttling or a server error."""
-    retry_backoff: float = 0.5
 
 
 def apply(
@@ -66,8 +64,6 @@ class _Runner:
         self.programs: dict[str, Program] = {}
         self.calls: dict[futures.Future[object], tuple[str, Call]] = {}
         self.waits: dict[str, tuple[Wait, float, str | None]] = {}
-        self.retries: list[tuple[float, str, Call]] = []
-        self.attempts: dict[str, int] = {}
         self.started: dict[str, float] = {}
         self.outcomes: dict[str, Outcome] = {}
         self.groups: dict[str, list[str]] = {}
@@ -85,7 +81,7 @@ class _Runner:
         try:
             for key in sorted(k for k, n in self.blocking.items() if n == 0):
                 self._start(key)
-            while self.calls or self.waits or self.retries:
+            while self.calls or self.waits:
                 self._pump()
             for key, step in self.steps.items():  # only a dependency cycle leaves any behind
                 if self.state[key] is None and key not in self.programs:
@@ -103,26 +99,19 @@ class _Runner:
 
     def _pump(self) -> None:
         now = time.monotonic()
-        due = min(
-            [self.next_poll if self.waits else float("inf")] + [t for t, _, _ in self.retries]
-        )
+        due = self.next_poll if self.waits else float("inf")
         timeout = max(0.0, due - now) if due != float("inf") else None
         if self.calls:
             done, _ = futures.wait(self.calls, timeout=timeout, return_when=futures.FIRST_COMPLETED)
             for future in sorted(done, key=lambda f: self.calls[f][0]):
-                key, call = self.calls.pop(future)
+                key, _call = self.calls.pop(future)
                 error = future.exception()
                 if error is None:
-                    self.attempts.pop(key, None)
                     self._advance(key, future.result())
                 else:
-                    self._call_failed(key, call, error)
+                    self._advance(key, None, error)
         elif timeout:
             time.sleep(timeout)
-        now = time.monotonic()
-        for entry in [r for r in self.retries if r[0] <= now]:
-            self.retries.remove(entry)
-            self._submit(entry[1], entry[2])
         if self.waits and time.monotonic() >= self.next_poll:
             self._poll()
 
@@ -160,30 +149,11 @@ class _Runner:
     def _submit(self, key: str, call: Call) -> None:
         self.calls[self.pool.submit(call.fn)] = (key, call)
 
-    def _call_failed(self, key: str, call: Call, error: BaseException) -> None:
-        attempt = self.attempts.get(key, 1)
-        if (
-            isinstance(error, BackendError)
-            and error.retryable
-            and attempt < self.options.call_attempts
-        ):
-            self.attempts[key] = attempt + 1
-            delay = min(30.0, self.options.retry_backoff * 2 ** (attempt - 1))
-            self.retries.append((time.monotonic() + delay, key, call))
-            self.hooks.progress(self.steps[key].address, f"retrying in {delay:.1f}s: {error}")
-            return
-        self.attempts.pop(key, None)
-        self._advance(key, None, error)
-
     def _poll(self) -> None:
         refs = {wait.ref for wait, _, _ in self.waits.values()}
         try:
             statuses = self.backend.statuses(refs)
-        except BackendError as exc:
-            if exc.retryable:  # throttled even after the client's retries: poll again later
-                self.interval = min(self.options.poll_max, self.interval * 1.5)
-                self.next_poll = time.monotonic() + self.interval
-                return
+        except BackendError as exc:  # the client's retries are spent: the waits fail
             for key in list(self.waits):
                 del self.waits[key]
                 self._advance(key, None, exc)

@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from collections.abc import Iterable
 
     from quotactl.core.backend import StateReader
+    from quotactl.core.preconditions import Identity
 
 _KIND_ORDER = {Kind.ENVIRONMENT: 0, Kind.POLICY: 1, Kind.QUEUE: 2, Kind.SHARE: 3}
 
@@ -251,12 +252,22 @@ def _canonical(value: object) -> str:
     return json.dumps(value, sort_keys=True)
 
 
-def make_plan(desired: DesiredState, reader: StateReader) -> Plan:
+def make_plan(desired: DesiredState, reader: StateReader, identity: Identity | None = None) -> Plan:
     """Read live state and diff it; live jobs are read only for queues a change may disturb."""
+    return plan_with_live(desired, reader, identity)[0]
+
+
+def plan_with_live(
+    desired: DesiredState, reader: StateReader, identity: Identity | None = None
+) -> tuple[Plan, ObservedState]:
+    """The plan and the live state it was computed from; with ``identity``, the plan records
+    the account and region it was computed against (``apply --plan`` refuses any other)."""
     observed = reader.observe(desired.stack, [q.name for q in desired.queues])
     plan = diff(desired, observed)
     at_risk = plan.queues_at_risk()
     if at_risk:
         observed = observed.with_jobs(reader.live_jobs(sorted(at_risk)))
         plan = diff(desired, observed)
-    return plan
+    if identity is not None:
+        plan = replace(plan, account_id=identity.account_id, region=identity.region)
+    return plan, observed

@@ -3,14 +3,16 @@
 Layout: ``platform.yaml`` holds the platform, environments and queues; ``teams/<team>.yaml``
 one team each. Shares are grouped into teams by their ``quotactl:team`` tag (apply writes it),
 else by share name (the config's default: a share is named after its team); shares of one
-group whose extra tags differ become separate teams named ``<group>-<queue>``. Platform tags
-are the tags every exported resource has in common.
+group whose extra tags differ become separate teams named ``<group>-<queue>``. A tag that is
+not a valid team name is sanitised (it becomes a file name, so never a path) with a warning.
+Platform tags are the tags every exported resource has in common.
 What the config language cannot express (extra tags on environments or queues, a policy not
 named ``<queue>-quota``) is returned as warnings: a plan would change those.
 """
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -30,6 +32,9 @@ if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
 
     from quotactl.core.observed import ObservedResource, ObservedState
+
+MAX_NAME = 128
+_UNSAFE = re.compile(r"[^A-Za-z0-9_-]+")
 
 
 @dataclass
@@ -109,7 +114,7 @@ def export(
         "environments": [_environment(r.spec) for r in envs if isinstance(r.spec, EnvironmentSpec)],
         "queues": [_queue(r.spec, result) for r in chosen if isinstance(r.spec, QueueSpec)],
     }
-    for team, document in _teams(shares, common).items():
+    for team, document in _teams(shares, common, result.warnings).items():
         result.files[f"teams/{team}.yaml"] = document
     return result
 
@@ -156,25 +161,51 @@ def _queue(spec: QueueSpec, result: Export) -> dict[str, Any]:
 
 
 def _teams(
-    shares: Sequence[ObservedResource], common: Mapping[str, str]
+    shares: Sequence[ObservedResource], common: Mapping[str, str], warnings: list[str]
 ) -> dict[str, dict[str, Any]]:
-    by_name: dict[str, list[ShareSpec]] = defaultdict(list)
+    by_tag: dict[str, list[ShareSpec]] = defaultdict(list)
     for r in sorted(shares, key=lambda r: r.address):
         if isinstance(r.spec, ShareSpec):
-            by_name[r.spec.tags.get(TEAM_TAG, r.spec.name)].append(r.spec)
+            by_tag[r.spec.tags.get(TEAM_TAG, r.spec.name)].append(r.spec)
     teams: dict[str, dict[str, Any]] = {}
-    for name, specs in sorted(by_name.items()):
+    taken: set[str] = set()
+    for tag, specs in sorted(by_tag.items()):
+        name = team_name(tag, fallback=specs[0].name)
+        if name != tag:
+            warnings.append(
+                f"{specs[0].address}: {TEAM_TAG} tag {tag[:140]!r} is not a valid team name; "
+                f"exported as team {name!r} (a plan would retag its shares)"
+            )
         groups: dict[tuple[tuple[str, str], ...], list[ShareSpec]] = defaultdict(list)
         for spec in specs:
             groups[tuple(_extra(spec.tags, common).items())].append(spec)
         for tags, members in groups.items():
-            team = name if len(groups) == 1 else f"{name}-{members[0].queue}"
+            wanted = name if len(groups) == 1 else team_name(f"{name}-{members[0].queue}")
+            team = _unique(wanted, taken)
             document: dict[str, Any] = {"name": team}
             if tags:
                 document["tags"] = dict(tags)
             document["shares"] = [_share(s, team) for s in members]
             teams[team] = {"teams": [document]}
     return teams
+
+
+def team_name(text: str, fallback: str = "team") -> str:
+    """A configuration name (``[A-Za-z0-9_-]{1,128}``, so also a safe file name) for ``text``:
+    other characters become ``-``, leading and trailing ones are dropped."""
+    name = _UNSAFE.sub("-", text).strip("-")[:MAX_NAME]
+    return name or _UNSAFE.sub("-", fallback).strip("-")[:MAX_NAME] or "team"
+
+
+def _unique(name: str, taken: set[str]) -> str:
+    """``name``, or ``name-2``, ``name-3``...: distinct even on case-insensitive file systems."""
+    candidate, n = name, 1
+    while candidate.lower() in taken:
+        n += 1
+        suffix = f"-{n}"
+        candidate = name[: MAX_NAME - len(suffix)] + suffix
+    taken.add(candidate.lower())
+    return candidate
 
 
 def _share(spec: ShareSpec, team: str) -> dict[str, Any]:

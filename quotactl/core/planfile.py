@@ -4,7 +4,7 @@ Format version "1" (additions keep the version; removals or changes bump it)::
 
     {
       "format_version": "1",
-      "stack": "demo", "region": "us-east-1", "account_id": "123456789012" | null,
+      "stack": "demo", "region": "us-east-1", "account_id": "123456789012",  # where computed
       "fingerprint": "sha256:<hex of the live state read>",
       "summary": {"create": 1, "update": 0, "replace": 0, "delete": 0},
       "changes": [

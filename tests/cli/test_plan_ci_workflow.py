@@ -87,6 +87,7 @@ def test_workflow_commands_run_end_to_end_on_the_emulator(repo_root: Path, tmp_p
         "NO_COLOR": "1",
         "QUOTACTL_PIP_SPEC": "",
         "QUOTACTL_TRACE": "",
+        "QUOTACTL_PLAN_KEY": "the-ci-secret",  # plan.json is signed and checked, as in CI
         "RUNNER_TEMP": str(runner),
         "GITHUB_OUTPUT": str(runner / "output"),
         "GITHUB_STEP_SUMMARY": str(runner / "summary.md"),

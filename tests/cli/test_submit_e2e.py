@@ -133,8 +133,8 @@ def test_submit_to_a_missing_share_or_queue_fails_and_submits_nothing(
     [
         (("--timeout", "soon"), "--timeout: invalid duration 'soon'"),
         (("--tag", "novalue"), "--tag 'novalue' is not K=V"),
-        (("--priority", "10000"), "Invalid value for '--priority'"),
-        (("--count", "0"), "Invalid value for '--count'"),
+        (("--priority", "10000"), "error[usage]: invalid value for '--priority'"),
+        (("--count", "0"), "error[usage]: invalid value for '--count'"),
     ],
 )
 def test_bad_flags_are_usage_errors(jobs: Jobs, args: tuple[str, ...], message: str) -> None:

@@ -20,7 +20,7 @@ from tests.core.plan_support import MemoryBackend, desired, env, policy, queue, 
 if TYPE_CHECKING:
     from quotactl.core.plan import Change, Plan
 
-FAST = ApplyOptions(poll_initial=0.001, poll_max=0.005, retry_backoff=0.001)
+FAST = ApplyOptions(poll_initial=0.001, poll_max=0.005)
 BASE = (env(), policy(), queue())
 
 
@@ -71,12 +71,13 @@ def test_a_failed_change_skips_its_dependants_but_not_independent_changes() -> N
     assert not result.ok
 
 
-def test_throttled_calls_are_retried_until_they_succeed() -> None:
+def test_a_call_throttled_past_the_clients_retries_fails_its_change_without_a_second_loop() -> None:
+    """Retries are botocore's (one budget per call); apply does not multiply them."""
     backend = MemoryBackend()
     backend.throttles[("create", "share.training/nlp")] = 3
     result = converge(desired(*BASE, share()), backend)
-    assert result.ok
-    assert backend.count("create") == 4 + 3
+    assert [o.address for o in result.failed] == ["share.training/nlp"]
+    assert backend.calls.count(("create", "share.training/nlp")) == 1
 
 
 def test_a_rerun_adopts_what_an_interrupted_apply_created() -> None:

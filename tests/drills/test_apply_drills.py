@@ -118,6 +118,16 @@ def test_an_apply_killed_half_way_converges_when_run_again(stack: Path, cli: Cli
     partial = live_shares()
     assert 30 <= len(partial) < QUEUES * SHARES, "the kill must land half-way"
 
+    # The killed apply could not release the stack's lock: the next one is refused, naming it,
+    # until force-unlock clears it.
+    locked = cli("apply", str(stack), "--auto-approve")
+    assert locked.exit_code == 1
+    assert "error[state-locked]: stack drill is locked by" in locked.stderr
+    assert "(apply, since" in locked.stderr
+    assert len(live_shares()) == len(partial), "a refused apply changes nothing"
+    unlocked = cli("force-unlock", str(stack), "--yes")
+    assert unlocked.exit_code == 0, unlocked.stderr
+
     again = cli("apply", str(stack), "--auto-approve")
     assert again.exit_code == 0, again.stdout[-2000:] + again.stderr
     shares = live_shares()
@@ -133,6 +143,7 @@ def test_ctrl_c_half_way_exits_130_says_so_and_a_rerun_converges(stack: Path, cl
     assert "Traceback" not in stderr
     assert len(live_shares()) < QUEUES * SHARES, "the interrupt must land half-way"
 
+    # The interrupted apply released its lock on the way out: a re-run needs no force-unlock.
     again = cli("apply", str(stack), "--auto-approve")
     assert again.exit_code == 0, again.stdout[-2000:] + again.stderr
     shares = live_shares()

@@ -1,0 +1,103 @@
+"""The command line before and after click: global options anywhere, usage errors as errors.
+
+``hoist_global_options`` lets global options follow the command, as kubectl and the AWS CLI
+allow (``quotactl apply configs/demo -q``): it walks the registered command tree, so every
+command, present and future, gets it without a line of its own. An option the command itself
+defines keeps its meaning there. ``usage_error`` turns click's usage errors into the same
+``error[usage]: ...`` and hint as every other error.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from quotactl.errors import UsageError
+
+# typer ships its own copy of click (``typer._click``), so commands, options and exceptions are
+# recognised by shape and class name rather than by importing a private module.
+
+
+def _options(command: Any) -> dict[str, Any]:
+    found: dict[str, Any] = {}
+    for param in command.params:
+        if getattr(param, "param_type_name", None) == "option":
+            for name in (*param.opts, *param.secondary_opts):
+                found[name] = param
+    return found
+
+
+def _takes_value(option: Any, token: str) -> bool:
+    return not option.is_flag and not option.count and "=" not in token
+
+
+def _name(token: str) -> str:
+    return token.split("=", 1)[0] if token.startswith("--") else token
+
+
+def hoist_global_options(args: list[str], root: Any) -> list[str]:
+    """``args`` with the root's options moved from after the command to before it."""
+    roots = _options(root)
+    index = 0
+    while index < len(args) and args[index].startswith("-") and args[index] != "--":
+        option = roots.get(_name(args[index]))
+        index += 2 if option is not None and _takes_value(option, args[index]) else 1
+    start = min(index, len(args))
+    command = root
+    while isinstance(getattr(command, "commands", None), dict) and index < len(args):
+        sub = command.commands.get(args[index])
+        if sub is None:
+            break
+        command, index = sub, index + 1
+    if command is root:
+        return args
+    own = _options(command)
+    moved: list[str] = []
+    kept: list[str] = []
+    rest = args[index:]
+    position = 0
+    while position < len(rest):
+        token = rest[position]
+        position += 1
+        if token == "--":
+            kept += [token, *rest[position:]]
+            break
+        name = _name(token)
+        if token.startswith("-") and name in own:
+            kept.append(token)
+            if _takes_value(own[name], token) and position < len(rest):
+                kept.append(rest[position])
+                position += 1
+        elif token.startswith("-") and name in roots:
+            moved.append(token)
+            if _takes_value(roots[name], token) and position < len(rest):
+                moved.append(rest[position])
+                position += 1
+        else:
+            kept.append(token)
+    return args[:start] + moved + args[start:index] + kept
+
+
+def is_click_error(exc: BaseException) -> bool:
+    """A usage error click raised (unknown option, bad value, missing argument...)."""
+    return _named(exc, "ClickException")
+
+
+def _named(exc: BaseException, name: str) -> bool:
+    return any(cls.__name__ == name for cls in type(exc).__mro__)
+
+
+def usage_error(exc: Any) -> UsageError | None:
+    """click's usage error as a quotactl one; None for "no arguments" (click shows help)."""
+    if _named(exc, "NoArgsIsHelpError"):
+        return None
+    ctx = getattr(exc, "ctx", None)
+    path = ctx.command_path if ctx is not None else "quotactl"
+    hint = f"`{path} --help` shows the usage"
+    if _named(exc, "NoSuchOption"):
+        message = f"no such option: {exc.option_name}"
+        if exc.possibilities:
+            hint = f"did you mean {', '.join(sorted(exc.possibilities))}? " + hint
+    else:
+        text = str(exc.format_message())
+        message = text[:1].lower() + text[1:]
+    return UsageError(message, hint=hint)
