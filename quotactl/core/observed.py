@@ -40,14 +40,6 @@ class Kind(StrEnum):
     QUEUE = "queue"
     SHARE = "share"
 
-    @property
-    def rank(self) -> int:
-        """Creation order: policies and environments first, shares last."""
-        return _RANK[self]
-
-
-_RANK = {Kind.ENVIRONMENT: 0, Kind.POLICY: 0, Kind.QUEUE: 1, Kind.SHARE: 2}
-
 
 def kind_of(spec: Spec) -> Kind:
     if isinstance(spec, EnvironmentSpec):
@@ -209,6 +201,3 @@ class ObservedState:
 
     def with_jobs(self, jobs: Iterable[LiveJob]) -> ObservedState:
         return replace(self, jobs=tuple(jobs))
-
-    def jobs_of(self, queue: str, share: str | None = None) -> list[LiveJob]:
-        return [j for j in self.jobs if j.queue == queue and (share is None or j.share == share)]
