@@ -13,7 +13,14 @@ from enum import StrEnum
 from typing import TYPE_CHECKING
 
 from quotactl.core.engine.model import HOLDING, UNFINISHED
-from quotactl.core.model import STACK_TAG, EnvironmentSpec, PolicySpec, QueueSpec, ShareSpec
+from quotactl.core.model import (
+    STACK_TAG,
+    EnvironmentSpec,
+    PolicySpec,
+    QueueSpec,
+    ShareSpec,
+    address_of,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping
@@ -61,9 +68,7 @@ class Ref:
 
     @property
     def address(self) -> str:
-        if self.kind is Kind.SHARE:
-            return f"share.{self.queue}/{self.name}"
-        return f"{self.kind.value}.{self.name}"
+        return address_of(self.kind.value, self.name, self.queue)
 
     @classmethod
     def of(cls, spec: Spec) -> Ref:
