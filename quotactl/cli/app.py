@@ -11,15 +11,18 @@ import os
 import sys
 import traceback
 from pathlib import Path
-from typing import Annotated, NoReturn
+from typing import TYPE_CHECKING, Annotated, NoReturn
 
 import typer
 
 from quotactl import __version__
 from quotactl.cli import completion_commands, helptext
 from quotactl.cli.exitcodes import ExitCode
-from quotactl.cli.runtime import BACKENDS, DEFAULT_STATE, Runtime, RuntimeHolder
+from quotactl.cli.runtime import BACKENDS, DEFAULT_STATE, Runtime
 from quotactl.errors import QuotactlError, UsageError
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
 
 app = typer.Typer(
     name="quotactl",
@@ -125,30 +128,25 @@ def root(
 
     Global options may also follow the command (`quotactl apply configs/demo -q`).
     """
-    environ = dict(os.environ)
     chosen = backend or "local"
     if chosen not in BACKENDS:
         raise UsageError(
             f"unknown backend {chosen!r}", hint=f"choose one of: {', '.join(BACKENDS)}"
         )
-    runtime = Runtime(
-        backend=chosen,
-        state_path=state or DEFAULT_STATE,
-        profile=profile,
-        region=region,
-        endpoint_url=endpoint_url,
-        # no-color.org: NO_COLOR counts when "present and not an empty string"
-        color=not no_color and not environ.get("NO_COLOR"),
-        quiet=quiet,
-        debug=debug,
-        environ=environ,
-        connect_timeout=_seconds("--connect-timeout", connect_timeout),
-        read_timeout=_seconds("--read-timeout", read_timeout),
-        max_attempts=max_attempts,
-    )
-    holder = ctx.ensure_object(RuntimeHolder)
-    holder.runtime = runtime
-    ctx.obj = holder
+    # The Runtime run() was given (its streams and environment) takes the global options.
+    runtime = ctx.ensure_object(Runtime)
+    runtime.backend = chosen
+    runtime.state_path = state or DEFAULT_STATE
+    runtime.profile = profile
+    runtime.region = region
+    runtime.endpoint_url = endpoint_url
+    # no-color.org: NO_COLOR counts when "present and not an empty string"
+    runtime.color = not no_color and not runtime.environ.get("NO_COLOR")
+    runtime.quiet = quiet
+    runtime.debug = debug
+    runtime.connect_timeout = _seconds("--connect-timeout", connect_timeout)
+    runtime.read_timeout = _seconds("--read-timeout", read_timeout)
+    runtime.max_attempts = max_attempts
 
 
 def _seconds(option: str, text: str | None) -> float | None:
@@ -167,11 +165,11 @@ def _seconds(option: str, text: str | None) -> float | None:
 
 
 def runtime_of(ctx: typer.Context) -> Runtime:
-    """The Runtime built by the root callback (commands call this first)."""
-    holder = ctx.find_object(RuntimeHolder)
-    if holder is None or holder.runtime is None:  # pragma: no cover - root always runs first
-        raise RuntimeError("the root callback did not run")
-    return holder.runtime
+    """The invocation's Runtime, with the global options set (commands call this first)."""
+    runtime = ctx.find_object(Runtime)
+    if runtime is None:  # pragma: no cover - run() always passes one
+        raise RuntimeError("quotactl's commands run through quotactl.cli.app.run")
+    return runtime
 
 
 def _register_commands() -> None:
@@ -210,27 +208,32 @@ def _register_commands() -> None:
 _register_commands()
 
 
-def run(argv: list[str] | None = None, holder: RuntimeHolder | None = None) -> int:
-    """Run the CLI and return its exit code; the error boundary of the whole program."""
+def run(argv: Sequence[str], runtime: Runtime | None = None) -> int:
+    """Run the CLI on ``argv`` and return its exit code; the error boundary of the program.
+
+    ``runtime`` is the environment commands run in (streams, environment variables); tests
+    inject their own. The global options are set on it, and nothing here or below reads the
+    process's own argv, streams or environment behind it.
+    """
     from quotactl.cli.argv import hoist_global_options, is_click_error, usage_error
 
-    holder = holder or RuntimeHolder()
-    completion_commands.enable_if_requested()
+    runtime = runtime or Runtime()
+    completion_commands.enable_if_requested(runtime.environ)
     command = typer.main.get_command(app)
     helptext.humanise(command)
-    args = hoist_global_options(list(sys.argv[1:] if argv is None else argv), command)
+    args = hoist_global_options(list(argv), command)
     try:
-        result = command.main(args=args, prog_name="quotactl", standalone_mode=False, obj=holder)
+        result = command.main(args=args, prog_name="quotactl", standalone_mode=False, obj=runtime)
     except typer.Exit as exc:
         return int(exc.exit_code)
     except (typer.Abort, KeyboardInterrupt):
-        print("interrupted", file=sys.stderr)
+        print("interrupted", file=runtime.stderr)
         return ExitCode.INTERRUPTED
     except UsageError as exc:
-        _report(exc, holder, args)
+        _report(exc, runtime, args)
         return ExitCode.USAGE
     except QuotactlError as exc:
-        _report(exc, holder, args)
+        _report(exc, runtime, args)
         return ExitCode.ERROR
     except BrokenPipeError:  # `quotactl ... | head`: the reader has all it wanted
         _discard_stdout()
@@ -245,39 +248,36 @@ def run(argv: list[str] | None = None, holder: RuntimeHolder | None = None) -> i
             error = usage_error(exc)
             if error is None:  # no arguments at all: the help, as click shows it
                 ctx = getattr(exc, "ctx", None)
-                print(ctx.get_help() if ctx is not None else exc, file=sys.stderr)
+                print(ctx.get_help() if ctx is not None else exc, file=runtime.stderr)
             else:
-                _report(error, holder, args)
+                _report(error, runtime, args)
             return ExitCode.USAGE
-        if "--debug" in args:
-            traceback.print_exc()
+        if runtime.debug:
+            traceback.print_exc(file=runtime.stderr)
         else:
             print(
                 "error[internal]: quotactl hit an unexpected error\n"
                 "  hint: re-run with --debug for the traceback and report it",
-                file=sys.stderr,
+                file=runtime.stderr,
             )
         return ExitCode.ERROR
     return int(result) if isinstance(result, int) else ExitCode.OK
 
 
-def _report(exc: QuotactlError, holder: RuntimeHolder, args: list[str]) -> None:
+def _report(exc: QuotactlError, runtime: Runtime, args: list[str]) -> None:
     """The error on stderr; with ``-o json`` also the error document on stdout, unless the
     command already printed its own document."""
     from quotactl.render.errors import print_error
 
-    runtime = holder.runtime
-    stream = runtime.stderr if runtime else sys.stderr
-    if "--debug" in args:
-        traceback.print_exc(file=stream)
-    print_error(exc, stream)
-    if wants_json(args) and not (runtime and runtime.json_written):
+    if runtime.debug:
+        traceback.print_exc(file=runtime.stderr)
+    print_error(exc, runtime.stderr)
+    if wants_json(args) and not runtime.json_written:
         import json
 
         from quotactl.render.errors import error_document
 
-        out = runtime.stdout if runtime else sys.stdout
-        out.write(json.dumps(error_document(exc), indent=2) + "\n")
+        runtime.stdout.write(json.dumps(error_document(exc), indent=2) + "\n")
 
 
 def wants_json(args: list[str]) -> bool:
@@ -309,7 +309,7 @@ def main() -> NoReturn:
     import signal
 
     signal.signal(signal.SIGTERM, _terminated)
-    code = run()
+    code = run(sys.argv[1:])
     try:
         sys.stdout.flush()
     except BrokenPipeError:

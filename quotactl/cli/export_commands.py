@@ -58,6 +58,7 @@ def export(
     from quotactl.config.writer import dump, write
     from quotactl.core.export import export as to_config
     from quotactl.core.export import quota_queues
+    from quotactl.core.model import address_of
 
     runtime = runtime_of(ctx)
     if out is not None and out.exists() and not out.is_dir():
@@ -70,7 +71,7 @@ def export(
             "the account has no quota-management job queue to export",
             hint="check --backend/--state/--region; `quotactl apply` creates them",
         )
-    missing = [q for q in chosen if f"queue.{q}" not in observed.present()]
+    missing = [q for q in chosen if address_of("queue", q) not in observed.present()]
     if missing:
         raise UsageError(f"no such job queue: {', '.join(missing)}")
     if not queue:
@@ -155,8 +156,10 @@ def _adopt(
 
 
 def _stack_of(observed: ObservedState, queues: list[str]) -> str:
+    from quotactl.core.model import address_of
+
     present = observed.present()
-    stacks = {present[f"queue.{q}"].stack for q in queues}
+    stacks = {present[address_of("queue", q)].stack for q in queues}
     stacks.discard(None)
     if len(stacks) == 1:
         return str(stacks.pop())

@@ -1,7 +1,9 @@
 """The injected environment every command runs in (httpie's ``Environment`` pattern).
 
-A ``Runtime`` is built once per invocation by the root callback from the global options and
-the process environment; tests build their own. Nothing below ``cli`` reads ``os.environ``.
+A ``Runtime`` is made once per invocation (``app.run`` makes one from the process's streams
+and environment; tests inject their own) and the root callback sets the global options on it.
+Commands read streams, environment variables and the terminal through it only, and nothing
+below ``cli`` reads ``os.environ``.
 """
 
 from __future__ import annotations
@@ -39,6 +41,7 @@ class Runtime:
     environ: Mapping[str, str] = field(default_factory=lambda: dict(os.environ))
     stdout: TextIO = field(default_factory=lambda: sys.stdout)
     stderr: TextIO = field(default_factory=lambda: sys.stderr)
+    stdin: TextIO = field(default_factory=lambda: sys.stdin)
     width: int | None = None
     connect_timeout: float | None = None
     """Seconds; None is the session's default (``quotactl.aws.session``)."""
@@ -126,10 +129,3 @@ class Runtime:
 
             self._sessions[target] = make_session(target)
         return self._sessions[target]
-
-
-@dataclass
-class RuntimeHolder:
-    """Carries the Runtime from the root callback back to the error boundary in ``main``."""
-
-    runtime: Runtime | None = None

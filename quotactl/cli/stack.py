@@ -6,7 +6,6 @@ inside the functions, so importing this module costs nothing at start-up.
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -92,7 +91,7 @@ def confirm(runtime: Runtime, question: str, *, auto_approve: bool) -> None:
     """Ask for ``yes`` on a terminal; refuse without one (CI) unless ``--auto-approve``."""
     if auto_approve:
         return
-    if not sys.stdin.isatty():
+    if not runtime.stdin.isatty():
         raise QuotactlError(
             "no terminal to confirm on and --auto-approve not given: nothing was changed",
             code="approval-required",
@@ -100,7 +99,7 @@ def confirm(runtime: Runtime, question: str, *, auto_approve: bool) -> None:
         )
     print(f"\n{question}\n  Only 'yes' will be accepted.", file=runtime.stdout)
     print("  Enter a value: ", end="", file=runtime.stdout, flush=True)
-    answer = sys.stdin.readline().strip()
+    answer = runtime.stdin.readline().strip()
     if answer != "yes":
         raise QuotactlError(
             "cancelled: the answer was not 'yes'; nothing was changed", code="cancelled"

@@ -25,6 +25,7 @@ from quotactl.core.model import (
     QueueSpec,
     ShareSpec,
     Strategy,
+    address_of,
     policy_name_for,
 )
 
@@ -78,7 +79,7 @@ def export(
     """The configuration that declares ``queues`` as they are live, for stack ``stack``."""
     present = observed.present()
     result = Export()
-    chosen = [present[f"queue.{q}"] for q in queues if f"queue.{q}" in present]
+    chosen = [present[address_of("queue", q)] for q in queues if address_of("queue", q) in present]
     env_names = {r.spec.environment for r in chosen if isinstance(r.spec, QueueSpec)}
     envs = [
         r
@@ -91,7 +92,9 @@ def export(
     ]
     policies = [
         present[a]
-        for a in (f"policy.{r.spec.policy}" for r in chosen if isinstance(r.spec, QueueSpec))
+        for a in (
+            address_of("policy", r.spec.policy) for r in chosen if isinstance(r.spec, QueueSpec)
+        )
         if a in present
     ]
     everything = [*envs, *policies, *chosen, *shares]

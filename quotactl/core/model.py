@@ -44,6 +44,14 @@ class RunnableTimeout:
     reasons: tuple[str, ...]
 
 
+def address_of(kind: str, name: str, queue: str | None = None) -> str:
+    """A resource's address in plans: ``queue.training``, ``share.training/nlp``.
+
+    The one spelling of addresses; ``observed.Ref`` and every spec use it.
+    """
+    return f"share.{queue}/{name}" if kind == "share" else f"{kind}.{name}"
+
+
 @dataclass(frozen=True)
 class EnvironmentSpec:
     name: str
@@ -53,7 +61,7 @@ class EnvironmentSpec:
 
     @property
     def address(self) -> str:
-        return f"environment.{self.name}"
+        return address_of("environment", self.name)
 
 
 @dataclass(frozen=True)
@@ -65,7 +73,7 @@ class PolicySpec:
 
     @property
     def address(self) -> str:
-        return f"policy.{self.name}"
+        return address_of("policy", self.name)
 
 
 @dataclass(frozen=True)
@@ -80,7 +88,7 @@ class QueueSpec:
 
     @property
     def address(self) -> str:
-        return f"queue.{self.name}"
+        return address_of("queue", self.name)
 
 
 @dataclass(frozen=True)
@@ -97,7 +105,7 @@ class ShareSpec:
 
     @property
     def address(self) -> str:
-        return f"share.{self.queue}/{self.name}"
+        return address_of("share", self.name, self.queue)
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,14 @@ from enum import StrEnum
 from typing import TYPE_CHECKING
 
 from quotactl.core.engine.model import HOLDING, UNFINISHED
-from quotactl.core.model import STACK_TAG, EnvironmentSpec, PolicySpec, QueueSpec, ShareSpec
+from quotactl.core.model import (
+    STACK_TAG,
+    EnvironmentSpec,
+    PolicySpec,
+    QueueSpec,
+    ShareSpec,
+    address_of,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping
@@ -40,14 +47,6 @@ class Kind(StrEnum):
     QUEUE = "queue"
     SHARE = "share"
 
-    @property
-    def rank(self) -> int:
-        """Creation order: policies and environments first, shares last."""
-        return _RANK[self]
-
-
-_RANK = {Kind.ENVIRONMENT: 0, Kind.POLICY: 0, Kind.QUEUE: 1, Kind.SHARE: 2}
-
 
 def kind_of(spec: Spec) -> Kind:
     if isinstance(spec, EnvironmentSpec):
@@ -69,9 +68,7 @@ class Ref:
 
     @property
     def address(self) -> str:
-        if self.kind is Kind.SHARE:
-            return f"share.{self.queue}/{self.name}"
-        return f"{self.kind.value}.{self.name}"
+        return address_of(self.kind.value, self.name, self.queue)
 
     @classmethod
     def of(cls, spec: Spec) -> Ref:
@@ -209,6 +206,3 @@ class ObservedState:
 
     def with_jobs(self, jobs: Iterable[LiveJob]) -> ObservedState:
         return replace(self, jobs=tuple(jobs))
-
-    def jobs_of(self, queue: str, share: str | None = None) -> list[LiveJob]:
-        return [j for j in self.jobs if j.queue == queue and (share is None or j.share == share)]

@@ -39,7 +39,8 @@ def watch_frame(
     if error is not None:
         at = _clock(failed_at) if failed_at is not None else "now"
         shown = f"showing the view of {when}" if report is not None else "nothing read yet"
-        parts.append(Text(f"refresh failed at {at}: {error}; {shown}; retrying", style="bold red"))
+        # What the view shows comes first: a long error may be cut at the terminal's width.
+        parts.append(Text(f"refresh failed at {at} ({shown}; retrying): {error}", style="bold red"))
     if changes is not None:
         parts.append(change_line(changes))
     if report is not None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import subprocess
 import sys
@@ -9,6 +10,8 @@ from typing import TYPE_CHECKING
 
 import pytest
 
+from quotactl.cli.app import run
+from quotactl.cli.runtime import Runtime
 from tests.conftest import REPO_ROOT
 
 if TYPE_CHECKING:
@@ -149,3 +152,28 @@ def test_trace_generate_says_at_what_time_of_day_arrivals_peak(cli: Cli, tmp_pat
     peaks = [line.rsplit(" ", 1)[1] for line in result.stderr.splitlines() if "peak daily" in line]
     assert peaks
     assert all(len(p) == 5 and p[2] == ":" for p in peaks), peaks
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_an_injected_runtime_gets_every_stream_and_the_environment(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Nothing reads the process's own stdin, stdout, stderr or argv behind the Runtime."""
+    monkeypatch.chdir(tmp_path)
+    out, err = io.StringIO(), io.StringIO()
+    runtime = Runtime(stdout=out, stderr=err, stdin=_Terminal("no\n"), environ={"NO_COLOR": "1"})
+    assert run(["apply", DEMO], runtime) == 1
+    assert "Only 'yes' will be accepted." in out.getvalue()
+    assert "error[cancelled]" in err.getvalue()
+    assert runtime.color is False
+
+
+def test_debug_sends_the_traceback_to_the_runtimes_stderr() -> None:
+    err = io.StringIO()
+    assert run(["--debug", "plan", "/nonexistent"], Runtime(stderr=err)) == 1
+    assert "Traceback (most recent call last)" in err.getvalue()
+    assert "error[not-found]" in err.getvalue()

@@ -1,4 +1,4 @@
-"""Stateless entry points for a caller that keeps jobs elsewhere (the emulator's SQLite).
+"""The stateless entry point: what one scheduling pass would decide on a snapshot of jobs.
 
 Each call builds a fresh ``QueueEngine`` from a snapshot, runs it, and returns the transitions
 in the order they happened. The caller's ``Job`` objects are copied, never changed.
@@ -29,28 +29,6 @@ def schedule(
     engine = _engine(queue, jobs, now, timing)
     engine.schedule(now)
     return engine.transitions or []
-
-
-def advance(
-    queue: QueueModel,
-    jobs: Iterable[Job],
-    start: float,
-    end: float,
-    *,
-    timing: Timing = EMULATOR_TIMING,
-) -> list[Transition]:
-    """Move the clock from ``start`` to ``end``: phase changes and job ends at their own
-    times, with a scheduling pass after each (what ``quotactl local advance`` needs)."""
-    engine = _engine(queue, jobs, start, timing)
-    engine.advance_to(end)
-    return engine.transitions or []
-
-
-def next_event_time(
-    queue: QueueModel, jobs: Iterable[Job], now: float, *, timing: Timing = EMULATOR_TIMING
-) -> float | None:
-    """When the snapshot's next lifecycle timer fires (for ``local serve --speed``)."""
-    return _engine(queue, jobs, now, timing).next_event_time()
 
 
 def _engine(queue: QueueModel, jobs: Iterable[Job], now: float, timing: Timing) -> QueueEngine:

@@ -21,7 +21,6 @@ from quotactl.core.engine import (
     QueueModel,
     ShareModel,
     Transition,
-    advance,
     schedule,
 )
 from quotactl.core.model import Strategy
@@ -93,8 +92,13 @@ class SnapshotDriver:
         self._schedule()
 
     def advance(self, seconds: float) -> None:
+        """A fresh engine from the snapshot runs the clock on, as the emulator's rebuilt one."""
         end = self.now + seconds
-        self._apply(advance(self.queue, self.jobs.values(), self.now, end, timing=EMULATOR_TIMING))
+        engine = QueueEngine(self.queue, timing=EMULATOR_TIMING)
+        engine.now = self.now
+        engine.load(job.copy() for job in self.jobs.values())
+        engine.advance_to(end)
+        self._apply(engine.transitions or [])
         self.now = end
 
     def observe(self, name: str) -> Job:
