@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 from quotactl.core.attributes import IMMUTABLE, Attributes, attributes, flatten, top_field
 from quotactl.core.fingerprint import fingerprint
 from quotactl.core.impact import assess
-from quotactl.core.model import DesiredState, QueueSpec, ShareSpec
+from quotactl.core.model import DesiredState, EnvironmentSpec, QueueSpec, ShareSpec
 from quotactl.core.observed import (
     SETTLING_STATUSES,
     Kind,
@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from collections.abc import Iterable
 
     from quotactl.core.backend import StateReader
+    from quotactl.core.observed import LiveJob
     from quotactl.core.preconditions import Identity
 
 _KIND_ORDER = {Kind.ENVIRONMENT: 0, Kind.POLICY: 1, Kind.QUEUE: 2, Kind.SHARE: 3}
@@ -231,10 +232,23 @@ def _parent(spec: Spec) -> str | None:
 
 
 def _with_impact(change: Change, observed: ObservedState) -> Change:
-    impact = assess(change.action, change.before, change.after, observed.jobs)
+    jobs: Iterable[LiveJob] = observed.jobs
+    if isinstance(change.before, EnvironmentSpec):
+        served = served_by(observed, change.before.name)
+        jobs = [j for j in observed.jobs if j.queue in served]
+    impact = assess(change.action, change.before, change.after, tuple(jobs))
     if not impact:
         return change
     return replace(change, impact=impact)
+
+
+def served_by(observed: ObservedState, environment: str) -> frozenset[str]:
+    """The live queues that schedule onto ``environment``."""
+    return frozenset(
+        r.spec.name
+        for r in observed.resources
+        if isinstance(r.spec, QueueSpec) and r.spec.environment == environment
+    )
 
 
 def _display_order(change: Change) -> tuple[int, int, str]:
@@ -264,7 +278,10 @@ def plan_with_live(
     the account and region it was computed against (``apply --plan`` refuses any other)."""
     observed = reader.observe(desired.stack, [q.name for q in desired.queues])
     plan = diff(desired, observed)
-    at_risk = plan.queues_at_risk()
+    at_risk = set(plan.queues_at_risk())
+    for change in plan.changes:  # an environment's capacity may squeeze its queue's jobs
+        if change.action is Action.UPDATE and isinstance(change.before, EnvironmentSpec):
+            at_risk |= served_by(observed, change.before.name)
     if at_risk:
         observed = observed.with_jobs(reader.live_jobs(sorted(at_risk)))
         plan = diff(desired, observed)

@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from quotactl.core.engine import JobStatus
-from quotactl.core.model import QueueSpec, ShareSpec
+from quotactl.core.model import EnvironmentSpec, QueueSpec, ShareSpec
 from quotactl.core.plan import Action, AffectedJob, Effect, Impact
 
 if TYPE_CHECKING:
@@ -25,7 +25,10 @@ if TYPE_CHECKING:
 def assess(
     action: Action, before: Spec | None, after: Spec | None, jobs: Sequence[LiveJob]
 ) -> tuple[Impact, ...]:
-    """The impacts of one change, given the live jobs of the resource it touches."""
+    """The impacts of one change, given the live jobs of the resource it touches (for an
+    environment: the jobs of the queue it serves)."""
+    if isinstance(before, EnvironmentSpec) and isinstance(after, EnvironmentSpec):
+        return tuple(_squeezed(after, jobs))
     if before is None or not isinstance(before, QueueSpec | ShareSpec):
         return ()
     what = "share" if isinstance(before, ShareSpec) else "queue"
@@ -85,6 +88,28 @@ def _lowered_limits(after: ShareSpec, jobs: Sequence[LiveJob]) -> list[Impact]:
             )
         )
     return impacts
+
+
+def _squeezed(after: EnvironmentSpec, jobs: Sequence[LiveJob]) -> list[Impact]:
+    """Capacity lowered below what is held: AWS terminates nothing; new jobs wait."""
+    impacts: list[Impact] = []
+    holding = [j for j in jobs if j.holds_instances]
+    for itype in sorted({t for j in holding for t in j.instances}):
+        users = [j for j in holding if j.instances.get(itype, 0) > 0]
+        usage = sum(j.instances[itype] for j in users)
+        capacity = after.capacity.get(itype, 0)
+        if usage > capacity:
+            impacts.append(
+                Impact(Effect.SQUEEZED, squeezed_message(itype, usage, capacity), _affected(users))
+            )
+    return impacts
+
+
+def squeezed_message(itype: str, usage: int, capacity: int) -> str:
+    return (
+        f"{usage} {itype} are in use, above the new capacity {capacity}: AWS terminates "
+        "nothing; new jobs of that type wait until usage falls below it"
+    )
 
 
 def _belongs(job: LiveJob, spec: QueueSpec | ShareSpec) -> bool:

@@ -67,6 +67,9 @@ class Effect(StrEnum):
     """Usage above a lowered limit counts as borrowed: these jobs are the first victims."""
     DISABLED = "disabled"
     """A disabled share or queue refuses new jobs; the listed ones may still finish."""
+    SQUEEZED = "squeezed"
+    """An environment's capacity lowered below what its queue's jobs hold: AWS stops nothing,
+    the listed jobs run on, and new jobs of that type wait until usage falls below it."""
 
 
 @dataclass(frozen=True)

@@ -20,7 +20,8 @@ from typing import TYPE_CHECKING, Protocol
 
 from quotactl.core.attributes import attributes
 from quotactl.core.diff import field_changes
-from quotactl.core.model import STACK_TAG, QueueSpec, ShareSpec
+from quotactl.core.impact import squeezed_message
+from quotactl.core.model import STACK_TAG, EnvironmentSpec, QueueSpec, ShareSpec
 from quotactl.core.observed import Kind, Ref
 from quotactl.core.plan import Action, Change, Effect, PlanError
 from quotactl.core.planfile import FORMAT_VERSION, from_document, to_document
@@ -305,6 +306,10 @@ def _check_impact(change: Change) -> None:
     """Each impact is one ``assess`` could attach to this change, with consistent numbers."""
     before, after = change.before, change.after
     for impact in change.impact:
+        if isinstance(before, EnvironmentSpec) and impact.effect is Effect.SQUEEZED:
+            if not _squeeze_consistent(impact, change.action, after):
+                raise _invalid(f"{change.address}: impact {impact.message!r} does not follow")
+            continue
         if not isinstance(before, QueueSpec | ShareSpec) or not impact.jobs:
             raise _invalid(f"{change.address}: an impact on a change that stops no job")
         what = "share" if isinstance(before, ShareSpec) else "queue"
@@ -313,6 +318,19 @@ def _check_impact(change: Change) -> None:
             raise _invalid(f"{change.address}: impact names jobs of another share ({foreign[0]})")
         if not _consistent(impact, change.action, before, after, what):
             raise _invalid(f"{change.address}: impact {impact.message!r} does not follow from it")
+
+
+def _squeeze_consistent(impact: Impact, action: Action, after: Spec | None) -> bool:
+    """A lowered environment capacity: the message's figures are the jobs' and the spec's."""
+    if action is not Action.UPDATE or not isinstance(after, EnvironmentSpec) or not impact.jobs:
+        return False
+    types = {t for j in impact.jobs for t in j.instances}
+    for itype in types:
+        usage = sum(j.instances.get(itype, 0) for j in impact.jobs)
+        capacity = after.capacity.get(itype, 0)
+        if usage > capacity and impact.message == squeezed_message(itype, usage, capacity):
+            return True
+    return False
 
 
 def _owns(spec: QueueSpec | ShareSpec, share: str | None) -> bool:

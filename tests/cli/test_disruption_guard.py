@@ -216,3 +216,24 @@ def test_a_saved_plan_is_judged_on_the_jobs_running_at_apply_time(
     allowed = cli("apply", "--plan", "plan.json", "--auto-approve", "--allow-disruption")
     assert allowed.exit_code == 0, allowed.stderr
     assert live()["training/nlp"] == ({P5: 3}, "ENABLED")
+
+
+def test_lowering_an_environment_below_its_use_says_what_happens_and_stops_nothing(
+    stack: Path, cli: Cli
+) -> None:
+    squeezed = stack.read_text().replace(
+        "  - name: pool\n    capacity: {ml.p5.48xlarge: 8}",
+        "  - name: pool\n    capacity: {ml.p5.48xlarge: 4}",
+    )
+    stack.write_text(squeezed)
+    shown = cli("plan", str(stack), "--out", "plan.json")
+    assert shown.exit_code == 0, shown.stderr
+    assert (
+        "5 ml.p5.48xlarge are in use, above the new capacity 4: AWS terminates nothing; new "
+        "jobs of that type wait until usage falls below it"
+    ) in shown.stdout
+    assert "Disruption:" not in shown.stdout  # nothing is stopped or exposed: no guard
+    before = running()
+    applied = cli("apply", "--plan", "plan.json", "--auto-approve")
+    assert applied.exit_code == 0, applied.stderr  # the saved plan verifies, with its impact
+    assert running() == before
