@@ -30,17 +30,25 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING
 
-from rich.table import Table
 from rich.text import Text
 
 from quotactl.core.simulate import Outcome, human_duration, instance_hours
-from quotactl.render.simulate import ARROW, DASH, FORMAT_VERSION, TIMES, ratio, run_json
+from quotactl.render.simulate import (
+    ARROW,
+    DASH,
+    FORMAT_VERSION,
+    TIMES,
+    ratio,
+    run_json,
+    titled_table,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import TextIO
 
     from rich.console import Console
+    from rich.table import Table
 
     from quotactl.core.simulate import Comparison, ShareChange, ShareResult
 
@@ -187,18 +195,8 @@ def _headline(comparison: Comparison, trace: str) -> Text:
     )
 
 
-def _table(title: str) -> Table:
-    return Table(
-        title=Text(title, style="bold"),
-        title_justify="left",
-        box=None,
-        pad_edge=False,
-        header_style="bold",
-    )
-
-
 def _wait_table(shares: list[ShareChange]) -> Table:
-    table = _table(f"Waits (first start - submit), before {ARROW} after")
+    table = titled_table(f"Waits (first start - submit), before {ARROW} after")
     table.add_column("share", overflow="fold")
     table.add_column("outcome", no_wrap=True)
     for header in ("p95 wait", "mean wait", "jobs done"):
@@ -215,7 +213,7 @@ def _wait_table(shares: list[ShareChange]) -> Table:
 
 
 def _hours_table(shares: list[ShareChange]) -> Table:
-    table = _table(f"Preemptions and instance-hours, before {ARROW} after")
+    table = titled_table(f"Preemptions and instance-hours, before {ARROW} after")
     table.add_column("share", overflow="fold")
     for header in ("preemptions", "work lost", "borrowed", "lent"):
         table.add_column(header, justify="right", no_wrap=True)

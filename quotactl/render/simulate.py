@@ -138,7 +138,8 @@ def _queue_line(queue: str, utilisation: float | None, claimed: dict[str, int]) 
     )
 
 
-def _table(title: str) -> Table:
+def titled_table(title: str) -> Table:
+    """The borderless table, titled on its left, that every simulate view prints."""
     return Table(
         title=Text(title, style="bold"),
         title_justify="left",
@@ -149,7 +150,7 @@ def _table(title: str) -> Table:
 
 
 def _wait_table(shares: list[ShareResult]) -> Table:
-    table = _table("Jobs and waits (first start - submit)")
+    table = titled_table("Jobs and waits (first start - submit)")
     table.add_column("share", overflow="fold")
     table.add_column("sharing", no_wrap=True)
     for header in ("jobs done", "wait mean", "p50", "p95", "max"):
@@ -161,7 +162,7 @@ def _wait_table(shares: list[ShareResult]) -> Table:
 
 
 def _hours_table(shares: list[ShareResult]) -> Table:
-    table = _table("Instance-hours and preemptions")
+    table = titled_table("Instance-hours and preemptions")
     table.caption = Text(
         "own: within the share's limit; borrowed: beyond it, on idle capacity of lending"
         " shares; lent: borrowed by others from this share; lost: run by preempted attempts",
