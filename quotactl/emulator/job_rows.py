@@ -47,16 +47,17 @@ class JobRows:
     def save_job(self, job: ServiceJob, due_at: float | None) -> None:
         """Store the job; ``due_at``: when its status next changes by itself (None: never)."""
         self.db.execute(
-            "UPDATE jobs SET status = ?, priority = ?, due_at = ?, doc = ?, engine = ? "
-            "WHERE seq = ?",
-            (job.status, job.priority or 0, due_at, json.dumps(job.doc()), _engine(job), job.seq),
+            "UPDATE jobs SET status = ?, priority = ?, due_at = ?, doc = ?, engine = ?, "
+            "summary = ? WHERE seq = ?",
+            (job.status, job.priority or 0, due_at, *_texts(job), job.seq),
         )
 
     def update_job(self, job: ServiceJob) -> None:
         """Store the job's record, keeping when its status next changes by itself."""
         self.db.execute(
-            "UPDATE jobs SET status = ?, priority = ?, doc = ?, engine = ? WHERE seq = ?",
-            (job.status, job.priority or 0, json.dumps(job.doc()), _engine(job), job.seq),
+            "UPDATE jobs SET status = ?, priority = ?, doc = ?, engine = ?, summary = ? "
+            "WHERE seq = ?",
+            (job.status, job.priority or 0, *_texts(job), job.seq),
         )
 
     def jobs(
@@ -71,28 +72,29 @@ class JobRows:
         limit: int = -1,
     ) -> list[ServiceJob]:
         """Jobs by seq (newest first unless told), or in queue order: priority, then seq."""
-        where, args = [], []  # type: tuple[list[str], list[Any]]
-        if queue_ref is not None:
-            where.append("queue_ref = ?")
-            args.append(queue_ref)
-        if statuses is not None:
-            where.append(f"status IN ({', '.join('?' * len(statuses))})")
-            args.extend(statuses)
-        if share is not None:
-            where.append("share = ?")
-            args.append(share)
-        if before is not None:
-            where.append("seq < ?")
-            args.append(before)
-        sql = "SELECT doc, seq FROM jobs"
-        if where:
-            sql += " WHERE " + " AND ".join(where)
-        if in_queue_order:
-            sql += " ORDER BY priority DESC, seq ASC LIMIT ?"
-        else:
-            sql += f" ORDER BY seq {'DESC' if newest_first else 'ASC'} LIMIT ?"
-        args.append(limit)
+        sql, args = _select(
+            "doc, seq", queue_ref, statuses, share, before, newest_first, in_queue_order, limit
+        )
         return [ServiceJob.from_doc(json.loads(d), s) for d, s in self.db.execute(sql, args)]
+
+    def summaries(
+        self,
+        *,
+        queue_ref: int | None,
+        statuses: tuple[str, ...] | None,
+        share: str | None,
+        before: int | None,
+        limit: int,
+    ) -> list[tuple[dict[str, Any], int]]:
+        """The ListServiceJobs items of ``jobs(...)``'s rows, newest first, with their seq:
+        read from the stored summaries, so a page costs what its items do."""
+        sql, args = _select(
+            "summary, doc, seq", queue_ref, statuses, share, before, True, False, limit
+        )
+        return [
+            (json.loads(summary) if summary is not None else _summary(doc, seq), seq)
+            for summary, doc, seq in self.db.execute(sql, args)
+        ]
 
     def due_queues(self, until: float) -> list[int]:
         """Queues with a job whose status changes by itself at or before ``until``."""
@@ -168,6 +170,51 @@ class JobRows:
 def by_seq(row: tuple[Any, ...]) -> int:
     """Sort key of rows whose last column is ``seq`` (creation order)."""
     return int(row[-1])
+
+
+def _select(
+    columns: str,
+    queue_ref: int | None,
+    statuses: tuple[str, ...] | None,
+    share: str | None,
+    before: int | None,
+    newest_first: bool,
+    in_queue_order: bool,
+    limit: int,
+) -> tuple[str, list[Any]]:
+    """The SELECT of ``columns`` behind ``JobRows.jobs`` and ``JobRows.summaries``."""
+    where, args = [], []  # type: tuple[list[str], list[Any]]
+    if queue_ref is not None:
+        where.append("queue_ref = ?")
+        args.append(queue_ref)
+    if statuses is not None:
+        where.append(f"status IN ({', '.join('?' * len(statuses))})")
+        args.extend(statuses)
+    if share is not None:
+        where.append("share = ?")
+        args.append(share)
+    if before is not None:
+        where.append("seq < ?")
+        args.append(before)
+    sql = f"SELECT {columns} FROM jobs"
+    if where:
+        sql += " WHERE " + " AND ".join(where)
+    if in_queue_order:
+        sql += " ORDER BY priority DESC, seq ASC LIMIT ?"
+    else:
+        sql += f" ORDER BY seq {'DESC' if newest_first else 'ASC'} LIMIT ?"
+    args.append(limit)
+    return sql, args
+
+
+def _texts(job: ServiceJob) -> tuple[str, str | None, str]:
+    """The stored texts of a job: its document, its engine fields and its summary."""
+    return json.dumps(job.doc()), _engine(job), json.dumps(job.summary())
+
+
+def _summary(doc: str, seq: int) -> dict[str, Any]:
+    """The summary of a row stored before schema 3."""
+    return ServiceJob.from_doc(json.loads(doc), seq).summary()
 
 
 def _engine(job: ServiceJob) -> str | None:

@@ -10,6 +10,7 @@ import pytest
 
 from quotactl.emulator import Emulator
 from quotactl.emulator.service_job import ServiceJob
+from quotactl.emulator.store import SCHEMA_VERSION
 from tests.emulator.emulator_support import make_queue, payload, submit_request
 
 if TYPE_CHECKING:
@@ -151,8 +152,39 @@ def test_a_state_file_of_schema_1_is_upgraded_and_its_jobs_go_on(
         assert status(upgraded, running) == "SUCCEEDED"
     db = sqlite3.connect(inproc.state)
     try:
-        assert db.execute("PRAGMA user_version").fetchone()[0] == 2
+        assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
         assert db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    finally:
+        db.close()
+
+
+def test_a_state_file_of_schema_2_lists_its_jobs_as_before(
+    emulator: Emulator, inproc: Account
+) -> None:
+    one_running_one_waiting(emulator)
+    listed = {
+        status: emulator.call("ListServiceJobs", {"jobQueue": "q", "jobStatus": status})
+        for status in ("RUNNING", "RUNNABLE")
+    }
+    emulator.close()
+    db = sqlite3.connect(inproc.state)
+    db.executescript(
+        "DROP INDEX jobs_by_share; ALTER TABLE jobs DROP COLUMN summary; PRAGMA user_version = 2"
+    )
+    db.close()
+    with Emulator(inproc.state) as upgraded:
+        for status, before in listed.items():
+            assert upgraded.call("ListServiceJobs", {"jobQueue": "q", "jobStatus": status}) == (
+                before
+            )
+        by_share = {"name": "QUOTA_SHARE_NAME", "values": ["a"]}
+        again = upgraded.call("ListServiceJobs", {"jobQueue": "q", "filters": [by_share]})
+        assert len(again["jobSummaryList"]) == 2
+    db = sqlite3.connect(inproc.state)
+    try:
+        assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+        indexes = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type='index'")}
+        assert "jobs_by_share" in indexes
     finally:
         db.close()
 

@@ -78,18 +78,20 @@ def list_service_jobs(ctx: Context, params: Params) -> dict[str, Any]:
         # A filter replaces the status, except that the share filters combine with it.
         statuses = (status,) if status is not None and chosen[0] in SHARE_FILTERS else None
     share = chosen[1] if chosen is not None and chosen[0] == "QUOTA_SHARE_NAME" else None
-    by_sql = chosen is None or chosen[0] == "QUOTA_SHARE_NAME"
-    rows = ctx.tx.jobs(
-        queue_ref=queue_ref,
-        statuses=statuses,
-        share=share,
-        before=before,
-        limit=limit + 1 if by_sql else -1,
-    )
-    if not by_sql:
-        assert chosen is not None
-        rows = [j for j in rows if _matches(j, *chosen)]
-    out: dict[str, Any] = {"jobSummaryList": [j.summary() for j in rows[:limit]]}
+    if chosen is None or chosen[0] == "QUOTA_SHARE_NAME":  # the page is one index range
+        found = ctx.tx.summaries(
+            queue_ref=queue_ref, statuses=statuses, share=share, before=before, limit=limit + 1
+        )
+        out: dict[str, Any] = {"jobSummaryList": [item for item, _ in found[:limit]]}
+        if len(found) > limit:
+            out["nextToken"] = v.encode_token("ListServiceJobs", found[limit - 1][1])
+        return out
+    rows = [
+        j
+        for j in ctx.tx.jobs(queue_ref=queue_ref, statuses=statuses, before=before)
+        if _matches(j, *chosen)
+    ]
+    out = {"jobSummaryList": [j.summary() for j in rows[:limit]]}
     if len(rows) > limit:
         out["nextToken"] = v.encode_token("ListServiceJobs", rows[limit - 1].seq)
     return out
