@@ -20,9 +20,10 @@ Two ways in:
   jobs with equal ``submitted_at`` keep the order they are given in.
 
 Modules: ``model`` (values), ``reasons`` (AWS statusReason texts), ``capacity`` (the L/U/O/B
-ledger), ``state`` (jobs and bookkeeping), ``lifecycle`` (start, release, preempt, timers),
-``preemption`` (victim choice), ``passes`` (the scheduling pass), ``scheduler`` (the public
-``QueueEngine``), ``api`` (the stateless entry point).
+ledger), ``runnable`` (a share's queue of runnable jobs), ``state`` (jobs and bookkeeping),
+``lifecycle`` (start, release, preempt, timers), ``preemption`` (victim choice), ``passes``
+(the scheduling pass), ``scheduler`` (the public ``QueueEngine``), ``api`` (the stateless entry
+point).
 """
 
 from quotactl.core.engine.api import schedule

@@ -47,8 +47,7 @@ class Lifecycle(EngineState):
         self._active[s][job._seq] = job
         self._version[s] += 1
         if cap.in_share[s]:
-            counts = self._priorities[s]
-            counts[job.priority] = counts.get(job.priority, 0) + 1
+            self._count(s, job.priority)
         cap.change(k, t, n, now)
         for pk, pt, pn in job._parts:
             cap.change(pk, pt, pn, now)
@@ -75,8 +74,7 @@ class Lifecycle(EngineState):
         self._active[s][job._seq] = job
         self._version[s] += 1
         if self.capacity.in_share[s]:
-            counts = self._priorities[s]
-            counts[job.priority] = counts.get(job.priority, 0) + 1
+            self._count(s, job.priority)
         self.capacity.change(job._k, job._t, job.count, self.now)
         for pk, pt, pn in job._parts:
             self.capacity.change(pk, pt, pn, self.now)
@@ -111,10 +109,9 @@ class Lifecycle(EngineState):
             and cap.idle[t] - cap.borrowed[t] >= self._wake_slack[t]
         ):
             self._touched.add(t)
-        queue = self._runnable[s]
-        if queue:
-            entry = queue[0]
-            head = entry[2]
+        entry = self._runnable[s].top
+        if entry is not None:
+            head = entry[1]
             if head._entry is not entry:
                 self._dirty.add(s)  # stale top: the head is unknown until the heap is cleaned
             elif head._t == t:
@@ -182,7 +179,7 @@ class Lifecycle(EngineState):
             self._whole[s] = job
             return False
         self._whole.pop(s, None)
-        heappop(self._runnable[s])
+        self._runnable[s].pop()
         self._start(job)
         return True
 

@@ -179,7 +179,7 @@ class Job:
     _k: int = field(default=-1, repr=False)
     _seq: int = field(default=-1, repr=False)
     _attempt: int = field(default=0, repr=False)
-    _entry: tuple[int, int, Job] | None = field(default=None, repr=False)
+    _entry: tuple[int, Job] | None = field(default=None, repr=False)
     _parts: tuple[tuple[int, int, int], ...] = field(default=(), repr=False)  # groups' (k, t, n)
 
     def copy(self) -> Job:

@@ -76,11 +76,10 @@ class Passes(Lifecycle):
             self._unwait(s)
         cap = self.capacity
         queue = self._runnable[s]
-        while queue:
-            entry = queue[0]
-            job = entry[2]
+        while (entry := queue.top) is not None:
+            job = entry[1]
             if job._entry is not entry:
-                heappop(queue)
+                queue.pop()
                 continue
             if job._parts:
                 if self._start_whole(s, job):
@@ -98,7 +97,7 @@ class Passes(Lifecycle):
                 if cap.used[t] + n <= cap.cap[t] and (
                     not cap.lends_k[k] or cap.idle[t] - cap.borrowed[t] >= n
                 ):
-                    heappop(queue)
+                    queue.pop()
                     self._start(job)
                     continue
                 return (_RECLAIMER, job)
@@ -152,7 +151,7 @@ class Passes(Lifecycle):
             for victim in victims:
                 self._preempt(victim, reasons.CROSS_SHARE_PREEMPTION, job)
             self._unwait(s)
-            heappop(self._runnable[s])
+            self._runnable[s].pop()
             self._start(job)
             self._dirty.add(s)
 
@@ -167,7 +166,7 @@ class Passes(Lifecycle):
             if self._head(s) is not job:
                 continue
             if cap.fits(job._k, job._t, job.count):
-                heappop(self._runnable[s])
+                self._runnable[s].pop()
                 self._start(job)
                 blocked = self._fill(s)
                 if blocked is None:
@@ -230,7 +229,7 @@ class Passes(Lifecycle):
             for victim in victims:
                 self._preempt(victim, reasons.IN_SHARE_PREEMPTION, job)
             self._unwait(s)
-            heappop(self._runnable[s])
+            self._runnable[s].pop()
             self._start(job)
             self._dirty.add(s)
 

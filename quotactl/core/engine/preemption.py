@@ -82,6 +82,8 @@ def in_share_victims(
         v for v in state._active[job._s].values() if v._t == t and v.priority < job.priority
     ]
     u, lim, bcap, lends = cap.usage[k], cap.limit[k], cap.bcap[k], cap.lends_k[k]
+    if u - sum(v.count for v in candidates) + n > lim + bcap:
+        return None, None  # even stopping them all leaves the head over its limit and cap
     used, idle, borrowed = cap.used[t], cap.idle[t], cap.borrowed[t]
     if candidates:
         candidates.sort(key=victim_order)

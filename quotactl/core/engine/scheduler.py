@@ -63,7 +63,7 @@ class QueueEngine(Passes):
         n = job.count
         t = job._t
         if (
-            not self._runnable[s]
+            self._runnable[s].top is None
             and self._waits_on[s] < 0
             and n <= cap.max_count[k]
             and cap.usage[k] + n <= cap.limit[k]
@@ -105,8 +105,7 @@ class QueueEngine(Passes):
         job = self._job(job_id)
         if job.status.holds_capacity and self.capacity.in_share[job._s]:
             self._uncount(job._s, job.priority)
-            counts = self._priorities[job._s]
-            counts[priority] = counts.get(priority, 0) + 1
+            self._count(job._s, priority)
         job.priority = priority
         if job.status is JobStatus.RUNNABLE:
             self._enqueue(job)

@@ -1,11 +1,12 @@
 """The engine's state: one queue's jobs and capacity, and the bookkeeping around them.
 
-``EngineState`` holds the capacity ledger (``capacity.py``), a runnable heap per share keyed by
-``(-priority, submission order)``, the active jobs per share, the lifecycle timers, and which
-blocked head jobs are parked on which instance type with what room they need. Layers on top:
-``lifecycle.py`` (status changes), ``passes.py`` (the scheduling pass), ``scheduler.py`` (the
-public ``QueueEngine``). Subclasses observe a run through the ``_started``/``_preempted``/
-``_finished`` hooks (the simulator meters with them; by default they record transitions).
+``EngineState`` holds the capacity ledger (``capacity.py``), a queue of runnable jobs per share
+in priority, then submission order (``runnable.py``), the active jobs per share, the lifecycle
+timers, and which blocked head jobs are parked on which instance type with what room they need.
+Layers on top: ``lifecycle.py`` (status changes), ``passes.py`` (the scheduling pass),
+``scheduler.py`` (the public ``QueueEngine``). Subclasses observe a run through the
+``_started``/``_preempted``/``_finished`` hooks (the simulator meters with them; by default
+they record transitions).
 """
 
 from __future__ import annotations
@@ -21,13 +22,13 @@ from quotactl.core.engine.model import (
     Timing,
     Transition,
 )
+from quotactl.core.engine.runnable import RunnableQueue, queue_rank
 from quotactl.errors import QuotactlError
 
 _SCHEDULED = JobStatus.SCHEDULED
 _STARTING = JobStatus.STARTING
 _RUNNING = JobStatus.RUNNING
 
-Entry = tuple[int, int, Job]
 Timer = tuple[float, int, Job, int, int]
 
 
@@ -43,7 +44,7 @@ class EngineState:
         self.capacity = Capacity(queue, metered=metered)
         shares = len(queue.shares)
         self._share_index = {s.name: i for i, s in enumerate(queue.shares)}
-        self._runnable: list[list[Entry]] = [[] for _ in range(shares)]
+        self._runnable = [RunnableQueue() for _ in range(shares)]
         self._active: list[dict[int, Job]] = [{} for _ in range(shares)]
         # per instance type: parked share -> (head job, free instances, slack it needs)
         self._waiting: list[dict[int, tuple[Job, int, int]]] = [{} for _ in self.capacity.types]
@@ -56,8 +57,10 @@ class EngineState:
         self._version = [0] * shares
         self._in_share_failed: list[tuple[tuple[Job, int, int], tuple[int, int] | None] | None]
         self._in_share_failed = [None] * shares
-        # per share with in-share preemption: active jobs per priority (who could be a victim)
+        # per share with in-share preemption: active jobs per priority, and the lowest priority
+        # among them (NO_CAP if none): who could be a victim (see ``_count``)
         self._priorities: list[dict[int, int]] = [{} for _ in range(shares)]
+        self._lowest = [NO_CAP] * shares
         self._dirty: set[int] = set()
         self._touched: set[int] = set()
         self._timers: list[Timer] = []
@@ -76,7 +79,7 @@ class EngineState:
 
     def jobs(self) -> list[Job]:
         """Every job the engine holds (queued and active), in submission order."""
-        live = [e[2] for q in self._runnable for e in q if e[2]._entry is e]
+        live = [e[1] for q in self._runnable for e in q if e[1]._entry is e]
         live += [j for active in self._active for j in active.values()]
         return sorted(live, key=lambda j: j._seq)
 
@@ -164,21 +167,20 @@ class EngineState:
 
     def _enqueue(self, job: Job) -> None:
         """Queue a job; its share needs a look only if the job is (or may be) its new head."""
-        entry = (-job.priority, job._seq, job)
+        entry = (queue_rank(job), job)
         job._entry = entry
         queue = self._runnable[job._s]
-        heappush(queue, entry)
-        top = queue[0]
-        if top is entry or top[2]._entry is not top:
+        queue.push(entry)
+        top = queue.top
+        if top is entry or (top is not None and top[1]._entry is not top):
             self._dirty.add(job._s)
 
     def _head(self, s: int) -> Job | None:
         queue = self._runnable[s]
-        while queue:
-            entry = queue[0]
-            if entry[2]._entry is entry:
-                return entry[2]
-            heappop(queue)
+        while (entry := queue.top) is not None:
+            if entry[1]._entry is entry:
+                return entry[1]
+            queue.pop()
         return None
 
     def _timer(self, at: float, job: Job, phase: int) -> None:
@@ -209,16 +211,29 @@ class EngineState:
 
     def _outranks(self, s: int, priority: int) -> bool:
         """Does some active job of share ``s`` have a lower priority (a possible victim)?"""
+        return self._lowest[s] < priority
+
+    def _count(self, s: int, priority: int) -> None:
+        """An active job of ``priority`` joins share ``s`` (one with in-share preemption).
+
+        Keeps ``_priorities[s]`` (active jobs per priority) and ``_lowest[s]`` (the lowest key
+        of it, NO_CAP when empty), so that ``_outranks`` is one comparison.
+        """
         counts = self._priorities[s]
-        return bool(counts) and min(counts) < priority
+        counts[priority] = counts.get(priority, 0) + 1
+        if priority < self._lowest[s]:
+            self._lowest[s] = priority
 
     def _uncount(self, s: int, priority: int) -> None:
+        """An active job of ``priority`` leaves share ``s``: the inverse of ``_count``."""
         counts = self._priorities[s]
         left = counts[priority] - 1
         if left:
             counts[priority] = left
         else:
             del counts[priority]
+            if priority == self._lowest[s]:
+                self._lowest[s] = min(counts, default=NO_CAP)
 
     def _forget(self, job: Job) -> None:
         if self._by_id is not None:

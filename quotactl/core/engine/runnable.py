@@ -1,0 +1,117 @@
+"""One share's queue of RUNNABLE jobs in dispatch order, with the next entry at hand.
+
+The order is the engine's: higher priority first, then earlier submission (``queue_rank``).
+One heap would cost O(log n) comparisons per job, and a share far behind its arrivals holds
+thousands of queued jobs. But priorities are few, and most jobs are queued once, in
+submission order: so per priority (a *level*) the queue keeps
+
+* ``fresh``, a deque in rank order: an entry that ranks after the level's last one is
+  appended (every newly submitted job does: it is the latest submission) and leaves from the
+  front, both O(1);
+* ``returned``, a heap of the other entries: jobs queued again at their old place (preempted,
+  retried, or given a new priority), usually few.
+
+The queue holds exactly the entries one heap would, and gives them up in the same order: the
+engine removes an entry only when it is ``top`` (dropping a stale one, whose job has moved or
+left, when it gets there), as it would pop it from the heap.
+"""
+
+from __future__ import annotations
+
+from bisect import insort
+from collections import deque
+from heapq import heappop, heappush
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+
+    from quotactl.core.engine.model import Job
+
+Entry = tuple[int, "Job"]
+"""``(queue_rank(job), job)``: the job's ``_entry`` while it is live."""
+
+_SEQ_SPAN = 1 << 48
+"""More submissions than one engine ever numbers: ``queue_rank`` packs priority above them."""
+
+
+def queue_rank(job: Job) -> int:
+    """A job's place in its share's queue: higher priority first, then earlier submission.
+
+    One integer ordered as ``(-priority, submission order)`` (``_seq < _SEQ_SPAN``): cheaper
+    to compare than a tuple.
+    """
+    return job._seq - job.priority * _SEQ_SPAN
+
+
+class _Level:
+    """The entries queued at one priority: ``fresh`` in rank order, the others in a heap."""
+
+    __slots__ = ("fresh", "returned")
+
+    def __init__(self) -> None:
+        self.fresh: deque[Entry] = deque()
+        self.returned: list[Entry] = []
+
+
+class RunnableQueue:
+    """Entries ``(rank, job)`` of one share; ``top`` is the least of them, None when empty.
+
+    Invariants: ``_order`` lists, highest priority first (as negated priorities), exactly the
+    levels that hold entries; in each level ``fresh`` is sorted by rank and ``returned`` is a
+    heap; ``top`` is the least entry of the first level in ``_order``.
+    """
+
+    __slots__ = ("_levels", "_order", "top")
+
+    def __init__(self) -> None:
+        self._levels: dict[int, _Level] = {}
+        self._order: list[int] = []
+        self.top: Entry | None = None
+
+    def push(self, entry: Entry) -> None:
+        """Queue an entry at its job's current priority."""
+        rank, job = entry
+        key = -job.priority
+        level = self._levels.get(key)
+        if level is None:
+            level = self._levels[key] = _Level()
+        fresh = level.fresh
+        if not fresh and not level.returned:
+            insort(self._order, key)
+        if not fresh or fresh[-1][0] < rank:
+            fresh.append(entry)
+        else:
+            heappush(level.returned, entry)
+        top = self.top
+        if top is None or rank < top[0]:
+            self.top = entry
+
+    def pop(self) -> None:
+        """Remove ``top`` (the queue must not be empty)."""
+        level = self._levels[self._order[0]]
+        returned = level.returned
+        if returned and returned[0] is self.top:
+            heappop(returned)
+        else:
+            level.fresh.popleft()
+        if not returned and not level.fresh:
+            del self._order[0]
+        self.top = self._least()
+
+    def _least(self) -> Entry | None:
+        if not self._order:
+            return None
+        level = self._levels[self._order[0]]
+        fresh, returned = level.fresh, level.returned
+        if not returned:
+            return fresh[0]
+        if fresh and fresh[0][0] < returned[0][0]:
+            return fresh[0]
+        return returned[0]
+
+    def __iter__(self) -> Iterator[Entry]:
+        """Every entry, live or stale, in no particular order."""
+        for level in self._levels.values():
+            yield from level.fresh
+            yield from level.returned
