@@ -30,6 +30,8 @@ _PHASE = {_SCHEDULED: _TO_STARTING, _STARTING: _TO_RUNNING, _RUNNING: _DONE}
 class Lifecycle(EngineState):
     """Start, release, preempt and the lifecycle timers."""
 
+    __slots__ = ()
+
     def _start(self, job: Job) -> None:
         """RUNNABLE -> SCHEDULED: the job (no longer in its share's heap) takes capacity."""
         job._entry = None

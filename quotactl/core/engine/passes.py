@@ -45,6 +45,8 @@ _RECLAIMER, _BORROWER, _OVER_LIMIT = 0, 1, 2
 class Passes(Lifecycle):
     """``schedule(now)``: phases A-D until nothing changes, over the shares that need a look."""
 
+    __slots__ = ()
+
     def schedule(self, now: float) -> None:
         """One scheduling pass at ``now``; its decisions are applied (and recorded)."""
         self.now = now

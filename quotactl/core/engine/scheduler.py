@@ -24,6 +24,8 @@ _RUNNABLE = JobStatus.RUNNABLE
 class QueueEngine(Passes):
     """The scheduler of one queue. Feed it jobs, call ``schedule(now)``, read ``transitions``."""
 
+    __slots__ = ()
+
     def __init__(
         self,
         queue: QueueModel,

@@ -31,6 +31,19 @@ _RUNNABLE = JobStatus.RUNNABLE
 class MeteredEngine(QueueEngine):
     """A ``QueueEngine`` that measures what a simulation report needs, and records nothing."""
 
+    __slots__ = (
+        "discarded",
+        "finished",
+        "last_finish",
+        "preemptions",
+        "queue_of",
+        "queues",
+        "submitted",
+        "used",
+        "waits",
+        "window_used",
+    )
+
     def __init__(self, queues: Sequence[QueueModel]) -> None:
         super().__init__(_merged(queues), timing=SIMULATOR_TIMING, record=False, metered=True)
         self.queues = tuple(queues)
