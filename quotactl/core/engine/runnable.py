@@ -47,68 +47,72 @@ def queue_rank(job: Job) -> int:
 class _Level:
     """The entries queued at one priority: ``fresh`` in rank order, the others in a heap."""
 
-    __slots__ = ("fresh", "returned")
+    __slots__ = ("fresh", "key", "returned")
 
-    def __init__(self) -> None:
+    def __init__(self, priority: int) -> None:
+        self.key = -priority  # levels sort by it: highest priority first
         self.fresh: deque[Entry] = deque()
         self.returned: list[Entry] = []
+
+
+def _level_key(level: _Level) -> int:
+    return level.key
 
 
 class RunnableQueue:
     """Entries ``(rank, job)`` of one share; ``top`` is the least of them, None when empty.
 
-    Invariants: ``_order`` lists, highest priority first (as negated priorities), exactly the
-    levels that hold entries; in each level ``fresh`` is sorted by rank and ``returned`` is a
-    heap; ``top`` is the least entry of the first level in ``_order``.
+    Invariants: ``_order`` holds exactly the levels that hold entries, highest priority first;
+    in each level ``fresh`` is sorted by rank and ``returned`` is a heap; ``top`` is the least
+    entry of ``_order[0]``.
     """
 
     __slots__ = ("_levels", "_order", "top")
 
     def __init__(self) -> None:
         self._levels: dict[int, _Level] = {}
-        self._order: list[int] = []
+        self._order: list[_Level] = []
         self.top: Entry | None = None
 
-    def push(self, entry: Entry) -> None:
-        """Queue an entry at its job's current priority."""
-        rank, job = entry
-        key = -job.priority
-        level = self._levels.get(key)
+    def push(self, job: Job) -> Entry:
+        """Queue ``job`` at its current priority; returns its new entry."""
+        rank = job._seq - job.priority * _SEQ_SPAN  # queue_rank(job), spelled out: hot path
+        entry = (rank, job)
+        level = self._levels.get(job.priority)
         if level is None:
-            level = self._levels[key] = _Level()
+            level = self._levels[job.priority] = _Level(job.priority)
         fresh = level.fresh
-        if not fresh and not level.returned:
-            insort(self._order, key)
         if not fresh or fresh[-1][0] < rank:
+            if not fresh and not level.returned:
+                insort(self._order, level, key=_level_key)
             fresh.append(entry)
         else:
             heappush(level.returned, entry)
         top = self.top
         if top is None or rank < top[0]:
             self.top = entry
+        return entry
 
     def pop(self) -> None:
         """Remove ``top`` (the queue must not be empty)."""
-        level = self._levels[self._order[0]]
-        returned = level.returned
+        order = self._order
+        level = order[0]
+        fresh, returned = level.fresh, level.returned
         if returned and returned[0] is self.top:
             heappop(returned)
         else:
-            level.fresh.popleft()
-        if not returned and not level.fresh:
-            del self._order[0]
-        self.top = self._least()
-
-    def _least(self) -> Entry | None:
-        if not self._order:
-            return None
-        level = self._levels[self._order[0]]
-        fresh, returned = level.fresh, level.returned
-        if not returned:
-            return fresh[0]
-        if fresh and fresh[0][0] < returned[0][0]:
-            return fresh[0]
-        return returned[0]
+            fresh.popleft()
+        if not fresh and not returned:
+            del order[0]
+            if not order:
+                self.top = None
+                return
+            level = order[0]
+            fresh, returned = level.fresh, level.returned
+        if not returned or (fresh and fresh[0][0] < returned[0][0]):
+            self.top = fresh[0]
+        else:
+            self.top = returned[0]
 
     def __iter__(self) -> Iterator[Entry]:
         """Every entry, live or stale, in no particular order."""

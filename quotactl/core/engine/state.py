@@ -22,7 +22,7 @@ from quotactl.core.engine.model import (
     Timing,
     Transition,
 )
-from quotactl.core.engine.runnable import RunnableQueue, queue_rank
+from quotactl.core.engine.runnable import RunnableQueue
 from quotactl.errors import QuotactlError
 
 _SCHEDULED = JobStatus.SCHEDULED
@@ -171,7 +171,9 @@ class EngineState:
                 code="unknown-share",
             )
         cap = self.capacity
-        t = self._type(job.instance_type)
+        t = cap.type_index.get(job.instance_type)
+        if t is None:
+            t = self._type(job.instance_type)
         job._s = s
         job._t = t
         job._k = t * cap.S + s
@@ -196,10 +198,8 @@ class EngineState:
 
     def _enqueue(self, job: Job) -> None:
         """Queue a job; its share needs a look only if the job is (or may be) its new head."""
-        entry = (queue_rank(job), job)
-        job._entry = entry
         queue = self._runnable[job._s]
-        queue.push(entry)
+        entry = job._entry = queue.push(job)
         top = queue.top
         if top is entry or (top is not None and top[1]._entry is not top):
             self._dirty.add(job._s)

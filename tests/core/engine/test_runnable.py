@@ -33,11 +33,10 @@ def _job(seq: int, priority: int) -> Job:
 
 
 def _push(queue: RunnableQueue, held: list[Entry], job: Job) -> None:
-    entry = (queue_rank(job), job)
-    if any(rank == entry[0] for rank, _ in held):
+    if any(rank == queue_rank(job) for rank, _ in held):
         return  # one place per (priority, submission): the engine never queues a job twice there
-    job._entry = entry
-    queue.push(entry)
+    entry = job._entry = queue.push(job)
+    assert entry == (queue_rank(job), job)
     held.append(entry)
 
 
@@ -79,12 +78,12 @@ def test_higher_priority_first_then_submission_order() -> None:
     queue = RunnableQueue()
     jobs = [_job(0, 1), _job(1, 5), _job(2, 1), _job(3, 5)]
     for job in jobs:
-        queue.push((queue_rank(job), job))
+        queue.push(job)
     returned = jobs[0]  # preempted: queued again at its old place, ahead of job 2
     order = []
     while queue.top is not None:
         order.append(queue.top[1]._seq)
         queue.pop()
         if order == [1, 3, 0]:
-            queue.push((queue_rank(returned), returned))
+            queue.push(returned)
     assert order == [1, 3, 0, 0, 2]
