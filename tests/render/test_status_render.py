@@ -49,6 +49,12 @@ def test_no_line_is_wider_than_the_terminal_and_no_number_is_cut(width: int) -> 
         assert figure in text
 
 
+@pytest.mark.parametrize("width", [40, 72, 100, 120, 160, 200])
+def test_the_bar_key_is_printed_exactly_when_the_bar_is(width: int) -> None:
+    text = render(width)
+    assert ("\u2588 own" in text) == ("USAGE" in text)
+
+
 @pytest.mark.parametrize(
     ("limit", "in_use", "idle", "bar"),
     [
