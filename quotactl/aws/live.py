@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from quotactl.aws.calls import READ_CONCURRENCY, BatchCalls
 from quotactl.aws.fanout import Fanout
-from quotactl.core import live
+from quotactl.core import live, live_responses
 from quotactl.core.live import UNFINISHED_STATUSES, LiveQueue
 from quotactl.core.observed import GOING_STATUSES
 from quotactl.errors import NotFoundError
@@ -180,7 +180,7 @@ def _quota_managed(queue: Mapping[str, Any]) -> bool:
 
 def _environment(queue: Mapping[str, Any]) -> str:
     order = sorted(queue.get("serviceEnvironmentOrder") or [], key=lambda o: o["order"])
-    return live.name_from_arn(order[0]["serviceEnvironment"]) if order else ""
+    return live_responses.name_from_arn(order[0]["serviceEnvironment"]) if order else ""
 
 
 class _Read:
@@ -230,7 +230,7 @@ class _Read:
     def listed(self, queue: str) -> list[LiveJob]:
         """The queue's listed jobs, each built once; a described one again with its details."""
         return [
-            live.live_job(summary, queue, self.details[job.job_id])
+            live_responses.live_job(summary, queue, self.details[job.job_id])
             if job.job_id in self.details
             else job
             for summary, job in self.jobs.get(queue, [])
@@ -302,7 +302,7 @@ class _Read:
 
     def _got_jobs(self, queue: str, found: list[dict[str, Any]]) -> None:
         for summary in found:
-            job = live.live_job(summary, queue)
+            job = live_responses.live_job(summary, queue)
             self.jobs[queue].append((summary, job))
             job_id = job.job_id
             if job_id in self._described or not self.describe(job):
