@@ -27,24 +27,34 @@ HELP_OPTIONS = frozenset({"-h", "--help"})
 def command_tree(app: typer.Typer, args: Sequence[str], *, completing: bool = False) -> Any:
     """The click command for ``args``: the root with just the named command when ``args``
     name one, else the root with every command."""
-    if not completing:
-        for position, token in enumerate(args):
-            if token in HELP_OPTIONS or token == "--":
-                break
-            commands = [c for c in app.registered_commands if _command_name(c) == token]
-            groups = [g for g in app.registered_groups if _group_name(g) == token]
-            if not commands and not groups:
-                continue
-            branch = typer.main.get_command(_pruned(app, commands, groups))
-            # A root option's value may spell a command name (``--profile plan``): keep the
-            # branch only if click will read this token as the command.
-            if command_index(list(args), branch) == position:
-                return branch
-            break
+    if completing:
+        return typer.main.get_command(app)
+    tokens = list(args)
+    stop = next((i for i, t in enumerate(tokens) if t in HELP_OPTIONS or t == "--"), len(tokens))
+    candidates = ((i, _branch(app, tokens[i])) for i in range(stop))
+    first, pruned = next(((i, b) for i, b in candidates if b is not None), (None, None))
+    if first is not None and pruned is not None:
+        # The root's options are the same in every branch: where click will read the
+        # command's name (after them and their values, which may spell a command name, as in
+        # ``--profile plan``) is known from the first candidate's branch.
+        branch = typer.main.get_command(pruned)
+        index = command_index(tokens, branch)
+        if index == first:
+            return branch
+        named = _branch(app, tokens[index]) if index < stop else None
+        if named is not None:
+            return typer.main.get_command(named)
     return typer.main.get_command(app)
 
 
-def _pruned(app: typer.Typer, commands: list[CommandInfo], groups: list[TyperInfo]) -> Any:
+def _branch(app: typer.Typer, name: str) -> typer.Typer | None:
+    """``app`` with only the command or group called ``name``; None if there is none."""
+    commands = [c for c in app.registered_commands if _command_name(c) == name]
+    groups = [g for g in app.registered_groups if _group_name(g) == name]
+    return _pruned(app, commands, groups) if commands or groups else None
+
+
+def _pruned(app: typer.Typer, commands: list[CommandInfo], groups: list[TyperInfo]) -> typer.Typer:
     pruned = copy.copy(app)
     pruned.registered_commands = commands
     pruned.registered_groups = groups

@@ -35,17 +35,20 @@ _SHAPE_START = re.compile(rb'"TrainingInstanceType"\s*:\s*\{')
 @functools.cache
 def training_instance_types() -> frozenset[str]:
     """Every instance type CreateTrainingJob accepts; read once per process."""
-    root = botocore_data_root()
-    model = None if root is None else model_file(root, customer_models_root())
+    root, customer = botocore_data_root(), customer_models_root()
+    model = None if root is None else model_file(root, customer)
     found = None if model is None else read_enum(model)
-    return found if found is not None else loader_instance_types()
+    return found if found is not None else loader_instance_types(customer)
 
 
-def loader_instance_types() -> frozenset[str]:
-    """The list through botocore's own loader (the slow, always-right way)."""
+def loader_instance_types(customer_root: Path | None = None) -> frozenset[str]:
+    """The list through botocore's own loader (the slow, always-right way), searching what
+    ``Loader()`` searches: ``customer_root`` (default ``~/.aws/models``), then botocore's data."""
     from botocore.loaders import Loader
 
-    model = Loader().load_service_model(SERVICE, TYPE_NAME)
+    paths = [str(customer_root or customer_models_root()), Loader.BUILTIN_DATA_PATH]
+    loader = Loader(extra_search_paths=paths, include_default_search_paths=False)
+    model = loader.load_service_model(SERVICE, TYPE_NAME)
     return frozenset(model["shapes"][SHAPE]["enum"])
 
 
