@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Literal
 
-from quotactl.core import live
+from quotactl.core import live_responses
 from quotactl.core.model import (
     UNLIMITED,
     EnvironmentSpec,
@@ -53,11 +53,6 @@ def state(enabled: bool) -> Literal["ENABLED", "DISABLED"]:
 
 def enabled(api_state: str | None) -> bool:
     return api_state != "DISABLED"
-
-
-def name_from_arn(value: str) -> str:
-    """A name or an ARN (``...:job-queue/training``) -> the name."""
-    return value.rsplit("/", 1)[-1] if value.startswith("arn:") else value
 
 
 def capacity_limits(capacity: Mapping[str, int]) -> list[QuotaShareCapacityLimitTypeDef]:
@@ -183,7 +178,7 @@ def update_queue(
 
 def observed_queue(item: JobQueueDetailTypeDef) -> ObservedResource:
     order = sorted(item.get("serviceEnvironmentOrder") or [], key=lambda o: o["order"])
-    environment = name_from_arn(order[0]["serviceEnvironment"]) if order else ""
+    environment = live_responses.name_from_arn(order[0]["serviceEnvironment"]) if order else ""
     policy_arn = item.get("schedulingPolicyArn") or ""
     actions = [
         a
@@ -198,7 +193,7 @@ def observed_queue(item: JobQueueDetailTypeDef) -> ObservedResource:
     spec = QueueSpec(
         name=item["jobQueueName"],
         environment=environment,
-        policy=name_from_arn(policy_arn) if policy_arn else "",
+        policy=live_responses.name_from_arn(policy_arn) if policy_arn else "",
         priority=int(item.get("priority", 1)),
         enabled=enabled(item.get("state")),
         runnable_timeout=timeout,
@@ -283,4 +278,4 @@ def share_arn(queue_arn: str, name: str) -> str:
 
 def live_job(item: ServiceJobSummaryTypeDef, queue: str) -> LiveJob:
     """A ListServiceJobs summary -> ``LiveJob`` (times in epoch seconds)."""
-    return live.live_job(item, queue)
+    return live_responses.live_job(item, queue)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING, Any
 
-from quotactl.core import live
+from quotactl.core import live_responses
 from quotactl.core.simulate.export import ExportTally, job_row, needs_detail, trace_of
 from quotactl.core.simulate.trace import write_trace
 from quotactl.errors import QuotactlError
@@ -34,7 +34,7 @@ PAGE = 100
 def account_time(api: BatchCalls, queue: str) -> float:
     """The account's own clock (GetJobQueueSnapshot's time; the emulator's clock is honoured)."""
     snapshot = api.call("GetJobQueueSnapshot", jobQueue=queue)
-    return live.snapshot_time(snapshot) or time.time()
+    return live_responses.snapshot_time(snapshot) or time.time()
 
 
 def job_history(
@@ -70,12 +70,12 @@ def _described(
     page: list[ServiceJobSummaryTypeDef],
     describe: Callable[[LiveJob], bool],
 ) -> Iterator[tuple[LiveJob, dict[str, Any] | None]]:
-    wanted = [item for item in page if describe(live.live_job(item, queue))]
+    wanted = [item for item in page if describe(live_responses.live_job(item, queue))]
     found = api.map(lambda item: api.call("DescribeServiceJob", jobId=item["jobId"]), wanted)
     details = {item["jobId"]: detail for item, detail in zip(wanted, found, strict=True)}
     for item in page:
         detail = details.get(item["jobId"])
-        yield live.live_job(item, queue, detail), detail
+        yield live_responses.live_job(item, queue, detail), detail
 
 
 def queue_names(api: BatchCalls, queues: Sequence[str] | None) -> list[str]:
@@ -101,7 +101,7 @@ def queue_names(api: BatchCalls, queues: Sequence[str] | None) -> list[str]:
             code="not-found",
             hint="without --queue, every quota-managed queue is exported",
         )
-    return [live.name_from_arn(n) for n in names]
+    return [live_responses.name_from_arn(n) for n in names]
 
 
 def export_trace(

@@ -174,6 +174,7 @@ def client(
     session: boto3.Session | None = None,
 ) -> BaseClient:
     """A client for ``service``; ``--endpoint-url`` applies to Batch only and wins over local."""
+    from botocore import UNSIGNED
     from botocore.config import Config
     from botocore.exceptions import InvalidRegionError
 
@@ -184,6 +185,11 @@ def client(
     }
     endpoint = target.endpoint_url if service == "batch" else None
     chosen_region = region or target.region or session.region_name or _region(target)
+    # The embedded emulator answers in-process and checks no signature: SigV4 would only
+    # cost CPU on every call. Over an endpoint (`local serve`) requests are signed as on AWS.
+    unsigned = (
+        {"signature_version": UNSIGNED} if target.uses_emulator and service == "batch" else {}
+    )
     try:
         return session.client(
             service,
@@ -195,6 +201,7 @@ def client(
                 max_pool_connections=64,
                 connect_timeout=target.connect_timeout,
                 read_timeout=target.read_timeout,
+                **unsigned,
             ),
         )
     except InvalidRegionError as exc:

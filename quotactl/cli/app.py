@@ -7,7 +7,6 @@ modules import heavy libraries (boto3, botocore, rich) inside their functions on
 
 from __future__ import annotations
 
-import os
 import sys
 import traceback
 from pathlib import Path
@@ -17,6 +16,7 @@ import typer
 
 from quotactl import __version__
 from quotactl.cli import completion_commands, helptext
+from quotactl.cli.boundary import discard_stdout, report
 from quotactl.cli.exitcodes import ExitCode
 from quotactl.cli.runtime import BACKENDS, DEFAULT_STATE, Runtime
 from quotactl.errors import QuotactlError, UsageError
@@ -231,17 +231,17 @@ def run(argv: Sequence[str], runtime: Runtime | None = None) -> int:
         print("interrupted", file=runtime.stderr)
         return ExitCode.INTERRUPTED
     except UsageError as exc:
-        _report(exc, runtime, args)
+        report(exc, runtime, args)
         return ExitCode.USAGE
     except QuotactlError as exc:
-        _report(exc, runtime, args)
+        report(exc, runtime, args)
         return ExitCode.ERROR
     except BrokenPipeError:  # `quotactl ... | head`: the reader has all it wanted
-        _discard_stdout()
+        discard_stdout()
         return ExitCode.OK
     except SystemExit as exc:  # typer turns a closed pipe into exit 1; it is not an error
         if isinstance(exc.__context__, BrokenPipeError):
-            _discard_stdout()
+            discard_stdout()
             return ExitCode.OK
         raise
     except Exception as exc:
@@ -251,7 +251,7 @@ def run(argv: Sequence[str], runtime: Runtime | None = None) -> int:
                 ctx = getattr(exc, "ctx", None)
                 print(ctx.get_help() if ctx is not None else exc, file=runtime.stderr)
             else:
-                _report(error, runtime, args)
+                report(error, runtime, args)
             return ExitCode.USAGE
         if runtime.debug:
             traceback.print_exc(file=runtime.stderr)
@@ -263,41 +263,6 @@ def run(argv: Sequence[str], runtime: Runtime | None = None) -> int:
             )
         return ExitCode.ERROR
     return int(result) if isinstance(result, int) else ExitCode.OK
-
-
-def _report(exc: QuotactlError, runtime: Runtime, args: list[str]) -> None:
-    """The error on stderr; with ``-o json`` also the error document on stdout, unless the
-    command already printed its own document."""
-    from quotactl.render.errors import print_error
-
-    if runtime.debug:
-        traceback.print_exc(file=runtime.stderr)
-    print_error(exc, runtime.stderr)
-    if wants_json(args) and not runtime.json_written:
-        import json
-
-        from quotactl.render.errors import error_document
-
-        runtime.stdout.write(json.dumps(error_document(exc), indent=2) + "\n")
-
-
-def wants_json(args: list[str]) -> bool:
-    """``-o json``, ``-ojson``, ``--output json`` or ``--output=json`` among the arguments."""
-    for index, arg in enumerate(args):
-        if arg in ("-o", "--output") and args[index + 1 : index + 2] == ["json"]:
-            return True
-        if arg in ("-ojson", "--output=json"):
-            return True
-    return False
-
-
-def _discard_stdout() -> None:
-    """Point stdout at /dev/null so that the interpreter's last flush cannot fail again."""
-    try:
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-    except (OSError, ValueError):  # pragma: no cover - stdout without a file descriptor
-        pass
 
 
 def _terminated(signum: int, frame: object) -> None:
@@ -314,5 +279,5 @@ def main() -> NoReturn:
     try:
         sys.stdout.flush()
     except BrokenPipeError:
-        _discard_stdout()
+        discard_stdout()
     sys.exit(code)

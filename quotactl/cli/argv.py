@@ -108,3 +108,13 @@ def usage_error(exc: Any) -> UsageError | None:
         text = str(exc.format_message())
         message = text[:1].lower() + text[1:]
     return UsageError(message, hint=hint)
+
+
+def wants_json(args: list[str]) -> bool:
+    """``-o json``, ``-ojson``, ``--output json`` or ``--output=json`` among the arguments."""
+    for index, arg in enumerate(args):
+        if arg in ("-o", "--output") and args[index + 1 : index + 2] == ["json"]:
+            return True
+        if arg in ("-ojson", "--output=json"):
+            return True
+    return False

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from quotactl.cli.options import LockTimeoutOption, PathsArgument
-from quotactl.errors import NotFoundError, QuotactlError, UsageError
+from quotactl.errors import NotFoundError, UsageError
 
 if TYPE_CHECKING:
     from quotactl.aws.backend import AwsBackend
@@ -123,19 +123,10 @@ def _adopt(
 ) -> None:
     """Tag what config names and no stack owns, after showing it (under the stack's lock)."""
     from quotactl.cli.stack import confirm
-    from quotactl.core.diff import unmanaged
+    from quotactl.core.adoption import adoptable
     from quotactl.core.model import STACK_TAG
 
-    observed = backend.observe(desired.stack, [q.name for q in desired.queues])
-    found = unmanaged(desired, observed)
-    foreign = [r for r in found if r.stack is not None]
-    if foreign:
-        owners = ", ".join(f"{r.address} (stack {r.stack!r})" for r in foreign)
-        raise QuotactlError(
-            f"these belong to another stack and cannot be imported: {owners}",
-            code="unmanaged-resource",
-            hint="remove them from the other stack's config (and its tag) first",
-        )
+    found = adoptable(desired, backend.observe(desired.stack, [q.name for q in desired.queues]))
     if not found:
         runtime.console().print(
             f"Nothing to import: stack {desired.stack!r} owns every resource it names."
@@ -156,7 +147,7 @@ def _adopt(
 
 
 def _stack_of(observed: ObservedState, queues: list[str]) -> str:
-    from quotactl.core.model import address_of
+    from quotactl.core.model import STACK_TAG, address_of
 
     present = observed.present()
     stacks = {present[address_of("queue", q)].stack for q in queues}
@@ -165,7 +156,7 @@ def _stack_of(observed: ObservedState, queues: list[str]) -> str:
         return str(stacks.pop())
     found = ", ".join(sorted(str(s) for s in stacks)) or "none"
     raise UsageError(
-        f"cannot tell the stack name from the queues' {'quotactl:stack'} tags (found: {found})",
+        f"cannot tell the stack name from the queues' {STACK_TAG} tags (found: {found})",
         hint="name it with --stack NAME",
     )
 

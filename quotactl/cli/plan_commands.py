@@ -181,7 +181,8 @@ def apply(
 def _read_plan(path: Path, key: str | None) -> Plan:
     """The saved plan at ``path``, verified (``quotactl.core.planverify``)."""
     from quotactl.config.rules import CONFIG_RULES
-    from quotactl.core.planverify import MAX_PLAN_BYTES, load
+    from quotactl.core.planbytes import MAX_PLAN_BYTES
+    from quotactl.core.planverify import load
     from quotactl.errors import NotFoundError
 
     try:
@@ -207,8 +208,8 @@ def _show(runtime: Runtime, the_plan: Plan, output: PlanFormat) -> None:
 
 def _save(the_plan: Plan, path: Path, key: str | None) -> None:
     """Write the plan file; signed (HMAC-SHA256) when QUOTACTL_PLAN_KEY is set."""
+    from quotactl.core.planbytes import PlanSignatureError, sign
     from quotactl.core.planfile import to_document
-    from quotactl.core.planverify import PlanSignatureError, sign
 
     document = to_document(the_plan)
     if key is not None:

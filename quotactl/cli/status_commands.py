@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     from quotactl.aws.live import LiveReader
     from quotactl.aws.session import Retries
     from quotactl.cli.runtime import Runtime
-    from quotactl.core.status import StatusReport
+    from quotactl.core.status_report import StatusReport
 
 DEFAULT_INTERVAL = "5s"
 MIN_INTERVAL = 0.2

@@ -105,23 +105,6 @@ def field_changes(kind: Kind, before: Attributes, after: Attributes) -> tuple[Fi
     return tuple(found)
 
 
-def unmanaged(desired: DesiredState, observed: ObservedState) -> list[ObservedResource]:
-    """Live resources that config names but that this stack does not own (``import`` adopts
-    the untagged ones)."""
-    live = observed.present()
-    specs: list[Spec] = [
-        *desired.environments,
-        *desired.policies,
-        *desired.queues,
-        *desired.shares,
-    ]
-    return [
-        live[s.address]
-        for s in specs
-        if s.address in live and live[s.address].stack != desired.stack
-    ]
-
-
 def _refuse_unmanaged(stack: str, specs: Iterable[Spec], live: dict[str, ObservedResource]) -> None:
     foreign = [
         live[s.address] for s in specs if s.address in live and live[s.address].stack != stack

@@ -1,9 +1,9 @@
 """A saved plan is verified, not trusted: what ``apply --plan FILE`` checks before anything else.
 
 A plan file is read back only if it is exactly what ``plan --out`` writes: within the size and
-nesting limits, signed with ``QUOTACTL_PLAN_KEY`` when one is set (HMAC-SHA256 over the
-canonical JSON), and identical to the document quotactl re-derives from its own ``before`` and
-``after`` values (fields, actions, summary, addresses), with every value valid by the
+nesting limits, signed with ``QUOTACTL_PLAN_KEY`` when one is set (both checked on its bytes,
+by ``quotactl.core.planbytes``), and identical to the document quotactl re-derives from its own
+``before`` and ``after`` values (fields, actions, summary, addresses), with every value valid by the
 configuration's rules and every runtime impact consistent with the change it is attached to.
 Ownership, staleness and the account are checked against live state, under the apply lock
 (``quotactl.core.preconditions``).
@@ -11,9 +11,6 @@ Ownership, staleness and the account are checked against live state, under the a
 
 from __future__ import annotations
 
-import hashlib
-import hmac
-import json
 import re
 from dataclasses import replace
 from typing import TYPE_CHECKING, Protocol
@@ -24,6 +21,12 @@ from quotactl.core.impact import squeezed_message
 from quotactl.core.model import STACK_TAG, EnvironmentSpec, QueueSpec, ShareSpec
 from quotactl.core.observed import Kind, Ref
 from quotactl.core.plan import Action, Change, Effect, PlanError
+from quotactl.core.planbytes import (
+    SIGNATURE_KEY,
+    check_signature,
+    invalid,
+    parse,
+)
 from quotactl.core.planfile import FORMAT_VERSION, from_document, to_document
 
 if TYPE_CHECKING:
@@ -31,26 +34,8 @@ if TYPE_CHECKING:
     from quotactl.core.observed import Spec
     from quotactl.core.plan import FieldChange, Impact, Plan
 
-MAX_PLAN_BYTES = 64 * 1024 * 1024
-"""A 1,000-share plan is about 2 MB; anything this large is not a plan quotactl wrote."""
-MAX_DEPTH = 16
-"""A plan nests 6 levels deep; deeper is refused before parsing (no RecursionError)."""
-SIGNATURE_KEY = "signature"
-SIGNATURE_PREFIX = "hmac-sha256:"
 _FINGERPRINT = re.compile(r"sha256:[0-9a-f]{64}")
 _PREEMPTIBLE = re.compile(r"usage of (\S+) is (\d+), above the new limit (\d+): ")
-
-
-class PlanInvalidError(PlanError):
-    """The file is not a plan quotactl wrote (or it was edited)."""
-
-    code = "plan-invalid"
-
-
-class PlanSignatureError(PlanError):
-    """``QUOTACTL_PLAN_KEY`` is set and the file's signature is missing or wrong."""
-
-    code = "plan-signature"
 
 
 class Rules(Protocol):
@@ -64,98 +49,6 @@ class Rules(Protocol):
     def spec_problems(self, spec: Spec) -> list[str]: ...
 
 
-def _invalid(message: str) -> PlanInvalidError:
-    return PlanInvalidError(
-        f"the plan file is not one quotactl wrote: {message}; nothing was changed",
-        hint="write a new one with `quotactl plan --out FILE` and review it",
-    )
-
-
-# -- reading ----------------------------------------------------------------------------
-
-
-def parse(data: bytes) -> JSONValue:
-    """The JSON document in ``data``, refusing oversized or too deeply nested input."""
-    if len(data) > MAX_PLAN_BYTES:
-        raise _invalid(f"it is {len(data)} bytes, more than {MAX_PLAN_BYTES}")
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise _invalid(f"it is not UTF-8 ({exc.reason})") from exc
-    depth = nesting_depth(text)
-    if depth > MAX_DEPTH:
-        raise _invalid(f"it nests {depth} levels deep, more than {MAX_DEPTH}")
-    try:
-        document: JSONValue = json.loads(text)
-    except ValueError as exc:
-        raise _invalid(f"it is not JSON ({exc})") from exc
-    return document
-
-
-_STRINGS = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
-_NOT_BRACKETS = re.compile(r"[^\[\]{}]+")
-
-
-def nesting_depth(text: str) -> int:
-    """How deep ``[``/``{`` nest outside strings, in linear time and without recursion."""
-    brackets = _NOT_BRACKETS.sub("", _STRINGS.sub("", text))
-    depth = deepest = 0
-    # One pass over bracket runs: count the openers in each run of openers at once.
-    for run in re.finditer(r"[\[{]+|[\]}]+", brackets):
-        size = run.end() - run.start()
-        if run.group()[0] in "[{":
-            depth += size
-            deepest = max(deepest, depth)
-        else:
-            depth -= size
-    return deepest
-
-
-# -- signing ----------------------------------------------------------------------------
-
-
-def canonical(document: dict[str, JSONValue]) -> bytes:
-    """The bytes a signature covers: the document without its signature, keys sorted."""
-    unsigned = {k: v for k, v in document.items() if k != SIGNATURE_KEY}
-    return json.dumps(unsigned, sort_keys=True, separators=(",", ":"), ensure_ascii=True).encode()
-
-
-def sign(document: dict[str, JSONValue], key: str) -> dict[str, JSONValue]:
-    """``document`` with its ``signature`` (HMAC-SHA256 of the canonical JSON under ``key``)."""
-    digest = hmac.new(key.encode(), canonical(document), hashlib.sha256).hexdigest()
-    return {**document, SIGNATURE_KEY: SIGNATURE_PREFIX + digest}
-
-
-def check_signature(document: dict[str, JSONValue], key: str | None) -> None:
-    """Refuse a missing or wrong signature when a key is set, and a signed plan without one."""
-    signature = document.get(SIGNATURE_KEY)
-    if key is None:
-        if signature is not None:
-            raise PlanSignatureError(
-                "the plan file is signed but QUOTACTL_PLAN_KEY is not set, so its signature "
-                "cannot be checked; nothing was changed",
-                hint="set QUOTACTL_PLAN_KEY to the key `plan --out` signed it with",
-            )
-        return
-    if not key:
-        raise PlanSignatureError(
-            "QUOTACTL_PLAN_KEY is set but empty; nothing was changed",
-            hint="set it to the signing secret (an empty key would sign nothing)",
-        )
-    if signature is None:
-        raise PlanSignatureError(
-            "the plan file has no signature and QUOTACTL_PLAN_KEY is set; nothing was changed",
-            hint="apply only plans written by `quotactl plan --out FILE` with the same key",
-        )
-    expected = sign(document, key)[SIGNATURE_KEY]
-    if not isinstance(signature, str) or not hmac.compare_digest(signature, str(expected)):
-        raise PlanSignatureError(
-            "the plan file's signature does not match: it was edited after `plan --out`, or "
-            "signed with another key; nothing was changed",
-            hint="write a new plan with `quotactl plan --out FILE` and review it",
-        )
-
-
 # -- verifying --------------------------------------------------------------------------
 
 
@@ -163,7 +56,7 @@ def load(data: bytes, rules: Rules, *, key: str | None) -> Plan:
     """The plan in a saved file, if it passes every check that needs no live state."""
     document = parse(data)
     if not isinstance(document, dict):
-        raise _invalid("it is not a JSON object")
+        raise invalid("it is not a JSON object")
     check_signature(document, key)
     return verify(document, rules)
 
@@ -171,16 +64,16 @@ def load(data: bytes, rules: Rules, *, key: str | None) -> Plan:
 def verify(document: dict[str, JSONValue], rules: Rules) -> Plan:
     """Re-derive the plan from its ``before``/``after`` values; refuse any disagreement."""
     if document.get("format_version") != FORMAT_VERSION:
-        raise _invalid(
+        raise invalid(
             f"format_version {document.get('format_version')!r} is not {FORMAT_VERSION!r}"
         )
     account = document.get("account_id")
     if not isinstance(account, str):
-        raise _invalid("account_id is missing (plan records the account it was computed against)")
+        raise invalid("account_id is missing (plan records the account it was computed against)")
     try:
         read = from_document(document)
     except PlanError as exc:
-        raise _invalid(exc.message.removeprefix("not a quotactl plan file: ")) from exc
+        raise invalid(exc.message.removeprefix("not a quotactl plan file: ")) from exc
     problems = rules.platform_problems(read.stack, read.region, account)
     fingerprint = document.get("fingerprint")
     if not isinstance(fingerprint, str) or not _FINGERPRINT.fullmatch(fingerprint):
@@ -188,13 +81,13 @@ def verify(document: dict[str, JSONValue], rules: Rules) -> Plan:
     problems += _addresses("scope", read.scope, rules)
     problems += _addresses("settling", read.settling, rules)
     if problems:
-        raise _invalid("; ".join(problems))
+        raise invalid("; ".join(problems))
     plan = replace(read, changes=tuple(_rederive(c, read, rules) for c in read.changes))
     _check_scope(plan)
     unsigned = {k: v for k, v in document.items() if k != SIGNATURE_KEY}
     difference = _first_difference(to_document(plan), unsigned)
     if difference is not None:
-        raise _invalid(f"{difference} disagrees with the plan's own before/after values")
+        raise invalid(f"{difference} disagrees with the plan's own before/after values")
     return plan
 
 
@@ -233,7 +126,7 @@ def _rederive(change: Change, plan: Plan, rules: Rules) -> Change:
     elif change.arn is not None:
         problems.append("a create has no ARN yet")
     if problems:
-        raise _invalid(f"{where}: " + "; ".join(problems))
+        raise invalid(f"{where}: " + "; ".join(problems))
     if change.after is not None and change.before is not None:
         assert change.before_attributes is not None
         fields = field_changes(change.kind, change.before_attributes, attributes(change.after))
@@ -268,7 +161,7 @@ def _action(change: Change, fields: tuple[FieldChange, ...], plan: Plan) -> Acti
     forced = any(f.forces_replacement for f in fields)
     if forced or change.previous_address is not None:
         if change.reason is not None:
-            raise _invalid(f"{change.address}: a reason is given for a replace that needs none")
+            raise invalid(f"{change.address}: a reason is given for a replace that needs none")
         return Action.REPLACE
     if change.reason is not None:
         parent = _parent_ref(change.before)
@@ -278,10 +171,10 @@ def _action(change: Change, fields: tuple[FieldChange, ...], plan: Plan) -> Acti
             or change.reason != f"{parent.address} is replaced"
             or parent.address not in replaced
         ):
-            raise _invalid(f"{change.address}: replaced because {change.reason!r}, which is not so")
+            raise invalid(f"{change.address}: replaced because {change.reason!r}, which is not so")
         return Action.REPLACE
     if not fields:
-        raise _invalid(f"{change.address}: an {change.action.value} that changes nothing")
+        raise invalid(f"{change.address}: an {change.action.value} that changes nothing")
     return Action.UPDATE
 
 
@@ -297,9 +190,9 @@ def _check_scope(plan: Plan) -> None:
     scope = set(plan.scope)
     for change in plan.changes:
         if change.action is Action.DELETE and change.address in scope:
-            raise _invalid(f"{change.address} is deleted but the configuration declares it")
+            raise invalid(f"{change.address} is deleted but the configuration declares it")
         if change.action is not Action.DELETE and change.address not in scope:
-            raise _invalid(f"{change.address} is changed but the configuration does not declare it")
+            raise invalid(f"{change.address} is changed but the configuration does not declare it")
 
 
 def _check_impact(change: Change) -> None:
@@ -308,16 +201,16 @@ def _check_impact(change: Change) -> None:
     for impact in change.impact:
         if isinstance(before, EnvironmentSpec) and impact.effect is Effect.SQUEEZED:
             if not _squeeze_consistent(impact, change.action, after):
-                raise _invalid(f"{change.address}: impact {impact.message!r} does not follow")
+                raise invalid(f"{change.address}: impact {impact.message!r} does not follow")
             continue
         if not isinstance(before, QueueSpec | ShareSpec) or not impact.jobs:
-            raise _invalid(f"{change.address}: an impact on a change that stops no job")
+            raise invalid(f"{change.address}: an impact on a change that stops no job")
         what = "share" if isinstance(before, ShareSpec) else "queue"
         foreign = [j.job_id for j in impact.jobs if not _owns(before, j.share)]
         if foreign:
-            raise _invalid(f"{change.address}: impact names jobs of another share ({foreign[0]})")
+            raise invalid(f"{change.address}: impact names jobs of another share ({foreign[0]})")
         if not _consistent(impact, change.action, before, after, what):
-            raise _invalid(f"{change.address}: impact {impact.message!r} does not follow from it")
+            raise invalid(f"{change.address}: impact {impact.message!r} does not follow from it")
 
 
 def _squeeze_consistent(impact: Impact, action: Action, after: Spec | None) -> bool:

@@ -16,7 +16,6 @@ in ``borrowed`` but in no ``lent`` and no pair.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from fractions import Fraction
 from typing import TYPE_CHECKING
 
@@ -24,6 +23,16 @@ from quotactl.core.engine import EMULATOR_TIMING, QueueEngine
 from quotactl.core.headroom import headroom
 from quotactl.core.live import UNFINISHED_STATUSES
 from quotactl.core.model import UNLIMITED, Strategy
+from quotactl.core.status_report import (
+    Borrowing,
+    CapacityRow,
+    Head,
+    QueueStatus,
+    ShareStatus,
+    StatusReport,
+    TeamRow,
+    TeamStatus,
+)
 from quotactl.core.status_wait import head_wait_code, heads_only
 
 if TYPE_CHECKING:
@@ -35,88 +44,6 @@ if TYPE_CHECKING:
 
 PREEMPTION_WINDOW = 86_400.0
 """``preempted_24h`` counts preempted attempts that stopped in the last day."""
-
-
-@dataclass(frozen=True)
-class CapacityRow:
-    """One share's figures for one instance type (for a total row, the sums; no headroom)."""
-
-    instance_type: str
-    limit: int
-    in_use: int
-    own: int
-    borrowed: int
-    idle: int
-    lent: Fraction
-    headroom: int | None
-
-
-@dataclass(frozen=True)
-class Head:
-    """The job at the front of a share and why it is not running yet."""
-
-    job_id: str
-    name: str
-    wait_code: str | None
-
-
-@dataclass(frozen=True)
-class ShareStatus:
-    name: str
-    team: str | None
-    sharing: Strategy
-    borrow_limit: int | None  # percent; -1 unlimited; None for shares that do not borrow
-    in_share_preemption: bool
-    enabled: bool
-    capacity: tuple[CapacityRow, ...]
-    jobs: dict[str, int]
-    preempted_24h: int
-    head: Head | None
-
-
-@dataclass(frozen=True)
-class Borrowing:
-    """``borrower`` holds ``instances`` of ``instance_type`` attributed to ``lender``."""
-
-    instance_type: str
-    borrower: str
-    lender: str
-    instances: Fraction
-
-
-@dataclass(frozen=True)
-class QueueStatus:
-    name: str
-    enabled: bool
-    environment: str
-    capacity: dict[str, int]
-    shares: tuple[ShareStatus, ...]
-    totals: tuple[CapacityRow, ...]
-    borrowing: tuple[Borrowing, ...]
-
-
-@dataclass(frozen=True)
-class TeamRow:
-    instance_type: str
-    limit: int
-    in_use: int
-    borrowed: int
-    lent: Fraction
-
-
-@dataclass(frozen=True)
-class TeamStatus:
-    """A team's shares added up across queues (teams are the ``quotactl:team`` tag)."""
-
-    name: str
-    capacity: tuple[TeamRow, ...]
-
-
-@dataclass(frozen=True)
-class StatusReport:
-    at: float
-    queues: tuple[QueueStatus, ...]
-    teams: tuple[TeamStatus, ...]
 
 
 def status_of(

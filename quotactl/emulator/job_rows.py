@@ -85,14 +85,14 @@ class JobRows:
         share: str | None,
         before: int | None,
         limit: int,
-    ) -> list[tuple[dict[str, Any], int]]:
-        """The ListServiceJobs items of ``jobs(...)``'s rows, newest first, with their seq:
-        read from the stored summaries, so a page costs what its items do."""
+    ) -> list[tuple[str, int]]:
+        """The ListServiceJobs items of ``jobs(...)``'s rows as JSON texts, newest first, with
+        their seq: the stored summaries, so a page costs what its items do."""
         sql, args = _select(
             "summary, doc, seq", queue_ref, statuses, share, before, True, False, limit
         )
         return [
-            (json.loads(summary) if summary is not None else _summary(doc, seq), seq)
+            (summary if summary is not None else _summary(doc, seq), seq)
             for summary, doc, seq in self.db.execute(sql, args)
         ]
 
@@ -212,9 +212,9 @@ def _texts(job: ServiceJob) -> tuple[str, str | None, str]:
     return json.dumps(job.doc()), _engine(job), json.dumps(job.summary())
 
 
-def _summary(doc: str, seq: int) -> dict[str, Any]:
+def _summary(doc: str, seq: int) -> str:
     """The summary of a row stored before schema 3."""
-    return ServiceJob.from_doc(json.loads(doc), seq).summary()
+    return json.dumps(ServiceJob.from_doc(json.loads(doc), seq).summary())
 
 
 def _engine(job: ServiceJob) -> str | None:

@@ -92,7 +92,7 @@ class Emulator:
             fault = self.faults.before(operation)
             if fault is not None:
                 raise fault
-            return wire.ok(self.call(operation, params), rid)
+            return wire.ok(self._answer(operation, params), rid)
         except ServiceError as exc:
             return wire.error(exc, rid)
         except QuotactlError:  # the state file failed (locked, read-only, full): the caller's
@@ -102,6 +102,10 @@ class Emulator:
 
     def call(self, operation: str, params: dict[str, Any]) -> dict[str, Any]:
         """Run one operation on already-parsed members; raises ServiceError."""
+        return wire.decoded(self._answer(operation, params))
+
+    def _answer(self, operation: str, params: dict[str, Any]) -> dict[str, Any]:
+        """``call``'s result, with a listing's stored items still as JSON texts."""
         self.router.validate(operation, params)  # botocore's input shape, before any handler
         handler = HANDLERS[operation]
         if operation not in READ_ONLY:

@@ -173,26 +173,27 @@ class Store:
     def transaction(self, *, write: bool = True) -> Iterator[Tx]:
         """``BEGIN IMMEDIATE`` (``write``) or ``BEGIN DEFERRED`` ... ``COMMIT``, or
         ``ROLLBACK`` on any exception. A read sees the last committed state and never waits
-        for a writer; this process's writers take turns on a lock before SQLite's."""
-        db = self._checkout()
-        try:
-            lock = self._write_lock if write else self._read_lock
-            with lock, statefile.mapped(self.path):
-                db.execute("BEGIN IMMEDIATE" if write else "BEGIN DEFERRED")
-                try:
-                    yield Tx(db)
-                except BaseException:
-                    if db.in_transaction:
-                        db.execute("ROLLBACK")
-                    raise
-                try:
-                    db.execute("COMMIT")
-                except sqlite3.Error:  # e.g. the disk filled up: leave the connection clean
-                    if db.in_transaction:
-                        db.execute("ROLLBACK")
-                    raise
-        finally:
-            self._checkin(db)
+        for a writer; this process's writers take turns on a lock before SQLite's, and its
+        readers on another."""
+        with self._write_lock if write else self._read_lock:
+            db = self._checkout()  # under the lock: one connection (and page cache) per kind
+            try:
+                with statefile.mapped(self.path):
+                    db.execute("BEGIN IMMEDIATE" if write else "BEGIN DEFERRED")
+                    try:
+                        yield Tx(db)
+                    except BaseException:
+                        if db.in_transaction:
+                            db.execute("ROLLBACK")
+                        raise
+                    try:
+                        db.execute("COMMIT")
+                    except sqlite3.Error:  # e.g. the disk filled up: leave the connection clean
+                        if db.in_transaction:
+                            db.execute("ROLLBACK")
+                        raise
+            finally:
+                self._checkin(db)
 
     def _checkout(self) -> sqlite3.Connection:
         with self._lock:

@@ -33,7 +33,7 @@ if TYPE_CHECKING:
 
     from rich.console import Console, RenderableType
 
-    from quotactl.core.status import CapacityRow, QueueStatus, ShareStatus, StatusReport
+    from quotactl.core.status_report import CapacityRow, QueueStatus, ShareStatus, StatusReport
 
 FOLDED_NAME = 12  # a share name may fold to this width in the narrowest table
 QUEUED = (JobStatus.SUBMITTED.value, JobStatus.RUNNABLE.value)
@@ -107,7 +107,10 @@ def _queue_parts(console: Console, queue: QueueStatus, at: float) -> list[Render
     )
     table, shown = _shares_table(console, queue)
     parts: list[RenderableType] = [Text(""), title]
-    parts += [table, legend()] if table is not None else _share_lines(queue)
+    if table is None:
+        parts += _share_lines(queue)
+    else:  # the bar's key, when the bar is shown
+        parts += [table, legend()] if any(c.header == "USAGE" for c in shown) else [table]
     if not any(c.header == "HEAD" for c in shown):
         heads = [s for s in queue.shares if s.head is not None]
         if heads:

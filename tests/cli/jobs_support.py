@@ -120,3 +120,39 @@ def all_jobs(client: Any, queue: str = "q") -> list[dict[str, Any]]:
 
 
 __all__ = ["TYPE", "Jobs", "all_jobs", "batch_client", "boto3"]
+
+
+def submit_service_job(
+    state: Path,
+    name: str,
+    instances: int,
+    share: str,
+    *,
+    queue: str = "training",
+    instance_type: str = "ml.p5.48xlarge",
+    max_runtime: int = 36_000,
+    priority: int | None = None,
+    tags: dict[str, str] | None = None,
+) -> None:
+    """SubmitServiceJob straight to the emulated account (as another team's tooling would)."""
+    from tests.emulator.emulator_support import payload
+
+    extra: dict[str, Any] = {"tags": tags} if tags else {}
+    if priority is not None:
+        extra["schedulingPriority"] = priority
+    batch_client(state).submit_service_job(
+        jobName=name,
+        jobQueue=queue,
+        serviceJobType="SAGEMAKER_TRAINING",
+        serviceRequestPayload=payload(instance_type, instances, max_runtime),
+        quotaShareName=share,
+        **extra,
+    )
+
+
+def advance_clock(state: Path, seconds: float) -> None:
+    """Move the emulated account's clock (``quotactl local advance``, in-process)."""
+    from quotactl.emulator import Emulator
+
+    with Emulator(state) as emulator:
+        emulator.advance(seconds)

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from quotactl.aws.session import Target, client
+from tests.cli.jobs_support import advance_clock, submit_service_job
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -79,28 +80,11 @@ def batch() -> Any:
 
 
 def submit(name: str, instances: int, share: str = "nlp", queue: str = "training") -> None:
-    payload = {
-        "TrainingJobName": name,
-        "RoleArn": "arn:aws:iam::123456789012:role/training",
-        "AlgorithmSpecification": {"TrainingImage": "image", "TrainingInputMode": "File"},
-        "OutputDataConfig": {"S3OutputPath": "s3://bucket/out"},
-        "ResourceConfig": {"InstanceType": P5, "InstanceCount": instances, "VolumeSizeInGB": 10},
-        "StoppingCondition": {"MaxRuntimeInSeconds": 36000},
-    }
-    batch().submit_service_job(
-        jobName=name,
-        jobQueue=queue,
-        serviceJobType="SAGEMAKER_TRAINING",
-        serviceRequestPayload=json.dumps(payload),
-        quotaShareName=share,
-    )
+    submit_service_job(STATE, name, instances, share, queue=queue)
 
 
 def advance(seconds: float) -> None:
-    from quotactl.emulator import Emulator
-
-    with Emulator(STATE) as emulator:
-        emulator.advance(seconds)
+    advance_clock(STATE, seconds)
 
 
 def running() -> dict[str, str]:

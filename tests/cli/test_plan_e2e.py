@@ -228,6 +228,18 @@ def test_an_untagged_resource_must_be_imported_first(applied: Path, cli: Cli) ->
     assert cli("plan", "configs/demo", "--detailed-exitcode").exit_code == 0
 
 
+def test_import_refuses_what_another_stack_owns_and_tags_nothing(applied: Path, cli: Cli) -> None:
+    untagged = batch().describe_job_queues(jobQueues=["training"])["jobQueues"][0]["jobQueueArn"]
+    batch().untag_resource(resourceArn=untagged, tagKeys=[STACK_TAG])
+    foreign = batch().list_quota_shares(jobQueue="training")["quotaShares"][0]["quotaShareArn"]
+    batch().tag_resource(resourceArn=foreign, tags={STACK_TAG: "someone-else"})
+    refused = cli("import", "configs/demo", "--auto-approve")
+    assert refused.exit_code == 1
+    assert "error[unmanaged-resource]" in refused.stderr
+    assert "(stack 'someone-else')" in refused.stderr
+    assert STACK_TAG not in batch().list_tags_for_resource(resourceArn=untagged)["tags"]
+
+
 def test_iam_policy_prints_a_policy_document(cli: Cli, demo: Path) -> None:
     result = cli("iam-policy", "configs/demo")
     document = json.loads(result.stdout)

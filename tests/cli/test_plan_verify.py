@@ -18,7 +18,7 @@ import pytest
 from quotactl.aws.backend import AwsBackend
 from quotactl.aws.session import Target, client
 from quotactl.core.model import STACK_TAG
-from quotactl.core.planverify import sign
+from quotactl.core.planbytes import sign
 
 if TYPE_CHECKING:
     from collections.abc import Callable

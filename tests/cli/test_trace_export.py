@@ -25,6 +25,7 @@ import pytest
 
 from quotactl.aws.session import Target, client
 from quotactl.core.simulate import simulator
+from tests.cli.jobs_support import advance_clock, submit_service_job
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -73,30 +74,19 @@ def batch() -> Any:
 
 
 def submit(name: str, instances: int, share: str, seconds: int, priority: int = 0) -> None:
-    payload = {
-        "TrainingJobName": name,
-        "RoleArn": "arn:aws:iam::123456789012:role/training",
-        "AlgorithmSpecification": {"TrainingImage": "image", "TrainingInputMode": "File"},
-        "OutputDataConfig": {"S3OutputPath": "s3://bucket/out"},
-        "ResourceConfig": {"InstanceType": P5, "InstanceCount": instances, "VolumeSizeInGB": 10},
-        "StoppingCondition": {"MaxRuntimeInSeconds": 172800},
-    }
-    batch().submit_service_job(
-        jobName=name,
-        jobQueue="training",
-        serviceJobType="SAGEMAKER_TRAINING",
-        serviceRequestPayload=json.dumps(payload),
-        quotaShareName=share,
-        schedulingPriority=priority,
+    submit_service_job(
+        STATE,
+        name,
+        instances,
+        share,
+        max_runtime=172_800,
+        priority=priority,
         tags={"quotactl:duration": str(seconds)},
     )
 
 
 def advance(seconds: float) -> None:
-    from quotactl.emulator import Emulator
-
-    with Emulator(STATE) as emulator:
-        emulator.advance(seconds)
+    advance_clock(STATE, seconds)
 
 
 @pytest.fixture

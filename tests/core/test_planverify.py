@@ -13,18 +13,17 @@ from hypothesis import strategies as st
 from quotactl.config.rules import CONFIG_RULES
 from quotactl.core.diff import diff
 from quotactl.core.model import ShareSpec, Strategy
-from quotactl.core.planfile import to_document
-from quotactl.core.planverify import (
+from quotactl.core.planbytes import (
     MAX_DEPTH,
     PlanInvalidError,
     PlanSignatureError,
     check_signature,
-    load,
     nesting_depth,
     parse,
     sign,
-    verify,
 )
+from quotactl.core.planfile import to_document
+from quotactl.core.planverify import load, verify
 from tests.core.plan_support import ACCOUNT, desired, env, job, observed, policy, queue, share
 from tests.core.plan_support import live as live_resource
 

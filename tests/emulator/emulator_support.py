@@ -19,7 +19,7 @@ TYPE = "ml.g5.xlarge"
 
 
 def payload(instance_type: str = TYPE, count: int = 1, max_runtime: int = 300) -> str:
-    """A CreateTrainingJob request like the SageMaker SDK's (reference §4.5)."""
+    """A CreateTrainingJob request like the one the SageMaker SDK sends."""
     return json.dumps(
         {
             "TrainingJobName": "job",

@@ -10,6 +10,8 @@ import sqlite3
 from typing import TYPE_CHECKING, Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from tests.emulator.emulator_support import POLICY, TYPE, make_queue, payload
 from tests.emulator.wire_support import output_problems, raw
@@ -372,3 +374,17 @@ def test_a_created_at_filter_takes_ascii_digits_only(batch: Account, value: str)
     filters = [{"name": "BEFORE_CREATED_AT", "values": [value]}]
     with pytest.raises(batch.client.exceptions.ClientException, match="epoch milliseconds"):
         batch.client.list_service_jobs(filters=filters)
+
+
+@given(
+    stored=st.lists(st.dictionaries(st.text(), st.integers() | st.text(), max_size=3), max_size=5),
+    rest=st.dictionaries(st.text(), st.integers() | st.text() | st.none(), max_size=3),
+)
+def test_a_body_with_stored_items_is_the_json_a_client_parses(
+    stored: list[dict[str, Any]], rest: dict[str, Any]
+) -> None:
+    from quotactl.emulator import wire
+
+    members = {**rest, "jobSummaryList": wire.StoredJSON(json.dumps(i) for i in stored)}
+    body = wire.ok(members, "rid").body
+    assert json.loads(body) == wire.decoded(members) == {**rest, "jobSummaryList": stored}

@@ -5,7 +5,8 @@ from __future__ import annotations
 from fractions import Fraction
 
 from quotactl.core.model import Strategy
-from quotactl.core.status import (
+from quotactl.core.status import totals
+from quotactl.core.status_report import (
     Borrowing,
     CapacityRow,
     Head,
@@ -14,7 +15,6 @@ from quotactl.core.status import (
     StatusReport,
     TeamRow,
     TeamStatus,
-    totals,
 )
 
 AT = 1_796_119_200.0  # 2026-12-01T10:00:00Z

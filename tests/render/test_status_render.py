@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from quotactl.core.status import CapacityRow
+from quotactl.core.status_report import CapacityRow
 from quotactl.render.console import make_console
 from quotactl.render.status import print_status
 from quotactl.render.status_json import number, status_document, status_json
@@ -47,6 +47,12 @@ def test_no_line_is_wider_than_the_terminal_and_no_number_is_cut(width: int) -> 
     assert "\u2026" not in text  # nothing ends in an ellipsis
     for figure in ("1.3", "0.7", "borrow-limit"):
         assert figure in text
+
+
+@pytest.mark.parametrize("width", [40, 72, 100, 120, 160, 200])
+def test_the_bar_key_is_printed_exactly_when_the_bar_is(width: int) -> None:
+    text = render(width)
+    assert ("\u2588 own" in text) == ("USAGE" in text)
 
 
 @pytest.mark.parametrize(

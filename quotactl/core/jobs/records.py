@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from quotactl.core import live
+from quotactl.core import live_responses
 from quotactl.core.engine.model import JOB_STATUSES, JobStatus
 
 if TYPE_CHECKING:
@@ -42,7 +42,7 @@ def training_job_name(arn: str) -> str:
 
 def detail_of(response: Mapping[str, Any]) -> JobDetail:
     """A DescribeServiceJob response -> ``JobDetail``."""
-    queue = live.name_from_arn(str(response.get("jobQueue") or ""))
+    queue = live_responses.name_from_arn(str(response.get("jobQueue") or ""))
     arns = [
         str((a.get("serviceResourceId") or {}).get("value"))
         for a in response.get("attempts") or []
@@ -52,7 +52,7 @@ def detail_of(response: Mapping[str, Any]) -> JobDetail:
     if latest and latest not in arns:
         arns.append(str(latest))
     return JobDetail(
-        job=live.live_job(response, queue, response),
+        job=live_responses.live_job(response, queue, response),
         payload=response.get("serviceRequestPayload"),
         tags=dict(response.get("tags") or {}),
         training_jobs=tuple(training_job_name(a) for a in arns),

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from quotactl.core.engine import JOB_STATUSES, JobStatus
 from quotactl.emulator import validate as v
+from quotactl.emulator import wire
 from quotactl.emulator.errors import ClientException
 from quotactl.emulator.handlers.common import find
 from quotactl.emulator.models import JobQueue
@@ -82,7 +83,8 @@ def list_service_jobs(ctx: Context, params: Params) -> dict[str, Any]:
         found = ctx.tx.summaries(
             queue_ref=queue_ref, statuses=statuses, share=share, before=before, limit=limit + 1
         )
-        out: dict[str, Any] = {"jobSummaryList": [item for item, _ in found[:limit]]}
+        items = wire.StoredJSON(item for item, _ in found[:limit])
+        out: dict[str, Any] = {"jobSummaryList": items}
         if len(found) > limit:
             out["nextToken"] = v.encode_token("ListServiceJobs", found[limit - 1][1])
         return out

@@ -87,7 +87,7 @@ def _jobs(prefix: str, share: str, n: int, **kw: object) -> tuple[Submit, ...]:
 
 
 NOTEBOOK = Scenario(
-    # reference §5: the SageMaker SDK's quota-management sample notebook, step by step.
+    # The SageMaker SDK's quota-management sample notebook, step by step.
     id="sdk-notebook",
     environment={G5: 3},
     shares=(
@@ -138,7 +138,7 @@ NOTEBOOK = Scenario(
 )
 
 BORROW_CAP = Scenario(
-    # reference §2.2: A and B both LEND_AND_BORROW at 4 and 200 %: A can reach 8, not 12.
+    # AWS's borrow-limit example: A and B LEND_AND_BORROW at 4 and 200 %: A reaches 8, not 12.
     id="borrow-cap-two-shares",
     environment={M5: 8},
     shares=(
@@ -266,7 +266,7 @@ SCENARIOS = (
 
 @dataclass(frozen=True)
 class MisconfigCase:
-    """One row of reference §2.6: a share, a job it can never run, AWS's reason."""
+    """A job a share can never run, and the reason AWS gives (docs/scheduling.md)."""
 
     id: str
     environment: Mapping[str, int]

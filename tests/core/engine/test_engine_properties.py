@@ -1,11 +1,12 @@
 """Properties of every scheduling pass, over random queues and random job streams (hypothesis).
 
 After each pass of a live engine, recomputed from the jobs' statuses alone (not the engine's
-own counters): the invariant of SPEC §6 and the borrow caps hold, RESERVE capacity is used by
-nobody else, LEND and RESERVE shares never borrow, every submitted job is in exactly one place,
-and the pass is work-conserving: no share's head job that could start is left waiting. And a
-fresh engine handed a snapshot of the same jobs finds nothing to do, so the incremental pass
-(which revisits only shares whose state changed) reaches the fixpoint a full pass would.
+own counters): the scheduling model's invariant (docs/scheduling.md) and the borrow caps
+hold, RESERVE capacity is used by nobody else, LEND and RESERVE shares never borrow, every
+submitted job is in exactly one place, and the pass is work-conserving: no share's head job
+that could start is left waiting. And a fresh engine handed a snapshot of the same jobs finds
+nothing to do, so the incremental pass (which revisits only shares whose state changed)
+reaches the fixpoint a full pass would.
 """
 
 from __future__ import annotations
