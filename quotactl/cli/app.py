@@ -216,10 +216,11 @@ def run(argv: Sequence[str], runtime: Runtime | None = None) -> int:
     process's own argv, streams or environment behind it.
     """
     from quotactl.cli.argv import hoist_global_options, is_click_error, usage_error
+    from quotactl.cli.tree import command_tree
 
     runtime = runtime or Runtime()
-    completion_commands.enable_if_requested(runtime.environ)
-    command = typer.main.get_command(app)
+    completing = completion_commands.enable_if_requested(runtime.environ)
+    command = command_tree(app, argv, completing=completing)
     helptext.humanise(command)
     args = hoist_global_options(list(argv), command)
     try:

@@ -34,13 +34,20 @@ def _name(token: str) -> str:
     return token.split("=", 1)[0] if token.startswith("--") else token
 
 
-def hoist_global_options(args: list[str], root: Any) -> list[str]:
-    """``args`` with the root's options moved from after the command to before it."""
+def command_index(args: list[str], root: Any) -> int:
+    """Where the command's name is in ``args``: after the root's options (and their values)."""
     roots = _options(root)
     index = 0
     while index < len(args) and args[index].startswith("-") and args[index] != "--":
         option = roots.get(_name(args[index]))
         index += 2 if option is not None and _takes_value(option, args[index]) else 1
+    return index
+
+
+def hoist_global_options(args: list[str], root: Any) -> list[str]:
+    """``args`` with the root's options moved from after the command to before it."""
+    roots = _options(root)
+    index = command_index(args, root)
     start = min(index, len(args))
     command = root
     while isinstance(getattr(command, "commands", None), dict) and index < len(args):

@@ -51,12 +51,14 @@ def completion(
     runtime_of(ctx).stdout.write(script + "\n")
 
 
-def enable_if_requested(environ: Mapping[str, str] = os.environ) -> None:
-    """When a shell asks for completions, register typer's answer formats first."""
-    if environ.get(COMPLETE_VAR):
-        from typer._completion_classes import completion_init
+def enable_if_requested(environ: Mapping[str, str] = os.environ) -> bool:
+    """When a shell asks for completions, register typer's answer formats first; True then."""
+    if not environ.get(COMPLETE_VAR):
+        return False
+    from typer._completion_classes import completion_init
 
-        completion_init()
+    completion_init()
+    return True
 
 
 def register(app: typer.Typer) -> None:

@@ -50,6 +50,29 @@ def libyaml_loader() -> Callable[[str], Loader] | None:
     return LibyamlLoader
 
 
+def libyaml_composer_loader() -> Callable[[str], Loader] | None:
+    """``yaml.CSafeLoader`` itself (libyaml's composer too), if libyaml is there: for text
+    that ``nesting_bound`` shows cannot nest deeply enough to exhaust the C stack."""
+    return getattr(yaml, "CSafeLoader", None) if libyaml_loader() is not None else None
+
+
+LIBYAML_COMPOSER_MAX_NESTING = 1_000
+"""Deepest nesting handed to libyaml's composer (it needs a few hundred bytes of C stack per
+level: 1,000 levels fit a 1 MB thread stack with room to spare; the main thread has 8 MB).
+A config nests six levels; a file that could nest deeper is composed by PyYAML's composer."""
+
+
+def nesting_bound(text: str) -> int:
+    """An upper bound on how deeply the YAML ``text`` nests.
+
+    Every collection needs a character of its own among ``-`` (a block sequence entry),
+    ``:`` (a mapping key), ``[`` and ``{``; ``?`` keys send the text elsewhere
+    (``LIBYAML_DIFFERS``) and aliases re-use a node without nesting. Characters inside
+    scalars only make the bound looser.
+    """
+    return text.count("-") + text.count(":") + text.count("[") + text.count("{") + 1
+
+
 LIBYAML_DIFFERS = re.compile(r"[!?\t\ufeff]|[|>][-+0-9]*#")
 """Text on which libyaml and PyYAML disagree although both accept it (found by differential
 fuzzing): tags, tabs, a byte-order mark inside the text, ``?`` (explicit keys; a ``?`` in a

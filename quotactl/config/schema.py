@@ -20,7 +20,7 @@ from pydantic import (
 )
 from pydantic_core import PydanticCustomError
 
-from quotactl.core.engine import reasons
+from quotactl.core.model import TIME_LIMIT_REASONS
 
 INT32_MAX = 2**31 - 1
 """AWS's integer fields are 32-bit; larger numbers are typos, never capacity."""
@@ -28,7 +28,7 @@ INT32_MAX = 2**31 - 1
 NAME_PATTERN = r"^[A-Za-z0-9_-]{1,128}$"
 REGION_PATTERN = r"^[a-z]{2}(-[a-z]+)+-[0-9]+$"
 ACCOUNT_PATTERN = r"^[0-9]{12}$"
-RUNNABLE_REASONS = reasons.TIME_LIMIT_REASONS
+RUNNABLE_REASONS = TIME_LIMIT_REASONS
 MAX_CAPACITY_ENTRIES = 5
 
 Name = Annotated[

@@ -8,8 +8,10 @@ aliases are expanded with a guard against cycles and "billion laughs".
 Two parsers, one result. When PyYAML was built with libyaml, its C parser reads the text
 (about ten times faster than PyYAML's pure-Python scanner, which was most of the time of
 ``validate`` on a large config), and PyYAML's own composer and safe constructor turn its
-events into nodes. (Not libyaml's composer, ``CSafeLoader``: it recurses on the C stack and
-crashes the process on deeply nested input, where PyYAML's raises RecursionError.) The two
+events into nodes; libyaml's composer (``CSafeLoader``) does that too, faster, for text that
+cannot nest more than ``LIBYAML_COMPOSER_MAX_NESTING`` levels (``loaders.nesting_bound``): it
+recurses on the C stack and would crash the process on deeply nested input, where PyYAML's
+raises RecursionError. Str scalars are taken as they are, without the constructor. The two
 parsers word their errors differently, so a file the C parser rejects is parsed again by
 ``yaml.SafeLoader``, whose messages and positions are the ones reported; so is a file with
 one of the few constructs on which they disagree (``loaders.LIBYAML_DIFFERS``). Otherwise both give
@@ -20,16 +22,25 @@ file.
 
 from __future__ import annotations
 
+import gc
+from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Literal, NamedTuple
 
 import yaml
 
-from quotactl.config.loaders import LIBYAML_DIFFERS, Loader, libyaml_loader
+from quotactl.config.loaders import (
+    LIBYAML_COMPOSER_MAX_NESTING,
+    LIBYAML_DIFFERS,
+    Loader,
+    libyaml_composer_loader,
+    libyaml_loader,
+    nesting_bound,
+)
 from quotactl.errors import Diagnostic, Severity
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Iterator, Sequence
 
 YamlPath = tuple[str | int, ...]
 """Where a value sits in a document: mapping keys and list indices from the top."""
@@ -42,11 +53,11 @@ MAX_DEPTH = 64
 _MAP_TAG = "tag:yaml.org,2002:map"
 _SEQ_TAG = "tag:yaml.org,2002:seq"
 _MERGE_TAG = "tag:yaml.org,2002:merge"
+_STR_TAG = "tag:yaml.org,2002:str"
 
 
-@dataclass(frozen=True)
-class Position:
-    """A 1-based line and column."""
+class Position(NamedTuple):
+    """A 1-based line and column (a tuple: a large config makes tens of thousands)."""
 
     line: int
     column: int
@@ -107,6 +118,8 @@ class ParsedFile:
 
 FAST_LOADER = libyaml_loader()
 """The libyaml-backed loader, or None when PyYAML was built without libyaml."""
+COMPOSING_LOADER = libyaml_composer_loader()
+"""``yaml.CSafeLoader`` (libyaml's composer as well), for text that cannot nest deeply."""
 
 
 def parse_yaml(
@@ -118,9 +131,28 @@ def parse_yaml(
     installed) the C parser reads it, and a file it rejects is parsed again by the pure-Python
     one, whose diagnostics are reported.
     """
-    if libyaml and (parsed := parse_with_libyaml(text, file)) is not None:
-        return parsed
-    return _parse_python(text, file, expected)
+    with _collector_paused():
+        if libyaml and (parsed := parse_with_libyaml(text, file)) is not None:
+            return parsed
+        return _parse_python(text, file, expected)
+
+
+@contextmanager
+def _collector_paused() -> Iterator[None]:
+    """Python's cyclic garbage collector off while one file is parsed.
+
+    Parsing allocates a node, a mark and a position per value and frees none of them until
+    the end, so the collector would otherwise run dozens of times over a growing heap
+    (a quarter of the parse time of a large config) to find nothing; it resumes after.
+    """
+    if not gc.isenabled():
+        yield
+        return
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
 
 
 def parse_with_libyaml(text: str, file: str) -> ParsedFile | None:
@@ -128,8 +160,9 @@ def parse_with_libyaml(text: str, file: str) -> ParsedFile | None:
     if FAST_LOADER is None or LIBYAML_DIFFERS.search(text) is not None:
         return None
     source = SourceMap(file)
+    shallow = COMPOSING_LOADER is not None and nesting_bound(text) <= LIBYAML_COMPOSER_MAX_NESTING
     try:
-        loader = FAST_LOADER(text)
+        loader = COMPOSING_LOADER(text) if shallow and COMPOSING_LOADER else FAST_LOADER(text)
     except (yaml.YAMLError, ValueError):  # ValueError: lone surrogates cannot be UTF-8
         return None
     try:
@@ -233,7 +266,10 @@ class _Builder:
             raise _TooLarge(
                 path, f"YAML nested too deeply (a config nests at most {MAX_DEPTH} levels)"
             )
-        self.source.values[path] = Position.of(node.start_mark)
+        mark = node.start_mark
+        self.source.values[path] = Position(mark.line + 1, mark.column + 1)
+        if isinstance(node, yaml.ScalarNode):  # no children: never part of a cycle
+            return self._scalar(node, path)
         if id(node) in self.active:
             self._error(path, "recursive YAML alias: a value cannot contain itself")
             return None
@@ -241,9 +277,7 @@ class _Builder:
         try:
             if isinstance(node, yaml.MappingNode):
                 return self._mapping(node, path)
-            if isinstance(node, yaml.SequenceNode):
-                return self._sequence(node, path)
-            return self._scalar(node, path)
+            return self._sequence(node, path)
         finally:
             self.active.discard(id(node))
 
@@ -258,26 +292,36 @@ class _Builder:
             self.loader.flatten_mapping(node)
         pairs: dict[str, tuple[yaml.Node, yaml.Node]] = {}
         for key_node, value_node in node.value:
-            key = self._key(key_node)
+            if key_node.tag == _STR_TAG and isinstance(key_node, yaml.ScalarNode):
+                key: str | None = key_node.value
+            else:
+                key = self._key(key_node)
             if key is not None:
                 pairs.pop(key, None)  # the last one wins, as in PyYAML: keep its order too
                 pairs[key] = (key_node, value_node)
+        keys = self.source.keys
         result: dict[str, object] = {}
         for key, (key_node, value_node) in pairs.items():
-            self.source.keys[(*path, key)] = Position.of(key_node.start_mark)
-            result[key] = self.build(value_node, (*path, key))
+            child = (*path, key)
+            mark = key_node.start_mark
+            keys[child] = Position(mark.line + 1, mark.column + 1)
+            result[key] = self.build(value_node, child)
         return result
 
-    def _sequence(self, node: yaml.SequenceNode, path: YamlPath) -> object:
+    def _sequence(self, node: yaml.Node, path: YamlPath) -> object:
         if node.tag != _SEQ_TAG:
             self._error(path, f"unsupported YAML tag {node.tag!r}: expected a plain list")
             return None
         return [self.build(item, (*path, index)) for index, item in enumerate(node.value)]
 
-    def _scalar(self, node: yaml.Node, path: YamlPath) -> object:
-        if self.libyaml and isinstance(node, yaml.ScalarNode) and not node.value and not node.style:
-            # An omitted value (``key:``, ``{key: }``): libyaml puts it at the next token,
-            # PyYAML right after the indicator.
+    def _scalar(self, node: yaml.ScalarNode, path: YamlPath) -> object:
+        if node.tag == _STR_TAG:
+            if self.libyaml and not node.value and not node.style:
+                # An omitted value (``key:``, ``{key: }``): libyaml puts it at the next token,
+                # PyYAML right after the indicator.
+                raise _Differs
+            return node.value  # what SafeConstructor makes of a str scalar, without its cost
+        if self.libyaml and not node.value and not node.style:
             raise _Differs
         try:
             value = self.loader.construct_object(node)
@@ -291,7 +335,7 @@ class _Builder:
             else:
                 self._error(path, f"cannot read {abbreviate(text)!r} as a date")
             return None
-        if not isinstance(value, str) and isinstance(node, yaml.ScalarNode) and not node.style:
+        if not isinstance(value, str) and not node.style:
             self.source.plain_text[path] = str(node.value)
         return value
 
@@ -315,16 +359,15 @@ class _Builder:
         return None
 
     def _report_duplicate_keys(self, node: yaml.MappingNode) -> None:
-        seen: dict[object, Position] = {}
-        for key_node, _ in node.value:
+        seen: dict[tuple[str, object], int] = {}
+        for index, (key_node, _) in enumerate(node.value):
             if key_node.tag == _MERGE_TAG or not isinstance(key_node, yaml.ScalarNode):
                 continue
-            key = (key_node.tag, key_node.value)
-            where = Position.of(key_node.start_mark)
-            first = seen.setdefault(key, where)
-            if first is not where:
+            first_index = seen.setdefault((key_node.tag, key_node.value), index)
+            if first_index != index:
+                first = Position.of(node.value[first_index][0].start_mark)
                 self._error_at(
-                    where,
+                    Position.of(key_node.start_mark),
                     f"duplicate key {abbreviate(str(key_node.value))!r} in this mapping "
                     f"(first at line {first.line}, column {first.column})",
                 )

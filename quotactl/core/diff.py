@@ -99,7 +99,7 @@ def field_changes(kind: Kind, before: Attributes, after: Attributes) -> tuple[Fi
     found: list[FieldChange] = []
     for path in paths:
         old, new = flat_before.get(path), flat_after.get(path)
-        if _canonical(old) != _canonical(new):
+        if not _same(old, new):
             immutable = top_field(path) in IMMUTABLE[kind]
             found.append(FieldChange(path, old, new, forces_replacement=immutable))
     return tuple(found)
@@ -243,6 +243,18 @@ def _display_order(change: Change) -> tuple[int, int, str]:
 
 def _attrs(resource: ObservedResource) -> Attributes:
     return attributes(resource.spec, policy_type=resource.policy_type)
+
+
+_PLAIN = (str, int, bool, type(None))
+
+
+def _same(old: object, new: object) -> bool:
+    """Equal as JSON: ``1`` and ``1.0`` and ``True`` differ. Most fields are plain values of
+    one type, for which ``==`` says the same as comparing their JSON, at a fraction of the
+    cost (a 1,000-share plan compares some 17,000 fields)."""
+    if type(old) is type(new) and isinstance(old, _PLAIN):
+        return old == new
+    return _canonical(old) == _canonical(new)
 
 
 def _canonical(value: object) -> str:

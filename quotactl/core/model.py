@@ -36,6 +36,17 @@ class Strategy(StrEnum):
         return self is Strategy.LEND_AND_BORROW
 
 
+TIME_LIMIT_REASONS = (
+    "CAPACITY:INSUFFICIENT_INSTANCE_CAPACITY",
+    "MISCONFIGURATION:SERVICE_ENVIRONMENT_MAX_RESOURCE",
+    "MISCONFIGURATION:QUOTA_MANAGEMENT_LIMIT_EXCEEDED",
+)
+"""The reasons a queue's jobStateTimeLimitActions may name for RUNNABLE jobs (AWS's list).
+
+Here rather than only beside the engine's statusReason texts, so that reading a config does
+not import the scheduling engine (``core.engine.reasons`` holds the same tuple)."""
+
+
 @dataclass(frozen=True)
 class RunnableTimeout:
     """A queue's ``jobStateTimeLimitActions``: terminate jobs stuck RUNNABLE for a reason."""

@@ -82,6 +82,11 @@ class Tx(JobRows):
         ).fetchone()
         return None if row is None else cls.from_doc(json.loads(row[0]), seq)
 
+    def has_arn(self, arn: str) -> bool:
+        """Whether a resource has this ARN (without reading its document)."""
+        row = self.db.execute("SELECT 1 FROM resources WHERE arn = ?", (arn,)).fetchone()
+        return row is not None
+
     def by_arn(self, arn: str) -> Record | None:
         row = self.db.execute("SELECT kind, doc, seq FROM resources WHERE arn = ?", (arn,))
         found = row.fetchone()
@@ -148,6 +153,16 @@ class Tx(JobRows):
         return self.db.execute(sql).fetchone()[0]  # type: ignore[no-any-return]
 
     # -- tags ----------------------------------------------------------------------------
+    def resource_tags(self, arn: str) -> dict[str, str] | None:
+        """The tags of the resource with this ARN, None when there is none (one statement:
+        ListTagsForResource is most of the calls a plan makes)."""
+        rows = self.db.execute(
+            "SELECT t.key, t.value FROM resources r LEFT JOIN tags t ON t.arn = r.arn "
+            "WHERE r.arn = ? ORDER BY t.key",
+            (arn,),
+        ).fetchall()
+        return {k: v for k, v in rows if k is not None} if rows else None
+
     def tags(self, arn: str) -> dict[str, str]:
         rows = self.db.execute("SELECT key, value FROM tags WHERE arn = ? ORDER BY key", (arn,))
         return dict(rows.fetchall())

@@ -55,11 +55,28 @@ def test_command_help_imports_no_aws_yaml_or_rich(command: str, repo_root: Path)
     assert loaded <= {"pydantic"}
 
 
-def test_validate_reads_botocores_sagemaker_model_but_never_imports_boto3(
+def test_validate_reads_botocores_sagemaker_model_but_imports_no_aws_code(
     repo_root: Path,
 ) -> None:
+    """The instance-type list is read from botocore's model file without importing botocore
+    (whose HTTP stack alone is a fifth of validate's time)."""
     code, loaded = _imports_after(["validate", "configs/demo"], repo_root)
     assert code == 0
-    assert "boto3" not in loaded
-    assert "sagemaker" not in loaded
-    assert "rich" not in loaded
+    assert loaded == {"pydantic", "yaml"}
+
+
+def test_validate_does_not_import_the_scheduling_engine(repo_root: Path) -> None:
+    probe = (
+        "import sys\nfrom quotactl.cli.app import run\ncode = run(sys.argv[1:])\n"
+        "print('engine' if 'quotactl.core.engine' in sys.modules else 'no engine', "
+        "file=sys.stderr)"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe, "validate", "configs/demo"],
+        cwd=repo_root,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=60,
+    )
+    assert done.stderr.strip().splitlines()[-1] == "no engine"

@@ -12,10 +12,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
+import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from quotactl.config import source
+from quotactl.config import loaders, source
 from quotactl.config.source import ParsedFile, parse_with_libyaml, parse_yaml
 
 if TYPE_CHECKING:
@@ -151,4 +152,72 @@ def test_without_libyaml_the_pure_python_parser_reads_everything(
     assert parsed.data == {"a": 2}
     assert [d.message for d in parsed.diagnostics] == [
         "duplicate key 'a' in this mapping (first at line 1, column 1)"
+    ]
+
+
+def _depth(value: object) -> int:
+    """How many collections nest in ``value`` (a scalar: 0)."""
+    if isinstance(value, dict):
+        return 1 + max((_depth(v) for v in value.values()), default=0)
+    if isinstance(value, list):
+        return 1 + max((_depth(v) for v in value), default=0)
+    return 0
+
+
+_SCALARS = st.one_of(st.none(), st.booleans(), st.integers(), st.text("ab-:[{ ", max_size=4))
+_DATA = st.recursive(
+    _SCALARS,
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=3), st.dictionaries(st.text("abc", max_size=3), inner, max_size=3)
+    ),
+    max_leaves=30,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_DATA, st.sampled_from([None, True, False]))
+def test_nesting_bound_is_never_below_how_deep_the_text_nests(
+    data: object, flow: bool | None
+) -> None:
+    """libyaml's composer is used only under this bound: it must hold for any YAML text."""
+    text = yaml.safe_dump(data, default_flow_style=flow)
+    assert _depth(yaml.safe_load(text)) <= loaders.nesting_bound(text)
+
+
+def _with_pyyaml_composer(text: str) -> ParsedFile | None:
+    saved = source.COMPOSING_LOADER
+    source.COMPOSING_LOADER = None
+    try:
+        return parse_with_libyaml(text, "f.yaml")
+    finally:
+        source.COMPOSING_LOADER = saved
+
+
+@needs_libyaml
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.one_of(YAMLISH, _nested(), _edited()))
+def test_libyamls_composer_and_pyyamls_give_the_same_nodes(text: str) -> None:
+    fast = parse_with_libyaml(text, "f.yaml")
+    other = _with_pyyaml_composer(text)
+    assert (fast is None) == (other is None)
+    if fast is not None and other is not None:
+        assert _view(fast) == _view(other)
+
+
+@needs_libyaml
+def test_the_checked_in_configs_take_libyamls_composer_and_deep_text_does_not() -> None:
+    limit = loaders.LIBYAML_COMPOSER_MAX_NESTING
+    texts = [t for p in sorted((ROOT / "configs").rglob("*.yaml")) if (t := _text(p))]
+    assert texts
+    assert all(loaders.nesting_bound(t) <= limit for t in texts)
+    for text in texts:
+        fast, other = parse_with_libyaml(text, "f.yaml"), _with_pyyaml_composer(text)
+        assert (fast is None) == (other is None)
+        if fast is not None and other is not None:
+            assert _view(fast) == _view(other)
+    deep = "[" * 20_000 + "]" * 20_000  # would overflow the C stack in libyaml's composer
+    assert loaders.nesting_bound(deep) > limit
+    parsed = parse_yaml(deep, "f.yaml")
+    assert [d.message for d in parsed.diagnostics] == [
+        "YAML nested too deeply (a config nests at most 64 levels)"
     ]

@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from quotactl.core.diff import diff
+from quotactl.core.diff import diff, field_changes
 from quotactl.core.model import STACK_TAG, RunnableTimeout, Strategy
+from quotactl.core.observed import Kind
 from quotactl.core.plan import Action, UnmanagedResourceError
 from tests.core.plan_support import (
     OWNED,
@@ -212,3 +216,30 @@ def test_settling_resources_are_listed_for_apply_to_wait_on() -> None:
     assert plan.settling == ("queue.training",)
     assert [c.address for c in plan.changes] == ["share.training/nlp"]
     assert plan.stack == STACK
+
+
+_JSON = st.recursive(
+    st.one_of(
+        st.none(),
+        st.booleans(),
+        st.integers(-3, 3),
+        st.floats(-3, 3, allow_nan=False, allow_infinity=False),
+        st.sampled_from(["", "a", "1", "true"]),
+    ),
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=3), st.dictionaries(st.sampled_from("ab"), inner, max_size=2)
+    ),
+    max_leaves=8,
+)
+
+
+_FIELD = _JSON.filter(lambda v: not isinstance(v, dict))  # a mapping is compared per entry
+
+
+@settings(max_examples=500, deadline=None)
+@given(_FIELD, _FIELD)
+def test_a_field_changes_exactly_when_its_json_differs(old: object, new: object) -> None:
+    """1, 1.0 and True are different settings; [{"a": 1, "b": 2}] in any key order is one."""
+    found = field_changes(Kind.QUEUE, {"priority": old}, {"priority": new})  # type: ignore[dict-item]
+    differs = json.dumps(old, sort_keys=True) != json.dumps(new, sort_keys=True)
+    assert bool(found) == differs

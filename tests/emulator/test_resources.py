@@ -200,3 +200,16 @@ def test_tags_on_a_share_can_be_added_listed_and_removed(
     }
     queue_tags = client.list_tags_for_resource(resourceArn=arns["queue"])["tags"]
     assert queue_tags == {}
+
+
+def test_listing_tags_of_an_arn_that_names_nothing_of_this_account_is_refused(
+    batch: Account, names: Callable[[str], str]
+) -> None:
+    client = batch.client
+    arns = make_queue(client, names("q"), shares={"a": {}})
+    assert client.list_tags_for_resource(resourceArn=arns["a"])["tags"] == {}
+    missing = arns["a"].rsplit("/", 1)[0] + "/nobody"
+    elsewhere = arns["a"].replace("123456789012", "210987654321")
+    for arn in (missing, elsewhere, "arn:aws:batch:us-east-1:123456789012:unknown/x"):
+        with pytest.raises(client.exceptions.ClientException, match=r"does not exist|not an AWS"):
+            client.list_tags_for_resource(resourceArn=arn)

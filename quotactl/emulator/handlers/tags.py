@@ -22,7 +22,7 @@ def _existing(ctx: Context, arn: str) -> str:
         job_id = job_id_of(arn)
         found = job_id is not None and ctx.tx.job(job_id) is not None
     else:
-        found = ctx.tx.by_arn(arn) is not None
+        found = ctx.tx.has_arn(arn)
     if not found or not ctx.account.owns(arn):
         raise ClientException(f"resource {arn!r} does not exist")
     return arn
@@ -50,5 +50,10 @@ def untag_resource(ctx: Context, params: Params) -> dict[str, Any]:
 
 
 def list_tags_for_resource(ctx: Context, params: Params) -> dict[str, Any]:
-    arn = _existing(ctx, v.required_string(params, "resourceArn"))
-    return {"tags": ctx.tx.tags(arn)}
+    arn = v.required_string(params, "resourceArn")
+    parsed = parse_arn(arn)
+    if parsed is not None and parsed.kind != "service-job" and ctx.account.owns(arn):
+        found = ctx.tx.resource_tags(arn)  # existence and tags in one read
+        if found is not None:
+            return {"tags": found}
+    return {"tags": ctx.tx.tags(_existing(ctx, arn))}
