@@ -43,8 +43,8 @@ TIME_LIMIT_REASONS = (
 )
 """The reasons a queue's jobStateTimeLimitActions may name for RUNNABLE jobs (AWS's list).
 
-Here rather than only beside the engine's statusReason texts, so that reading a config does
-not import the scheduling engine (``core.engine.reasons`` holds the same tuple)."""
+Here rather than beside the engine's statusReason texts, so that reading a config does not
+import the scheduling engine."""
 
 
 @dataclass(frozen=True)

@@ -43,13 +43,6 @@ MAX_RUNTIME_EXCEEDED = (
 ATTEMPT_TIMEOUT = "Job attempt duration exceeded timeout"
 """statusReason of an attempt stopped by the job's timeoutConfig.attemptDurationSeconds."""
 
-TIME_LIMIT_REASONS = (
-    "CAPACITY:INSUFFICIENT_INSTANCE_CAPACITY",
-    "MISCONFIGURATION:SERVICE_ENVIRONMENT_MAX_RESOURCE",
-    "MISCONFIGURATION:QUOTA_MANAGEMENT_LIMIT_EXCEEDED",
-)
-"""The reasons a queue's jobStateTimeLimitActions may name for RUNNABLE jobs."""
-
 
 def time_limit(reason: str) -> str:
     """statusReason of a RUNNABLE job terminated by a queue's jobStateTimeLimitActions."""

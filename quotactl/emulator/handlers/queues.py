@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from quotactl.core.engine import reasons
+from quotactl.core.model import TIME_LIMIT_REASONS
 from quotactl.emulator import validate as v
 from quotactl.emulator.errors import ClientException
 from quotactl.emulator.handlers.common import find, require_disabled, require_settled, tag_new
@@ -25,7 +25,6 @@ if TYPE_CHECKING:
 Params = dict[str, Any]
 MAX_QUEUES = 50
 STATES = ("ENABLED", "DISABLED")
-TIME_LIMIT_REASONS = reasons.TIME_LIMIT_REASONS
 
 
 def _environment(
