@@ -30,6 +30,8 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # the repo root, for tests.*
+
 from quotactl.core.simulate import (
     Side,
     compare,
