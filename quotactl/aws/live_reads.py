@@ -116,30 +116,25 @@ class QueueReads:
         the status's own pages are read on from ``token``."""
         names = [s["quotaShareName"] for s in self.shares.get(queue, [])]
         if not names:
-            self.run.spawn(
-                partial(
-                    self._pages,
-                    "ListServiceJobs",
-                    "jobSummaryList",
-                    jobQueue=queue,
-                    jobStatus=status,
-                    PaginationConfig={"StartingToken": token},
-                ),
-                partial(self._got_jobs, queue),
-            )
-            return
+            self._list_jobs(queue, status, PaginationConfig={"StartingToken": token})
         for share in names:
-            self.run.spawn(
-                partial(
-                    self._pages,
-                    "ListServiceJobs",
-                    "jobSummaryList",
-                    jobQueue=queue,
-                    jobStatus=status,
-                    filters=[{"name": "QUOTA_SHARE_NAME", "values": [share]}],
-                ),
-                partial(self._got_jobs, queue),
+            self._list_jobs(
+                queue, status, filters=[{"name": "QUOTA_SHARE_NAME", "values": [share]}]
             )
+
+    def _list_jobs(self, queue: str, status: str, **params: Any) -> None:
+        """ListServiceJobs of one status, every page, on the pool."""
+        self.run.spawn(
+            partial(
+                self._pages,
+                "ListServiceJobs",
+                "jobSummaryList",
+                jobQueue=queue,
+                jobStatus=status,
+                **params,
+            ),
+            partial(self._got_jobs, queue),
+        )
 
     def _got_jobs(self, queue: str, found: list[dict[str, Any]]) -> None:
         for summary in found:
