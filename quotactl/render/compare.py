@@ -34,14 +34,12 @@ from rich.text import Text
 
 from quotactl.core.simulate import Outcome, human_duration, instance_hours
 from quotactl.render.simulate import (
-    ARROW,
-    DASH,
     FORMAT_VERSION,
-    TIMES,
     ratio,
     run_json,
     titled_table,
 )
+from quotactl.render.symbols import ARROW, DASH, TIMES
 
 if TYPE_CHECKING:
     from collections.abc import Callable

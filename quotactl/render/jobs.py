@@ -9,6 +9,7 @@ from rich.table import Table
 from quotactl.core.engine.model import JobStatus
 from quotactl.core.simulate import human_duration
 from quotactl.render.jobs_json import iso
+from quotactl.render.symbols import DASH
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
@@ -21,7 +22,6 @@ if TYPE_CHECKING:
     from quotactl.core.jobs.why import Preemption, Why
     from quotactl.core.observed import LiveJob
 
-DASH = "\u2013"
 REASON_WIDTH = 60
 
 

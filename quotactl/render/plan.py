@@ -15,6 +15,7 @@ from quotactl.core.attributes import flatten
 from quotactl.core.disruption import DISRUPTING, counts, disrupted_jobs
 from quotactl.core.plan import Action, Impact
 from quotactl.core.planfile import to_document
+from quotactl.render.symbols import ARROW, TIMES
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -35,8 +36,6 @@ HEADLINES = {
     Action.DELETE: "will be deleted",
 }
 MAX_JOBS_SHOWN = 10
-ARROW = "\u2192"  # →
-TIMES = "\u00d7"  # multiplication sign
 
 
 def format_value(value: JSONValue) -> str:

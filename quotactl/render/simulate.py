@@ -39,6 +39,7 @@ from rich.table import Table
 from rich.text import Text
 
 from quotactl.core.simulate import human_duration, instance_hours
+from quotactl.render.symbols import DASH, STRATEGIES, TIMES
 
 if TYPE_CHECKING:
     from typing import TextIO
@@ -48,10 +49,6 @@ if TYPE_CHECKING:
     from quotactl.core.simulate import ShareResult, SimulationResult, WaitStats
 
 FORMAT_VERSION = "1"
-ARROW = "\u2192"  # →
-DASH = "\u2013"  # en dash: "no value"
-TIMES = "\u00d7"  # multiplication sign
-STRATEGIES = {"RESERVE": "reserve", "LEND": "lend", "LEND_AND_BORROW": "lend+borrow"}
 
 
 def render_simulation(

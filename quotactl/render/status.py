@@ -21,12 +21,12 @@ from quotactl.core.engine.model import HOLDING, JobStatus
 from quotactl.render.status_json import iso_time
 from quotactl.render.status_parts import (
     DASH,
-    STRATEGIES,
     amount,
     borrow_text,
     legend,
     usage_bar,
 )
+from quotactl.render.symbols import STRATEGIES
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable

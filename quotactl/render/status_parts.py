@@ -14,8 +14,7 @@ if TYPE_CHECKING:
 BAR_WIDTH = 10
 OWN, BORROWED, IDLE, UNUSED = "\u2588", "\u2593", "\u2591", "\u00b7"  # █ ▓ ░ ·
 STYLES = {OWN: "green", BORROWED: "yellow", IDLE: "cyan", UNUSED: "dim"}
-STRATEGIES = {"RESERVE": "reserve", "LEND": "lend", "LEND_AND_BORROW": "lend+borrow"}
-DASH = "-"
+DASH = "-"  # no value, in the ASCII tables of status
 
 
 def usage_bar(row: CapacityRow, width: int = BAR_WIDTH) -> Text:
