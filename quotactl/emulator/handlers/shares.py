@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from quotactl.core.model import Strategy
 from quotactl.emulator import validate as v
 from quotactl.emulator.arns import parse_arn
 from quotactl.emulator.errors import ClientException
@@ -21,7 +22,7 @@ if TYPE_CHECKING:
 
 Params = dict[str, Any]
 MAX_SHARES_PER_QUEUE = 20
-STRATEGIES = ("RESERVE", "LEND", "LEND_AND_BORROW")
+STRATEGIES = tuple(s.value for s in Strategy)
 STATES = ("ENABLED", "DISABLED")
 
 
