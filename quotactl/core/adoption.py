@@ -1,4 +1,5 @@
-"""``import``: which live resources a stack may adopt by tagging them, and which it may not.
+"""Live resources a config names but its stack does not own: ``plan`` refuses them, and
+``import`` adopts the untagged ones by tagging them.
 
 A resource the config names is adoptable when it carries no ``quotactl:stack`` tag; one that
 another stack owns is refused as a whole (nothing is tagged), since taking it over would leave
@@ -13,23 +14,38 @@ from quotactl.core.plan import UnmanagedResourceError
 
 if TYPE_CHECKING:
     from quotactl.core.model import DesiredState
-    from quotactl.core.observed import ObservedResource, ObservedState, Spec
+    from quotactl.core.observed import ObservedResource, ObservedState
 
 
 def unmanaged(desired: DesiredState, observed: ObservedState) -> list[ObservedResource]:
     """Live resources that config names but that this stack does not own."""
     live = observed.present()
-    specs: list[Spec] = [
-        *desired.environments,
-        *desired.policies,
-        *desired.queues,
-        *desired.shares,
-    ]
     return [
         live[s.address]
-        for s in specs
+        for s in desired.specs
         if s.address in live and live[s.address].stack != desired.stack
     ]
+
+
+def refuse_unmanaged(desired: DesiredState, observed: ObservedState) -> None:
+    """``plan`` refuses a config that names a live resource this stack does not own."""
+    foreign = unmanaged(desired, observed)
+    if not foreign:
+        return
+    lines = []
+    for r in foreign:
+        owner = f"stack {r.stack!r}" if r.stack else "no quotactl:stack tag"
+        lines.append(f"{r.address} ({owner})")
+    untagged = any(r.stack is None for r in foreign)
+    hint = (
+        "run `quotactl import` to adopt untagged resources into this stack"
+        if untagged
+        else "these belong to another stack: rename them here or remove them there first"
+    )
+    raise UnmanagedResourceError(
+        "configuration names live resources this stack does not manage: " + ", ".join(lines),
+        hint=hint,
+    )
 
 
 def adoptable(desired: DesiredState, observed: ObservedState) -> list[ObservedResource]:

@@ -14,6 +14,7 @@ from collections import defaultdict
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
+from quotactl.core.adoption import refuse_unmanaged
 from quotactl.core.attributes import IMMUTABLE, Attributes, attributes, flatten, top_field
 from quotactl.core.fingerprint import fingerprint
 from quotactl.core.impact import assess
@@ -26,7 +27,7 @@ from quotactl.core.observed import (
     Spec,
     kind_of,
 )
-from quotactl.core.plan import Action, Change, FieldChange, Plan, UnmanagedResourceError
+from quotactl.core.plan import Action, Change, FieldChange, Plan
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -42,14 +43,9 @@ def diff(desired: DesiredState, observed: ObservedState) -> Plan:
     """Compare config with live and return the plan that makes live match config."""
     stack = desired.stack
     live = observed.present()
-    specs: list[Spec] = [
-        *desired.environments,
-        *desired.policies,
-        *desired.queues,
-        *desired.shares,
-    ]
+    specs = desired.specs
     scope = tuple(sorted(s.address for s in specs))
-    _refuse_unmanaged(stack, specs, live)
+    refuse_unmanaged(desired, observed)
 
     changes: dict[str, Change] = {}
     for spec in specs:
@@ -103,28 +99,6 @@ def field_changes(kind: Kind, before: Attributes, after: Attributes) -> tuple[Fi
             immutable = top_field(path) in IMMUTABLE[kind]
             found.append(FieldChange(path, old, new, forces_replacement=immutable))
     return tuple(found)
-
-
-def _refuse_unmanaged(stack: str, specs: Iterable[Spec], live: dict[str, ObservedResource]) -> None:
-    foreign = [
-        live[s.address] for s in specs if s.address in live and live[s.address].stack != stack
-    ]
-    if not foreign:
-        return
-    lines = []
-    for r in foreign:
-        owner = f"stack {r.stack!r}" if r.stack else "no quotactl:stack tag"
-        lines.append(f"{r.address} ({owner})")
-    untagged = any(r.stack is None for r in foreign)
-    hint = (
-        "run `quotactl import` to adopt untagged resources into this stack"
-        if untagged
-        else "these belong to another stack: rename them here or remove them there first"
-    )
-    raise UnmanagedResourceError(
-        "configuration names live resources this stack does not manage: " + ", ".join(lines),
-        hint=hint,
-    )
 
 
 def _compare(current: ObservedResource, spec: Spec) -> Change | None:

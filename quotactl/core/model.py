@@ -131,6 +131,11 @@ class DesiredState:
     queues: tuple[QueueSpec, ...] = ()
     shares: tuple[ShareSpec, ...] = ()
 
+    @property
+    def specs(self) -> tuple[EnvironmentSpec | PolicySpec | QueueSpec | ShareSpec, ...]:
+        """Every declared resource, in creation order (environments first, shares last)."""
+        return (*self.environments, *self.policies, *self.queues, *self.shares)
+
 
 def policy_name_for(queue: str) -> str:
     """The implied scheduling-policy name of a queue (``<queue>-quota``)."""
