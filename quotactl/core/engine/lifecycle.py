@@ -38,21 +38,18 @@ class Lifecycle(EngineState):
         cap = self.capacity
         k = job._k
         t = job._t
-        n = job.count
-        u = cap.usage[k]
-        lim = cap.limit[k]
-        borrowed = (u + n - lim if u + n > lim else 0) - (u - lim if u > lim else 0)
-        if borrowed:
-            self._touched.add(t)  # new borrowing: new victims for blocked own-limit heads
         now = self.now
         s = job._s
         self._active[s][job._seq] = job
         self._version[s] += 1
         if cap.in_share[s]:
             self._count(s, job.priority)
-        cap.change(k, t, n, now)
-        for pk, pt, pn in job._parts:
-            cap.change(pk, pt, pn, now)
+        borrowed = cap.change(k, t, job.count, now)
+        if borrowed:
+            self._touched.add(t)  # new borrowing: new victims for blocked own-limit heads
+        if job._parts:
+            for pk, pt, pn in job._parts:
+                cap.change(pk, pt, pn, now)
         job.started_at = now
         job.status_since = now
         job.status_reason = None
