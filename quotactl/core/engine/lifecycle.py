@@ -14,6 +14,7 @@ from __future__ import annotations
 from heapq import heappop, heappush
 
 from quotactl.core.engine import reasons
+from quotactl.core.engine.capacity import NO_CAP
 from quotactl.core.engine.model import Job, JobStatus, PreemptedAttempt
 from quotactl.core.engine.state import EngineState
 
@@ -42,8 +43,12 @@ class Lifecycle(EngineState):
         s = job._s
         self._active[s][job._seq] = job
         self._version[s] += 1
-        if cap.in_share[s]:
-            self._count(s, job.priority)
+        if cap.in_share[s]:  # ``self._count(s, job.priority)``
+            counts = self._priorities[s]
+            p = job.priority
+            counts[p] = counts.get(p, 0) + 1
+            if p < self._lowest[s]:
+                self._lowest[s] = p
         borrowed = cap.change(k, t, job.count, now)
         if borrowed:
             self._touched.add(t)  # new borrowing: new victims for blocked own-limit heads
@@ -92,8 +97,16 @@ class Lifecycle(EngineState):
         del self._active[s][job._seq]
         self._version[s] += 1
         cap = self.capacity
-        if cap.in_share[s]:
-            self._uncount(s, job.priority)
+        if cap.in_share[s]:  # ``self._uncount(s, job.priority)``
+            counts = self._priorities[s]
+            p = job.priority
+            left = counts[p] - 1
+            if left:
+                counts[p] = left
+            else:
+                del counts[p]
+                if p == self._lowest[s]:
+                    self._lowest[s] = min(counts, default=NO_CAP)
         cap.change(job._k, t, -job.count, self.now)
         if job._parts:
             for pk, pt, pn in job._parts:
@@ -121,7 +134,7 @@ class Lifecycle(EngineState):
                 if (
                     need <= lim
                     or (not parked and need <= lim + cap.bcap[k])
-                    or (cap.in_share[s] and self._outranks(s, head.priority))
+                    or (cap.in_share[s] and self._lowest[s] < head.priority)
                 ):
                     self._dirty.add(s)
         job._attempt += 1
@@ -218,7 +231,8 @@ class Lifecycle(EngineState):
                 job.status_since = at
                 if job.end_reason is None:
                     job.status = _SUCCEEDED
-                    self._forget(job)
+                    if self._by_id is not None:
+                        self._forget(job)
                     self._finished(job)
                     continue
                 job.status_reason = job.end_reason

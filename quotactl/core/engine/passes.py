@@ -106,13 +106,13 @@ class Passes(Lifecycle):
             if u + n <= lim + cap.bcap[k]:
                 t = job._t
                 if (cap.used[t] + n <= cap.cap[t] and cap.idle[t] - cap.borrowed[t] >= n) or (
-                    cap.in_share[s] and self._outranks(s, job.priority)
+                    cap.in_share[s] and self._lowest[s] < job.priority
                 ):
                     return (_BORROWER, job)
                 # No room to borrow now, and nobody to preempt: park it at once. Capacity
                 # only comes back through releases, which wake it.
                 self._park(job, _BORROWER)
-            elif cap.in_share[s] and self._outranks(s, job.priority):
+            elif cap.in_share[s] and self._lowest[s] < job.priority:
                 return (_OVER_LIMIT, job)
             return None
         return None
@@ -204,7 +204,7 @@ class Passes(Lifecycle):
             s = job._s
             if self._head(s) is not job:
                 continue
-            if not self._outranks(s, job.priority):
+            if not self._lowest[s] < job.priority:
                 # nobody to preempt: only capacity of the type can help (see ``_park``)
                 self._park(job, kind, self._own_room(job))
                 continue

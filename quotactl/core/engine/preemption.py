@@ -78,11 +78,13 @@ def in_share_victims(
     """
     cap = state.capacity
     t, k, n = job._t, job._k, job.count
-    candidates = [
-        v for v in state._active[job._s].values() if v._t == t and v.priority < job.priority
-    ]
+    priority = job.priority
+    candidates = [v for v in state._active[job._s].values() if v._t == t and v.priority < priority]
     u, lim, bcap, lends = cap.usage[k], cap.limit[k], cap.bcap[k], cap.lends_k[k]
-    if u - sum(v.count for v in candidates) + n > lim + bcap:
+    held = 0
+    for v in candidates:
+        held += v.count
+    if u - held + n > lim + bcap:
         return None, None  # even stopping them all leaves the head over its limit and cap
     used, idle, borrowed = cap.used[t], cap.idle[t], cap.borrowed[t]
     if candidates:

@@ -18,7 +18,7 @@ left, when it gets there), as it would pop it from the heap.
 
 from __future__ import annotations
 
-from bisect import insort
+from bisect import bisect
 from collections import deque
 from heapq import heappop, heappush
 from typing import TYPE_CHECKING
@@ -55,23 +55,21 @@ class _Level:
         self.returned: list[Entry] = []
 
 
-def _level_key(level: _Level) -> int:
-    return level.key
-
-
 class RunnableQueue:
     """Entries ``(rank, job)`` of one share; ``top`` is the least of them, None when empty.
 
-    Invariants: ``_order`` holds exactly the levels that hold entries, highest priority first;
-    in each level ``fresh`` is sorted by rank and ``returned`` is a heap; ``top`` is the least
-    entry of ``_order[0]``.
+    Invariants: ``_order`` holds exactly the levels that hold entries, highest priority first,
+    and ``_keys`` their keys (plain integers, which bisect compares without calling a key
+    function); in each level ``fresh`` is sorted by rank and ``returned`` is a heap; ``top`` is
+    the least entry of ``_order[0]``.
     """
 
-    __slots__ = ("_levels", "_order", "top")
+    __slots__ = ("_keys", "_levels", "_order", "top")
 
     def __init__(self) -> None:
         self._levels: dict[int, _Level] = {}
         self._order: list[_Level] = []
+        self._keys: list[int] = []
         self.top: Entry | None = None
 
     def push(self, job: Job) -> Entry:
@@ -84,7 +82,9 @@ class RunnableQueue:
         fresh = level.fresh
         if not fresh or fresh[-1][0] < rank:
             if not fresh and not level.returned:
-                insort(self._order, level, key=_level_key)
+                i = bisect(self._keys, level.key)
+                self._keys.insert(i, level.key)
+                self._order.insert(i, level)
             fresh.append(entry)
         else:
             heappush(level.returned, entry)
@@ -104,6 +104,7 @@ class RunnableQueue:
             fresh.popleft()
         if not fresh and not returned:
             del order[0]
+            del self._keys[0]
             if not order:
                 self.top = None
                 return

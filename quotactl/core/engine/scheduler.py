@@ -73,6 +73,8 @@ class QueueEngine(Passes):
             and (not cap.lends_k[k] or cap.idle[t] - cap.borrowed[t] >= n)
         ):
             self._start(job)
+        elif n <= cap.max_count[k] and job.status_reason is None:
+            self._enqueue(job)  # what ``_admit`` comes to for a job that can run
         else:
             self._admit(job)
 

@@ -238,15 +238,13 @@ class EngineState:
             raise QuotactlError(f"no live job {job_id!r} in this engine", code="not-found")
         return self._by_id[job_id]
 
-    def _outranks(self, s: int, priority: int) -> bool:
-        """Does some active job of share ``s`` have a lower priority (a possible victim)?"""
-        return self._lowest[s] < priority
-
     def _count(self, s: int, priority: int) -> None:
         """An active job of ``priority`` joins share ``s`` (one with in-share preemption).
 
         Keeps ``_priorities[s]`` (active jobs per priority) and ``_lowest[s]`` (the lowest key
-        of it, NO_CAP when empty), so that ``_outranks`` is one comparison.
+        of it, NO_CAP when empty), so that "does an active job of share ``s`` have a lower
+        priority than ``p`` (a possible victim)?" is one comparison: ``_lowest[s] < p``.
+        (``Lifecycle._start`` and ``_release`` spell this and ``_uncount`` out: hot path.)
         """
         counts = self._priorities[s]
         counts[priority] = counts.get(priority, 0) + 1
