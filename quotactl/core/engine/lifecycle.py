@@ -42,7 +42,7 @@ class Lifecycle(EngineState):
         now = self.now
         s = job._s
         self._active[s][job._seq] = job
-        self._version[s] += 1
+        self._in_share_failed[s] = None  # its active jobs change
         if cap.in_share[s]:  # ``self._count(s, job.priority)``
             counts = self._priorities[s]
             p = job.priority
@@ -76,7 +76,7 @@ class Lifecycle(EngineState):
     def _activate(self, job: Job) -> None:
         s = job._s
         self._active[s][job._seq] = job
-        self._version[s] += 1
+        self._in_share_failed[s] = None  # its active jobs change
         if self.capacity.in_share[s]:
             self._count(s, job.priority)
         self.capacity.change(job._k, job._t, job.count, self.now)
@@ -95,7 +95,7 @@ class Lifecycle(EngineState):
         s = job._s
         t = job._t
         del self._active[s][job._seq]
-        self._version[s] += 1
+        self._in_share_failed[s] = None  # its active jobs change
         cap = self.capacity
         if cap.in_share[s]:  # ``self._uncount(s, job.priority)``
             counts = self._priorities[s]

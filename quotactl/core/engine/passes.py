@@ -191,11 +191,11 @@ class Passes(Lifecycle):
     def _preempt_in_share(self, candidates: list[tuple[Job, int]]) -> None:
         """Phase D: a blocked head preempts lower-priority jobs of its share if that is enough.
 
-        A failed attempt is remembered with the head, its priority and the share's version
-        (bumped whenever its active jobs change), together with the free capacity and slack of
-        the type that stopping every candidate would still need. Until one of those changes,
-        the attempt is repeated only if the type now has that much room: so the arrival of more
-        jobs behind the head costs nothing.
+        A failed attempt is remembered with the head and its priority, together with the free
+        capacity and slack of the type that stopping every candidate would still need; it is
+        forgotten whenever the share's active jobs change. Until then, and while the head and
+        its priority are the same, the attempt is repeated only if the type now has that much
+        room: so the arrival of more jobs behind the head costs nothing.
         """
         cap = self.capacity
         if len(candidates) > 1:
@@ -208,7 +208,7 @@ class Passes(Lifecycle):
                 # nobody to preempt: only capacity of the type can help (see ``_park``)
                 self._park(job, kind, self._own_room(job))
                 continue
-            key = (job, job.priority, self._version[s])
+            key = (job, job.priority)
             failed = self._in_share_failed[s]
             if failed is not None and failed[0] == key:
                 need = failed[1]

@@ -115,7 +115,7 @@ class QueueEngine(Passes):
             self._enqueue(job)
         else:
             self._touched.add(job._t)  # the order of victims changed for blocked own-limit heads
-            self._version[job._s] += 1
+            self._in_share_failed[job._s] = None
         self._dirty.add(job._s)
 
     def remove(self, job_id: str) -> None:

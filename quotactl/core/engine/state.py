@@ -51,7 +51,6 @@ class EngineState:
         "_timer_seq",
         "_timers",
         "_touched",
-        "_version",
         "_waiting",
         "_waits_on",
         "_wake_free",
@@ -82,9 +81,10 @@ class EngineState:
         # leaves less free capacity or slack than these cannot wake anybody)
         self._wake_free = [NO_CAP] * len(self.capacity.types)
         self._wake_slack = [NO_CAP] * len(self.capacity.types)
-        # per share: bumped whenever its active jobs change (in-share preemption depends on them)
-        self._version = [0] * shares
-        self._in_share_failed: list[tuple[tuple[Job, int, int], tuple[int, int] | None] | None]
+        # per share: its last failed in-share preemption attempt, (head, its priority) and the
+        # room it lacked; forgotten whenever the share's active jobs change (see
+        # ``Passes._preempt_in_share``)
+        self._in_share_failed: list[tuple[tuple[Job, int], tuple[int, int] | None] | None]
         self._in_share_failed = [None] * shares
         # per share with in-share preemption: active jobs per priority, and the lowest priority
         # among them (NO_CAP if none): who could be a victim (see ``_count``)
