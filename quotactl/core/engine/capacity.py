@@ -163,15 +163,16 @@ class Capacity:
                 meters.since[k] = now
             elif b_v:
                 meters.since[k] = now
+            rate_sum = meters.rate_sum[t]
             borrowed = self.borrowed[t]
             if borrowed:
                 rate_since = meters.rate_since
-                meters.rate_sum[t] += borrowed * (now - rate_since[t]) / self.idle[t]
+                rate_sum += borrowed * (now - rate_since[t]) / self.idle[t]
+                meters.rate_sum[t] = rate_sum
                 rate_since[t] = now
             elif b_v:
                 meters.rate_since[t] = now  # borrowing starts: the rate counts from now
             if lends:
-                rate_sum = meters.rate_sum[t]
                 mark = meters.mark
                 if rate_sum != mark[k]:
                     if u < lim:
