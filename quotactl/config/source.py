@@ -285,6 +285,23 @@ class _Builder:
         if node.tag != _MAP_TAG:
             self._error(path, f"unsupported YAML tag {node.tag!r}: expected a plain mapping")
             return None
+        items = node.value
+        if len(
+            {key.value for key, _ in items if key.tag == _STR_TAG and type(key.value) is str}
+        ) < len(items):
+            return self._irregular_mapping(node, path)
+        keys = self.source.keys
+        result: dict[str, object] = {}
+        for key_node, value_node in items:
+            key = key_node.value
+            child = (*path, key)
+            mark = key_node.start_mark
+            keys[child] = Position(mark.line + 1, mark.column + 1)
+            result[key] = self.build(value_node, child)
+        return result
+
+    def _irregular_mapping(self, node: yaml.MappingNode, path: YamlPath) -> object:
+        """A mapping with a merge key, a key that is not a plain string, or a repeated key."""
         if id(node) not in self.flattened:
             self.flattened.add(id(node))
             self._report_duplicate_keys(node)
