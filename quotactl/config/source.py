@@ -54,6 +54,7 @@ _MAP_TAG = "tag:yaml.org,2002:map"
 _SEQ_TAG = "tag:yaml.org,2002:seq"
 _MERGE_TAG = "tag:yaml.org,2002:merge"
 _STR_TAG = "tag:yaml.org,2002:str"
+_INT_TAG = "tag:yaml.org,2002:int"
 
 
 class Position(NamedTuple):
@@ -341,7 +342,11 @@ class _Builder:
         if self.libyaml and not node.value and not node.style:
             raise _Differs
         try:
-            value = self.loader.construct_object(node)
+            text = node.value
+            if node.tag == _INT_TAG and text.isdigit() and text.isascii() and text[0] != "0":
+                value: object = int(text)  # a count, the commonest other value: as PyYAML reads it
+            else:
+                value = self.loader.construct_object(node)
         except yaml.constructor.ConstructorError as exc:
             self._error(path, f"unsupported YAML value: {exc.problem}")
             return None
