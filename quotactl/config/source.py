@@ -287,9 +287,8 @@ class _Builder:
             self._error(path, f"unsupported YAML tag {node.tag!r}: expected a plain mapping")
             return None
         items = node.value
-        if len(
-            {key.value for key, _ in items if key.tag == _STR_TAG and type(key.value) is str}
-        ) < len(items):
+        plain = {key.value for key, _ in items if key.tag == _STR_TAG and type(key.value) is str}
+        if len(plain) < len(items):  # a merge key, a key that is no string, a repeated key
             return self._irregular_mapping(node, path)
         keys = self.source.keys
         result: dict[str, object] = {}
