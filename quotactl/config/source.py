@@ -40,7 +40,7 @@ from quotactl.config.loaders import (
 from quotactl.errors import Diagnostic, Severity
 
 if TYPE_CHECKING:
-    from collections.abc import Iterator, Sequence
+    from collections.abc import Iterable, Iterator, Sequence
 
 YamlPath = tuple[str | int, ...]
 """Where a value sits in a document: mapping keys and list indices from the top."""
@@ -290,15 +290,7 @@ class _Builder:
         plain = {key.value for key, _ in items if key.tag == _STR_TAG and type(key.value) is str}
         if len(plain) < len(items):  # a merge key, a key that is no string, a repeated key
             return self._irregular_mapping(node, path)
-        keys = self.source.keys
-        result: dict[str, object] = {}
-        for key_node, value_node in items:
-            key = key_node.value
-            child = (*path, key)
-            mark = key_node.start_mark
-            keys[child] = Position(mark.line + 1, mark.column + 1)
-            result[key] = self.build(value_node, child)
-        return result
+        return self._entries(((key.value, key, value) for key, value in items), path)
 
     def _irregular_mapping(self, node: yaml.MappingNode, path: YamlPath) -> object:
         """A mapping with a merge key, a key that is not a plain string, or a repeated key."""
@@ -316,9 +308,15 @@ class _Builder:
             if key is not None:
                 pairs.pop(key, None)  # the last one wins, as in PyYAML: keep its order too
                 pairs[key] = (key_node, value_node)
+        return self._entries(((key, *nodes) for key, nodes in pairs.items()), path)
+
+    def _entries(
+        self, entries: Iterable[tuple[str, yaml.Node, yaml.Node]], path: YamlPath
+    ) -> dict[str, object]:
+        """A mapping's value from its (key, key node, value node) entries, positions noted."""
         keys = self.source.keys
         result: dict[str, object] = {}
-        for key, (key_node, value_node) in pairs.items():
+        for key, key_node, value_node in entries:
             child = (*path, key)
             mark = key_node.start_mark
             keys[child] = Position(mark.line + 1, mark.column + 1)
