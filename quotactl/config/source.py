@@ -290,7 +290,7 @@ class _Builder:
         plain = {key.value for key, _ in items if key.tag == _STR_TAG and type(key.value) is str}
         if len(plain) < len(items):  # a merge key, a key that is no string, a repeated key
             return self._irregular_mapping(node, path)
-        return self._entries(((key.value, key, value) for key, value in items), path)
+        return self._entries([(key.value, key, value) for key, value in items], path)
 
     def _irregular_mapping(self, node: yaml.MappingNode, path: YamlPath) -> object:
         """A mapping with a merge key, a key that is not a plain string, or a repeated key."""
@@ -308,7 +308,7 @@ class _Builder:
             if key is not None:
                 pairs.pop(key, None)  # the last one wins, as in PyYAML: keep its order too
                 pairs[key] = (key_node, value_node)
-        return self._entries(((key, *nodes) for key, nodes in pairs.items()), path)
+        return self._entries([(key, *nodes) for key, nodes in pairs.items()], path)
 
     def _entries(
         self, entries: Iterable[tuple[str, yaml.Node, yaml.Node]], path: YamlPath
