@@ -19,6 +19,7 @@ from pydantic import ValidationError
 
 from quotactl.config.checks import check
 from quotactl.config.desired import to_desired
+from quotactl.config.instance_types import prefetch_instance_types
 from quotactl.config.inventory import Inventory, Salvaged
 from quotactl.config.messages import diagnostics_from
 from quotactl.config.schema import Config, ConfigFile, Environment, Platform, Queue, Team
@@ -56,6 +57,7 @@ def load_config(paths: Sequence[Path]) -> LoadedConfig:
     Raises ``NotFoundError`` for a missing path or a directory without YAML files, and
     ``ConfigError`` (every error, plus any warnings) when the config is invalid.
     """
+    prefetch_instance_types()  # read while the files are parsed; the checks need the list
     files = discover_files(paths)
     order = {str(path): index for index, path in enumerate(files)}
     parsed: list[tuple[ConfigFile | Salvaged, SourceMap]] = []

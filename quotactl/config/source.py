@@ -40,7 +40,7 @@ from quotactl.config.loaders import (
 from quotactl.errors import Diagnostic, Severity
 
 if TYPE_CHECKING:
-    from collections.abc import Iterator, Sequence
+    from collections.abc import Iterable, Iterator, Sequence
 
 YamlPath = tuple[str | int, ...]
 """Where a value sits in a document: mapping keys and list indices from the top."""
@@ -54,6 +54,7 @@ _MAP_TAG = "tag:yaml.org,2002:map"
 _SEQ_TAG = "tag:yaml.org,2002:seq"
 _MERGE_TAG = "tag:yaml.org,2002:merge"
 _STR_TAG = "tag:yaml.org,2002:str"
+_INT_TAG = "tag:yaml.org,2002:int"
 
 
 class Position(NamedTuple):
@@ -285,6 +286,14 @@ class _Builder:
         if node.tag != _MAP_TAG:
             self._error(path, f"unsupported YAML tag {node.tag!r}: expected a plain mapping")
             return None
+        items = node.value
+        plain = {key.value for key, _ in items if key.tag == _STR_TAG and type(key.value) is str}
+        if len(plain) < len(items):  # a merge key, a key that is no string, a repeated key
+            return self._irregular_mapping(node, path)
+        return self._entries([(key.value, key, value) for key, value in items], path)
+
+    def _irregular_mapping(self, node: yaml.MappingNode, path: YamlPath) -> object:
+        """A mapping with a merge key, a key that is not a plain string, or a repeated key."""
         if id(node) not in self.flattened:
             self.flattened.add(id(node))
             self._report_duplicate_keys(node)
@@ -299,9 +308,15 @@ class _Builder:
             if key is not None:
                 pairs.pop(key, None)  # the last one wins, as in PyYAML: keep its order too
                 pairs[key] = (key_node, value_node)
+        return self._entries([(key, *nodes) for key, nodes in pairs.items()], path)
+
+    def _entries(
+        self, entries: Iterable[tuple[str, yaml.Node, yaml.Node]], path: YamlPath
+    ) -> dict[str, object]:
+        """A mapping's value from its (key, key node, value node) entries, positions noted."""
         keys = self.source.keys
         result: dict[str, object] = {}
-        for key, (key_node, value_node) in pairs.items():
+        for key, key_node, value_node in entries:
             child = (*path, key)
             mark = key_node.start_mark
             keys[child] = Position(mark.line + 1, mark.column + 1)
@@ -324,7 +339,11 @@ class _Builder:
         if self.libyaml and not node.value and not node.style:
             raise _Differs
         try:
-            value = self.loader.construct_object(node)
+            text = node.value
+            if node.tag == _INT_TAG and text.isdigit() and text.isascii() and text[0] != "0":
+                value: object = int(text)  # a count, the commonest other value: as PyYAML reads it
+            else:
+                value = self.loader.construct_object(node)
         except yaml.constructor.ConstructorError as exc:
             self._error(path, f"unsupported YAML value: {exc.problem}")
             return None

@@ -34,7 +34,8 @@ HELP_TARGET_MS = 150.0
 VALIDATE_TARGET_MS = 300.0
 
 
-def _quotactl() -> list[str]:
+def quotactl_command() -> list[str]:
+    """The installed ``quotactl`` script beside this interpreter, else ``python -m quotactl``."""
     script = shutil.which("quotactl", path=str(Path(sys.executable).parent))
     return [script] if script else [sys.executable, "-m", "quotactl"]
 
@@ -93,7 +94,7 @@ def main() -> int:
         package = str(REPO_ROOT / "quotactl")
         subprocess.run([sys.executable, "-m", "compileall", "-q", package], check=True)
     print(f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
-    quotactl = _quotactl()
+    quotactl = quotactl_command()
     with tempfile.TemporaryDirectory() as tmp:
         large = str(large_config(Path(tmp) / "configs"))
         commands = {

@@ -221,3 +221,48 @@ def test_the_checked_in_configs_take_libyamls_composer_and_deep_text_does_not() 
     assert [d.message for d in parsed.diagnostics] == [
         "YAML nested too deeply (a config nests at most 64 levels)"
     ]
+
+
+_NUMBER_WORDS = st.one_of(
+    st.integers(-(10**6), 10**30).map(str),
+    st.sampled_from(
+        [
+            "0",
+            "00",
+            "010",
+            "0777",
+            "08",
+            "0o17",
+            "0x1F",
+            "0b101",
+            "1_000",
+            "+5",
+            "-0",
+            "1:30",
+            "1e3",
+        ]
+    ),
+    st.sampled_from(["\u0663", "\u00b2", "1.5", ".inf", "~", "on", "9" * 5000]),
+    st.from_regex(r"[0-9_:+.-]{1,8}", fullmatch=True),
+)
+
+
+@given(st.lists(_NUMBER_WORDS, min_size=1, max_size=6), st.booleans())
+def test_numbers_and_other_plain_scalars_read_as_pyyaml_reads_them(
+    words: list[str], libyaml: bool
+) -> None:
+    """Strings and counts skip PyYAML's constructor; what they become must not change."""
+    text = "".join(f"k{index}: {word}\n" for index, word in enumerate(words))
+    parsed = parse_yaml(text, "numbers.yaml", libyaml=libyaml)
+    try:
+        expected = yaml.safe_load(text)
+    except yaml.YAMLError:  # "k0: 1:" and the like are not YAML: reported, not read
+        assert parsed.diagnostics
+        return
+    except ValueError:  # a number too long for int(): a diagnostic instead
+        assert [d.message for d in parsed.diagnostics if "too large" in d.message]
+        return
+    assert parsed.diagnostics == []
+    assert isinstance(parsed.data, dict)
+    assert parsed.data == expected
+    assert [type(v) for v in parsed.data.values()] == [type(v) for v in expected.values()]

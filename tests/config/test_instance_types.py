@@ -22,8 +22,10 @@ from botocore.loaders import Loader
 from quotactl.config import instance_types
 from quotactl.config.instance_types import (
     botocore_data_root,
+    forget_instance_types,
     loader_instance_types,
     model_file,
+    prefetch_instance_types,
     read_enum,
     training_instance_types,
 )
@@ -38,9 +40,9 @@ BOTOCORE_DATA = Path(botocore.__file__).parent / "data"
 
 @pytest.fixture(autouse=True)
 def _fresh_list() -> Iterator[None]:
-    training_instance_types.cache_clear()
+    forget_instance_types()
     yield
-    training_instance_types.cache_clear()
+    forget_instance_types()
 
 
 def _model(enum: list[str], *, member: bool = False) -> dict[str, object]:
@@ -158,6 +160,26 @@ def test_when_the_fast_read_fails_botocores_loader_answers(
     assert training_instance_types() == _botocore_says(BOTOCORE_DATA)
 
 
+def test_the_list_read_ahead_is_the_one_botocore_reads() -> None:
+    prefetch_instance_types()
+    prefetch_instance_types()  # a second start while the first reads: still one reader
+    assert training_instance_types() == _botocore_says(BOTOCORE_DATA)
+
+
+def test_a_read_ahead_that_fails_leaves_the_error_to_the_caller(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The background read swallows nothing the caller would see: its own read raises."""
+
+    def unreadable() -> Path:
+        raise PermissionError("botocore's data cannot be listed")
+
+    monkeypatch.setattr(instance_types, "botocore_data_root", unreadable)
+    prefetch_instance_types()
+    with pytest.raises(PermissionError, match="cannot be listed"):
+        training_instance_types()
+
+
 def test_validate_accepts_an_instance_type_from_a_model_in_aws_models(
     cli: Callable[..., CliResult], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
@@ -181,7 +203,7 @@ def test_validate_accepts_an_instance_type_from_a_model_in_aws_models(
     model["shapes"]["TrainingInstanceType"]["enum"].append("ml.future.xlarge")
     models = tmp_path / "home" / ".aws" / "models"
     _write(models, installed.parent.name, model)
-    training_instance_types.cache_clear()
+    forget_instance_types()
     accepted = cli("validate", str(config))
     assert accepted.exit_code == 0, accepted.stderr
     assert "valid" in accepted.stdout
