@@ -63,7 +63,7 @@ class Passes(Lifecycle):
             elif dirty:
                 shares = sorted(dirty, key=self._head_seq)
                 dirty.clear()
-                found = [b for s in shares if (b := fill(s)) is not None]
+                found = [b for b in map(fill, shares) if b is not None]
                 if found:
                     self._unblock(found)
 
@@ -274,7 +274,10 @@ class Passes(Lifecycle):
                 continue
             free = cap.cap[t] - cap.used[t]
             slack = cap.idle[t] - cap.borrowed[t]
-            woken = [s for s, (_, nf, ns) in waiting.items() if free >= nf and slack >= ns]
+            woken: list[int] = []  # a loop: a comprehension would make free and slack cells
+            for s, (_, need_free, need_slack) in waiting.items():
+                if free >= need_free and slack >= need_slack:
+                    woken.append(s)
             for s in woken:
                 self._unwait(s)
                 self._dirty.add(s)

@@ -79,11 +79,15 @@ def in_share_victims(
     cap = state.capacity
     t, k, n = job._t, job._k, job.count
     priority = job.priority
-    candidates = [v for v in state._active[job._s].values() if v._t == t and v.priority < priority]
-    u, lim, bcap, lends = cap.usage[k], cap.limit[k], cap.bcap[k], cap.lends_k[k]
+    # the candidates and what they hold, in one loop (a comprehension would make t and
+    # priority cells, made anew on every call)
+    candidates: list[Job] = []
     held = 0
-    for v in candidates:
-        held += v.count
+    for v in state._active[job._s].values():
+        if v._t == t and v.priority < priority:
+            candidates.append(v)
+            held += v.count
+    u, lim, bcap, lends = cap.usage[k], cap.limit[k], cap.bcap[k], cap.lends_k[k]
     if u - held + n > lim + bcap:
         return None, None  # even stopping them all leaves the head over its limit and cap
     used, idle, borrowed = cap.used[t], cap.idle[t], cap.borrowed[t]

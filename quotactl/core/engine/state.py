@@ -178,12 +178,22 @@ class EngineState:
         job._t = t
         job._k = t * cap.S + s
         if job.groups:
-            parts = [(g * cap.S + s, g, n) for g, n in ((self._type(u), n) for u, n in job.groups)]
-            job._parts = tuple(parts)
+            job._parts = self._group_parts(job)
         job._seq = self._seq
         self._seq += 1
         if self._by_id is not None:
             self._by_id[job.job_id] = job
+
+    def _group_parts(self, job: Job) -> tuple[tuple[int, int, int], ...]:
+        """``(k, t, n)`` of each further instance group of an indexed job (``Job.groups``).
+
+        (A method of its own: a comprehension in ``_index`` would turn the locals it reads
+        into cells, made anew on every call, for every job.)
+        """
+        s = job._s
+        S = self.capacity.S
+        typed = [(self._type(u), n) for u, n in job.groups]
+        return tuple((t * S + s, t, n) for t, n in typed)
 
     def _type(self, name: str) -> int:
         """The index of an instance type (a new one, which the environment may lack, is added)."""
