@@ -52,18 +52,17 @@ class Passes(Lifecycle):
         self.now = now
         dirty = self._dirty
         touched = self._touched
-        fill = self._fill
         while dirty or touched:
             if touched:
                 self._wake()
             if len(dirty) == 1:
-                blocked = fill(dirty.pop())
+                blocked = self._fill(dirty.pop())
                 if blocked is not None:
                     self._unblock([blocked])
             elif dirty:
                 shares = sorted(dirty, key=self._head_seq)
                 dirty.clear()
-                found = [b for b in map(fill, shares) if b is not None]
+                found = [b for b in map(self._fill, shares) if b is not None]
                 if found:
                     self._unblock(found)
 
