@@ -76,8 +76,9 @@ class RunnableQueue:
         """Queue ``job`` at its current priority; returns its new entry."""
         rank = job._seq - job.priority * _SEQ_SPAN  # queue_rank(job), spelled out: hot path
         entry = (rank, job)
-        level = self._levels.get(job.priority)
-        if level is None:
+        try:
+            level = self._levels[job.priority]
+        except KeyError:
             level = self._levels[job.priority] = _Level(job.priority)
         fresh = level.fresh
         if not fresh or fresh[-1][0] < rank:

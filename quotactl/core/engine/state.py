@@ -164,15 +164,19 @@ class EngineState:
     # -- bookkeeping ----------------------------------------------------------------------------
 
     def _index(self, job: Job) -> None:
-        s = self._share_index.get(job.share)
-        if s is None:
+        # subscripts, not .get(): every job passes here, and a method call costs more than
+        # the lookup
+        try:
+            s = self._share_index[job.share]
+        except KeyError:
             raise QuotactlError(
                 f"queue {self.queue.name!r} has no quota share {job.share!r}",
                 code="unknown-share",
-            )
+            ) from None
         cap = self.capacity
-        t = cap.type_index.get(job.instance_type)
-        if t is None:
+        try:
+            t = cap.type_index[job.instance_type]
+        except KeyError:
             t = self._type(job.instance_type)
         job._s = s
         job._t = t

@@ -180,10 +180,10 @@ def _replay(queues: Sequence[QueueModel], rows: Iterable[TraceRow], source: str)
             engine.now = at
             while pending is not None and pending[0] <= at:
                 _, ref, itype, count, duration, priority, name, line = pending
-                target = resolved.get((ref, itype))
-                if target is None:
-                    target = resolved[ref, itype] = _target(route, ref, itype, source, line)
-                share, qtype = target
+                try:  # a subscript, not .get(): a method call costs more than the lookup
+                    share, qtype = resolved[ref, itype]
+                except KeyError:
+                    share, qtype = resolved[ref, itype] = _target(route, ref, itype, source, line)
                 job = Job(name, share, qtype, count, priority, at, duration, _RUNNABLE, at)
                 offer(job)
                 submitted[job._s] += 1
