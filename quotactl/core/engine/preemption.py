@@ -93,11 +93,12 @@ def in_share_victims(
     used, idle, borrowed = cap.used[t], cap.idle[t], cap.borrowed[t]
     if candidates:
         # ``sort(key=victim_order)`` with the key spelled out: a call per candidate cost more
-        # than the sort (``started_at`` is set on every active job)
-        ranked = [((v.priority, -(v.started_at or 0.0), -v._seq), v) for v in candidates]
+        # than the sort (``started_at`` is set on every active job; ``_seq`` is unique, so
+        # the job itself is never compared)
+        ranked = [(v.priority, -(v.started_at or 0.0), -v._seq, v) for v in candidates]
         ranked.sort()
         chosen: list[Job] = []
-        for _, victim in ranked:
+        for _, _, _, victim in ranked:
             w = u - victim.count
             borrowed += (w - lim if w > lim else 0) - (u - lim if u > lim else 0)
             if lends:

@@ -47,10 +47,11 @@ def queue_rank(job: Job) -> int:
 class _Level:
     """The entries queued at one priority: ``fresh`` in rank order, the others in a heap."""
 
-    __slots__ = ("fresh", "key", "returned")
+    __slots__ = ("base", "fresh", "key", "returned")
 
     def __init__(self, priority: int) -> None:
         self.key = -priority  # levels sort by it: highest priority first
+        self.base = -priority * _SEQ_SPAN  # rank = submission number + base (``queue_rank``)
         self.fresh: deque[Entry] = deque()
         self.returned: list[Entry] = []
 
@@ -74,12 +75,12 @@ class RunnableQueue:
 
     def push(self, job: Job) -> Entry:
         """Queue ``job`` at its current priority; returns its new entry."""
-        rank = job._seq - job.priority * _SEQ_SPAN  # queue_rank(job), spelled out: hot path
-        entry = (rank, job)
         try:
             level = self._levels[job.priority]
         except KeyError:
             level = self._levels[job.priority] = _Level(job.priority)
+        rank = job._seq + level.base  # queue_rank(job), spelled out: hot path
+        entry = (rank, job)
         fresh = level.fresh
         if not fresh or fresh[-1][0] < rank:
             if not fresh and not level.returned:
