@@ -203,7 +203,7 @@ class Passes(Lifecycle):
             s = job._s
             if self._head(s) is not job:
                 continue
-            if not self._lowest[s] < job.priority:
+            if self._lowest[s] >= job.priority:
                 # nobody to preempt: only capacity of the type can help (see ``_park``)
                 self._park(job, kind, self._own_room(job))
                 continue
