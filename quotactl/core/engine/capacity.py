@@ -142,36 +142,50 @@ class Capacity:
             self.meters.grow(self.S)
         return t
 
-    def change(self, k: int, t: int, delta: int, now: float) -> None:
-        """Add ``delta`` instances, at time ``now``, to the usage of pair ``k`` (of type ``t``)."""
+    def change(self, k: int, t: int, delta: int, now: float) -> int:
+        """Add ``delta`` instances, at time ``now``, to the usage of pair ``k`` (of type ``t``).
+
+        Returns the change of the pair's borrowed instances B (positive when a start borrows).
+        With U going from ``u`` to ``v``: B = max(0, U - L) changes by ``b_v - b_u``, and own
+        usage O = U - B by the rest of ``delta``, which a lending share's idle capacity loses.
+        """
         u = self.usage[k]
         v = u + delta
         lim = self.limit[k]
+        b_u = u - lim if u > lim else 0
+        b_v = v - lim if v > lim else 0
+        lends = self.lends_k[k]
         meters = self.meters
         if meters is not None:
-            if u > lim:
-                meters.borrowed[k] += (u - lim) * (now - meters.since[k])
+            # integrals up to ``now``, with the rates that held until now
+            if b_u:
+                meters.borrowed[k] += b_u * (now - meters.since[k])
                 meters.since[k] = now
-            elif v > lim:
+            elif b_v:
                 meters.since[k] = now
+            rate_sum = meters.rate_sum[t]
             borrowed = self.borrowed[t]
             if borrowed:
-                meters.rate_sum[t] += borrowed * (now - meters.rate_since[t]) / self.idle[t]
-                meters.rate_since[t] = now
-            elif v > lim:
+                rate_since = meters.rate_since
+                rate_sum += borrowed * (now - rate_since[t]) / self.idle[t]
+                meters.rate_sum[t] = rate_sum
+                rate_since[t] = now
+            elif b_v:
                 meters.rate_since[t] = now  # borrowing starts: the rate counts from now
-            if self.lends_k[k]:
-                rate_sum = meters.rate_sum[t]
-                if rate_sum != meters.mark[k]:
+            if lends:
+                mark = meters.mark
+                if rate_sum != mark[k]:
                     if u < lim:
-                        meters.lent[k] += (lim - u) * (rate_sum - meters.mark[k])
-                    meters.mark[k] = rate_sum
-        if u > lim or v > lim:
-            self.borrowed[t] += (v - lim if v > lim else 0) - (u - lim if u > lim else 0)
-        if (u < lim or v < lim) and self.lends_k[k]:
-            self.idle[t] += (lim - v if v < lim else 0) - (lim - u if u < lim else 0)
+                        meters.lent[k] += (lim - u) * (rate_sum - mark[k])
+                    mark[k] = rate_sum
         self.usage[k] = v
         self.used[t] += delta
+        db = b_v - b_u
+        if db:
+            self.borrowed[t] += db
+        if lends and delta != db:
+            self.idle[t] -= delta - db
+        return db
 
     def fits(self, k: int, t: int, n: int) -> bool:
         """Can a job of ``n`` instances of pair ``k`` start now without preempting anything?"""

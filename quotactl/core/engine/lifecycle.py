@@ -14,6 +14,7 @@ from __future__ import annotations
 from heapq import heappop, heappush
 
 from quotactl.core.engine import reasons
+from quotactl.core.engine.capacity import NO_CAP
 from quotactl.core.engine.model import Job, JobStatus, PreemptedAttempt
 from quotactl.core.engine.state import EngineState
 
@@ -38,21 +39,22 @@ class Lifecycle(EngineState):
         cap = self.capacity
         k = job._k
         t = job._t
-        n = job.count
-        u = cap.usage[k]
-        lim = cap.limit[k]
-        borrowed = (u + n - lim if u + n > lim else 0) - (u - lim if u > lim else 0)
-        if borrowed:
-            self._touched.add(t)  # new borrowing: new victims for blocked own-limit heads
         now = self.now
         s = job._s
         self._active[s][job._seq] = job
-        self._version[s] += 1
-        if cap.in_share[s]:
-            self._count(s, job.priority)
-        cap.change(k, t, n, now)
-        for pk, pt, pn in job._parts:
-            cap.change(pk, pt, pn, now)
+        self._in_share_failed[s] = None  # its active jobs change
+        if cap.in_share[s]:  # ``self._count(s, job.priority)``
+            counts = self._priorities[s]
+            p = job.priority
+            counts[p] = counts.get(p, 0) + 1
+            if p < self._lowest[s]:
+                self._lowest[s] = p
+        borrowed = cap.change(k, t, job.count, now)
+        if borrowed:
+            self._touched.add(t)  # new borrowing: new victims for blocked own-limit heads
+        if job._parts:
+            for pk, pt, pn in job._parts:
+                cap.change(pk, pt, pn, now)
         job.started_at = now
         job.status_since = now
         job.status_reason = None
@@ -74,7 +76,7 @@ class Lifecycle(EngineState):
     def _activate(self, job: Job) -> None:
         s = job._s
         self._active[s][job._seq] = job
-        self._version[s] += 1
+        self._in_share_failed[s] = None  # its active jobs change
         if self.capacity.in_share[s]:
             self._count(s, job.priority)
         self.capacity.change(job._k, job._t, job.count, self.now)
@@ -93,10 +95,18 @@ class Lifecycle(EngineState):
         s = job._s
         t = job._t
         del self._active[s][job._seq]
-        self._version[s] += 1
+        self._in_share_failed[s] = None  # its active jobs change
         cap = self.capacity
-        if cap.in_share[s]:
-            self._uncount(s, job.priority)
+        if cap.in_share[s]:  # ``self._uncount(s, job.priority)``
+            counts = self._priorities[s]
+            p = job.priority
+            left = counts[p] - 1
+            if left:
+                counts[p] = left
+            else:
+                del counts[p]
+                if p == self._lowest[s]:
+                    self._lowest[s] = min(counts, default=NO_CAP)
         cap.change(job._k, t, -job.count, self.now)
         if job._parts:
             for pk, pt, pn in job._parts:
@@ -124,7 +134,7 @@ class Lifecycle(EngineState):
                 if (
                     need <= lim
                     or (not parked and need <= lim + cap.bcap[k])
-                    or (cap.in_share[s] and self._outranks(s, head.priority))
+                    or (cap.in_share[s] and self._lowest[s] < head.priority)
                 ):
                     self._dirty.add(s)
         job._attempt += 1
@@ -221,7 +231,8 @@ class Lifecycle(EngineState):
                 job.status_since = at
                 if job.end_reason is None:
                     job.status = _SUCCEEDED
-                    self._forget(job)
+                    if self._by_id is not None:
+                        self._forget(job)
                     self._finished(job)
                     continue
                 job.status_reason = job.end_reason

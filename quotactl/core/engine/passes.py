@@ -52,18 +52,17 @@ class Passes(Lifecycle):
         self.now = now
         dirty = self._dirty
         touched = self._touched
-        fill = self._fill
         while dirty or touched:
             if touched:
                 self._wake()
             if len(dirty) == 1:
-                blocked = fill(dirty.pop())
+                blocked = self._fill(dirty.pop())
                 if blocked is not None:
                     self._unblock([blocked])
             elif dirty:
                 shares = sorted(dirty, key=self._head_seq)
                 dirty.clear()
-                found = [b for s in shares if (b := fill(s)) is not None]
+                found = [b for b in map(self._fill, shares) if b is not None]
                 if found:
                     self._unblock(found)
 
@@ -106,13 +105,13 @@ class Passes(Lifecycle):
             if u + n <= lim + cap.bcap[k]:
                 t = job._t
                 if (cap.used[t] + n <= cap.cap[t] and cap.idle[t] - cap.borrowed[t] >= n) or (
-                    cap.in_share[s] and self._outranks(s, job.priority)
+                    cap.in_share[s] and self._lowest[s] < job.priority
                 ):
                     return (_BORROWER, job)
                 # No room to borrow now, and nobody to preempt: park it at once. Capacity
                 # only comes back through releases, which wake it.
                 self._park(job, _BORROWER)
-            elif cap.in_share[s] and self._outranks(s, job.priority):
+            elif cap.in_share[s] and self._lowest[s] < job.priority:
                 return (_OVER_LIMIT, job)
             return None
         return None
@@ -191,11 +190,11 @@ class Passes(Lifecycle):
     def _preempt_in_share(self, candidates: list[tuple[Job, int]]) -> None:
         """Phase D: a blocked head preempts lower-priority jobs of its share if that is enough.
 
-        A failed attempt is remembered with the head, its priority and the share's version
-        (bumped whenever its active jobs change), together with the free capacity and slack of
-        the type that stopping every candidate would still need. Until one of those changes,
-        the attempt is repeated only if the type now has that much room: so the arrival of more
-        jobs behind the head costs nothing.
+        A failed attempt is remembered with the head and its priority, together with the free
+        capacity and slack of the type that stopping every candidate would still need; it is
+        forgotten whenever the share's active jobs change. Until then, and while the head and
+        its priority are the same, the attempt is repeated only if the type now has that much
+        room: so the arrival of more jobs behind the head costs nothing.
         """
         cap = self.capacity
         if len(candidates) > 1:
@@ -204,11 +203,11 @@ class Passes(Lifecycle):
             s = job._s
             if self._head(s) is not job:
                 continue
-            if not self._outranks(s, job.priority):
+            if self._lowest[s] >= job.priority:
                 # nobody to preempt: only capacity of the type can help (see ``_park``)
                 self._park(job, kind, self._own_room(job))
                 continue
-            key = (job, job.priority, self._version[s])
+            key = (job, job.priority)
             failed = self._in_share_failed[s]
             if failed is not None and failed[0] == key:
                 need = failed[1]
@@ -274,7 +273,10 @@ class Passes(Lifecycle):
                 continue
             free = cap.cap[t] - cap.used[t]
             slack = cap.idle[t] - cap.borrowed[t]
-            woken = [s for s, (_, nf, ns) in waiting.items() if free >= nf and slack >= ns]
+            woken: list[int] = []  # a loop: a comprehension would make free and slack cells
+            for s, (_, need_free, need_slack) in waiting.items():
+                if free >= need_free and slack >= need_slack:
+                    woken.append(s)
             for s in woken:
                 self._unwait(s)
                 self._dirty.add(s)

@@ -78,17 +78,27 @@ def in_share_victims(
     """
     cap = state.capacity
     t, k, n = job._t, job._k, job.count
-    candidates = [
-        v for v in state._active[job._s].values() if v._t == t and v.priority < job.priority
-    ]
+    priority = job.priority
+    # the candidates and what they hold, in one loop (a comprehension would make t and
+    # priority cells, made anew on every call)
+    candidates: list[Job] = []
+    held = 0
+    for v in state._active[job._s].values():
+        if v._t == t and v.priority < priority:
+            candidates.append(v)
+            held += v.count
     u, lim, bcap, lends = cap.usage[k], cap.limit[k], cap.bcap[k], cap.lends_k[k]
-    if u - sum(v.count for v in candidates) + n > lim + bcap:
+    if u - held + n > lim + bcap:
         return None, None  # even stopping them all leaves the head over its limit and cap
     used, idle, borrowed = cap.used[t], cap.idle[t], cap.borrowed[t]
     if candidates:
-        candidates.sort(key=victim_order)
+        # ``sort(key=victim_order)`` with the key spelled out: a call per candidate cost more
+        # than the sort (``started_at`` is set on every active job; ``_seq`` is unique, so
+        # the job itself is never compared)
+        ranked = [(v.priority, -(v.started_at or 0.0), -v._seq, v) for v in candidates]
+        ranked.sort()
         chosen: list[Job] = []
-        for victim in candidates:
+        for _, _, _, victim in ranked:
             w = u - victim.count
             borrowed += (w - lim if w > lim else 0) - (u - lim if u > lim else 0)
             if lends:

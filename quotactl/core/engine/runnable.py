@@ -18,7 +18,7 @@ left, when it gets there), as it would pop it from the heap.
 
 from __future__ import annotations
 
-from bisect import insort
+from bisect import bisect
 from collections import deque
 from heapq import heappop, heappush
 from typing import TYPE_CHECKING
@@ -47,44 +47,46 @@ def queue_rank(job: Job) -> int:
 class _Level:
     """The entries queued at one priority: ``fresh`` in rank order, the others in a heap."""
 
-    __slots__ = ("fresh", "key", "returned")
+    __slots__ = ("base", "fresh", "key", "returned")
 
     def __init__(self, priority: int) -> None:
         self.key = -priority  # levels sort by it: highest priority first
+        self.base = -priority * _SEQ_SPAN  # rank = submission number + base (``queue_rank``)
         self.fresh: deque[Entry] = deque()
         self.returned: list[Entry] = []
-
-
-def _level_key(level: _Level) -> int:
-    return level.key
 
 
 class RunnableQueue:
     """Entries ``(rank, job)`` of one share; ``top`` is the least of them, None when empty.
 
-    Invariants: ``_order`` holds exactly the levels that hold entries, highest priority first;
-    in each level ``fresh`` is sorted by rank and ``returned`` is a heap; ``top`` is the least
-    entry of ``_order[0]``.
+    Invariants: ``_order`` holds exactly the levels that hold entries, highest priority first,
+    and ``_keys`` their keys (plain integers, which bisect compares without calling a key
+    function); in each level ``fresh`` is sorted by rank and ``returned`` is a heap; ``top`` is
+    the least entry of ``_order[0]``.
     """
 
-    __slots__ = ("_levels", "_order", "top")
+    __slots__ = ("_keys", "_levels", "_order", "top")
 
     def __init__(self) -> None:
         self._levels: dict[int, _Level] = {}
         self._order: list[_Level] = []
+        self._keys: list[int] = []
         self.top: Entry | None = None
 
     def push(self, job: Job) -> Entry:
         """Queue ``job`` at its current priority; returns its new entry."""
-        rank = job._seq - job.priority * _SEQ_SPAN  # queue_rank(job), spelled out: hot path
-        entry = (rank, job)
-        level = self._levels.get(job.priority)
-        if level is None:
+        try:
+            level = self._levels[job.priority]
+        except KeyError:
             level = self._levels[job.priority] = _Level(job.priority)
+        rank = job._seq + level.base  # queue_rank(job), spelled out: hot path
+        entry = (rank, job)
         fresh = level.fresh
         if not fresh or fresh[-1][0] < rank:
             if not fresh and not level.returned:
-                insort(self._order, level, key=_level_key)
+                i = bisect(self._keys, level.key)
+                self._keys.insert(i, level.key)
+                self._order.insert(i, level)
             fresh.append(entry)
         else:
             heappush(level.returned, entry)
@@ -104,6 +106,7 @@ class RunnableQueue:
             fresh.popleft()
         if not fresh and not returned:
             del order[0]
+            del self._keys[0]
             if not order:
                 self.top = None
                 return

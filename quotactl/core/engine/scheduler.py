@@ -73,6 +73,8 @@ class QueueEngine(Passes):
             and (not cap.lends_k[k] or cap.idle[t] - cap.borrowed[t] >= n)
         ):
             self._start(job)
+        elif n <= cap.max_count[k] and job.status_reason is None:
+            self._enqueue(job)  # what ``_admit`` comes to for a job that can run
         else:
             self._admit(job)
 
@@ -113,7 +115,7 @@ class QueueEngine(Passes):
             self._enqueue(job)
         else:
             self._touched.add(job._t)  # the order of victims changed for blocked own-limit heads
-            self._version[job._s] += 1
+            self._in_share_failed[job._s] = None
         self._dirty.add(job._s)
 
     def remove(self, job_id: str) -> None:

@@ -51,7 +51,6 @@ class EngineState:
         "_timer_seq",
         "_timers",
         "_touched",
-        "_version",
         "_waiting",
         "_waits_on",
         "_wake_free",
@@ -82,9 +81,10 @@ class EngineState:
         # leaves less free capacity or slack than these cannot wake anybody)
         self._wake_free = [NO_CAP] * len(self.capacity.types)
         self._wake_slack = [NO_CAP] * len(self.capacity.types)
-        # per share: bumped whenever its active jobs change (in-share preemption depends on them)
-        self._version = [0] * shares
-        self._in_share_failed: list[tuple[tuple[Job, int, int], tuple[int, int] | None] | None]
+        # per share: its last failed in-share preemption attempt, (head, its priority) and the
+        # room it lacked; forgotten whenever the share's active jobs change (see
+        # ``Passes._preempt_in_share``)
+        self._in_share_failed: list[tuple[tuple[Job, int], tuple[int, int] | None] | None]
         self._in_share_failed = [None] * shares
         # per share with in-share preemption: active jobs per priority, and the lowest priority
         # among them (NO_CAP if none): who could be a victim (see ``_count``)
@@ -164,26 +164,40 @@ class EngineState:
     # -- bookkeeping ----------------------------------------------------------------------------
 
     def _index(self, job: Job) -> None:
-        s = self._share_index.get(job.share)
-        if s is None:
+        # subscripts, not .get(): every job passes here, and a method call costs more than
+        # the lookup
+        try:
+            s = self._share_index[job.share]
+        except KeyError:
             raise QuotactlError(
                 f"queue {self.queue.name!r} has no quota share {job.share!r}",
                 code="unknown-share",
-            )
+            ) from None
         cap = self.capacity
-        t = cap.type_index.get(job.instance_type)
-        if t is None:
+        try:
+            t = cap.type_index[job.instance_type]
+        except KeyError:
             t = self._type(job.instance_type)
         job._s = s
         job._t = t
         job._k = t * cap.S + s
         if job.groups:
-            parts = [(g * cap.S + s, g, n) for g, n in ((self._type(u), n) for u, n in job.groups)]
-            job._parts = tuple(parts)
+            job._parts = self._group_parts(job)
         job._seq = self._seq
         self._seq += 1
         if self._by_id is not None:
             self._by_id[job.job_id] = job
+
+    def _group_parts(self, job: Job) -> tuple[tuple[int, int, int], ...]:
+        """``(k, t, n)`` of each further instance group of an indexed job (``Job.groups``).
+
+        (A method of its own: a comprehension in ``_index`` would turn the locals it reads
+        into cells, made anew on every call, for every job.)
+        """
+        s = job._s
+        S = self.capacity.S
+        typed = [(self._type(u), n) for u, n in job.groups]
+        return tuple((t * S + s, t, n) for t, n in typed)
 
     def _type(self, name: str) -> int:
         """The index of an instance type (a new one, which the environment may lack, is added)."""
@@ -238,15 +252,13 @@ class EngineState:
             raise QuotactlError(f"no live job {job_id!r} in this engine", code="not-found")
         return self._by_id[job_id]
 
-    def _outranks(self, s: int, priority: int) -> bool:
-        """Does some active job of share ``s`` have a lower priority (a possible victim)?"""
-        return self._lowest[s] < priority
-
     def _count(self, s: int, priority: int) -> None:
         """An active job of ``priority`` joins share ``s`` (one with in-share preemption).
 
         Keeps ``_priorities[s]`` (active jobs per priority) and ``_lowest[s]`` (the lowest key
-        of it, NO_CAP when empty), so that ``_outranks`` is one comparison.
+        of it, NO_CAP when empty), so that "does an active job of share ``s`` have a lower
+        priority than ``p`` (a possible victim)?" is one comparison: ``_lowest[s] < p``.
+        (``Lifecycle._start`` and ``_release`` spell this and ``_uncount`` out: hot path.)
         """
         counts = self._priorities[s]
         counts[priority] = counts.get(priority, 0) + 1

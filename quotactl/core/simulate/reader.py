@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import sys
+from itertools import chain
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -16,7 +17,7 @@ from quotactl.core.simulate.trace import TraceError, read_trace
 from quotactl.errors import NotFoundError, QuotactlError
 
 if TYPE_CHECKING:
-    from collections.abc import Iterator
+    from collections.abc import Iterable, Iterator
     from multiprocessing.connection import Connection
 
     from quotactl.core.simulate.trace import TraceRow
@@ -32,7 +33,8 @@ def trace_rows(path: Path, *, parallel: bool = True) -> Iterator[TraceRow]:
     check_trace(path)
     if not parallel or path.stat().st_size < PARALLEL_BYTES or not can_spawn():
         return read_here(path)
-    return _read_in_worker(path)
+    # rows straight from each batch's list: no generator frame resumed per row
+    return chain.from_iterable(_batches_from_worker(path))
 
 
 def check_trace(path: Path) -> None:
@@ -69,7 +71,8 @@ def not_text(path: Path, exc: UnicodeDecodeError) -> QuotactlError:
     return TraceError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})")
 
 
-def _read_in_worker(path: Path) -> Iterator[TraceRow]:
+def _batches_from_worker(path: Path) -> Iterator[Iterable[TraceRow]]:
+    """The rows of ``path`` in the worker's batches (parsed here if the worker cannot run)."""
     import multiprocessing
 
     context = multiprocessing.get_context("spawn")
@@ -84,7 +87,7 @@ def _read_in_worker(path: Path) -> Iterator[TraceRow]:
                 message = receiver.recv()
             except EOFError:
                 if not received:  # the worker never ran (spawn could not start it): read here
-                    yield from read_here(path)
+                    yield read_here(path)
                     return
                 raise QuotactlError(
                     f"the reader of {path} stopped unexpectedly", code="trace-invalid"
@@ -94,7 +97,7 @@ def _read_in_worker(path: Path) -> Iterator[TraceRow]:
                 return
             if isinstance(message, tuple):
                 raise TraceError(message[0], hint=message[1])
-            yield from message
+            yield message
     finally:
         receiver.close()
         if worker.is_alive():

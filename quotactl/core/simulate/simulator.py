@@ -152,7 +152,8 @@ def simulate(queues: Sequence[QueueModel], rows: Iterable[TraceRow], source: str
 def _replay(queues: Sequence[QueueModel], rows: Iterable[TraceRow], source: str) -> RunTotals:
     engine = MeteredEngine(queues)
     route = _routes(queues)
-    resolved: dict[str, tuple[str, dict[str, str]]] = {}
+    # per (trace share, instance type): the merged share and the queue-qualified type
+    resolved: dict[tuple[str, str], tuple[str, str]] = {}
     heap = engine._timers
     dirty = engine._dirty
     touched = engine._touched
@@ -160,38 +161,32 @@ def _replay(queues: Sequence[QueueModel], rows: Iterable[TraceRow], source: str)
     schedule = engine.schedule
     offer = engine.offer
     submitted = engine.submitted
-    types: dict[str, dict[str, str]] = {}  # per queue: instance type -> queue-qualified type
     arrivals = iter(rows)
     pending = next(arrivals, None)
-    jobs = 0
     last_arrival = 0.0
     while True:
-        if pending is not None:
-            at = pending[0]
-            if heap and heap[0][0] < at:
-                at = heap[0][0]
-        elif heap:
+        # the next instant: the earliest timer or arrival; timers due then fire first
+        if heap:
             at = heap[0][0]
+            if pending is not None and pending[0] < at:
+                at = pending[0]
+            else:
+                fire(at)
+        elif pending is not None:
+            at = pending[0]
         else:
             break
-        if heap and heap[0][0] <= at:
-            fire(at)
         if pending is not None and pending[0] <= at:
             engine.now = at
             while pending is not None and pending[0] <= at:
                 _, ref, itype, count, duration, priority, name, line = pending
-                target = resolved.get(ref)
-                if target is None:
-                    share, queue = _resolve(route, ref, source, line)
-                    target = resolved[ref] = (share, types.setdefault(queue, {}))
-                share, qualified = target
-                qtype = qualified.get(itype)
-                if qtype is None:
-                    qtype = qualified[itype] = f"{share.split('/', 1)[0]}/{itype}"
+                try:  # a subscript, not .get(): a method call costs more than the lookup
+                    share, qtype = resolved[ref, itype]
+                except KeyError:
+                    share, qtype = resolved[ref, itype] = _target(route, ref, itype, source, line)
                 job = Job(name, share, qtype, count, priority, at, duration, _RUNNABLE, at)
                 offer(job)
                 submitted[job._s] += 1
-                jobs += 1
                 pending = next(arrivals, None)
             last_arrival = at
             if pending is None:
@@ -199,13 +194,21 @@ def _replay(queues: Sequence[QueueModel], rows: Iterable[TraceRow], source: str)
         if dirty or touched:
             schedule(at)
     return RunTotals(
-        jobs=jobs,
+        jobs=sum(submitted),
         window=last_arrival,
         window_used=engine.window_used,
         end=max(last_arrival, engine.last_finish),
         queues=tuple(queues),
         shares=engine.close(max(last_arrival, engine.last_finish)),
     )
+
+
+def _target(
+    route: dict[str, tuple[str, str] | str], ref: str, itype: str, source: str, line: int
+) -> tuple[str, str]:
+    """The merged share a trace row's ``share`` names, and its instance type qualified."""
+    share, _ = _resolve(route, ref, source, line)
+    return share, f"{share.split('/', 1)[0]}/{itype}"
 
 
 def _merged(queues: Sequence[QueueModel]) -> QueueModel:

@@ -76,6 +76,9 @@ def _read_csv(
     previous = 0.0
     line = offset
     found = False
+    # One str object per distinct share and instance type: a batch of rows sent from the
+    # worker pickles each once, and lookups by them reuse its cached hash.
+    same: dict[str, str] = {}
     for text in rest:
         line += 1
         # One job per line: split on commas, and leave quoted fields to the csv module.
@@ -94,8 +97,8 @@ def _read_csv(
             priority = int(row[ipr]) if ipr >= 0 and row[ipr] else 0
         except ValueError:
             raise _field_error(row, header, source, line) from None
-        share = row[ish]
-        instance_type = row[ity]
+        share = same.setdefault(row[ish], row[ish])
+        instance_type = same.setdefault(row[ity], row[ity])
         if not (
             previous <= at < _INF
             and count > 0
@@ -122,6 +125,7 @@ def _read_jsonl(
     previous = 0.0
     line = offset
     text = first
+    same: dict[str, str] = {}  # as in ``_read_csv``
     while True:
         if text.strip():
             try:
@@ -136,7 +140,9 @@ def _read_jsonl(
             duration = _number(record, "duration", source, line)
             priority = _integer(record, "priority", source, line) if "priority" in record else 0
             share = _text(record, "share", source, line)
+            share = same.setdefault(share, share)
             instance_type = _text(record, "instance_type", source, line)
+            instance_type = same.setdefault(instance_type, instance_type)
             if not (
                 previous <= at < _INF
                 and count > 0
