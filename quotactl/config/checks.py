@@ -20,8 +20,8 @@ if TYPE_CHECKING:
     from collections.abc import Iterable
 
     from quotactl.config.inventory import Inventory, Located, LocatedShare, N
+    from quotactl.config.positions import SourceMap
     from quotactl.config.schema import Environment, Platform, Queue, Team
-    from quotactl.config.source import SourceMap
     from quotactl.errors import Diagnostic
 
 MAX_SHARES_PER_QUEUE = 20

@@ -10,8 +10,8 @@ from quotactl.config.schema import Share
 if TYPE_CHECKING:
     from collections.abc import Iterable, Sequence
 
+    from quotactl.config.positions import SourceMap, YamlPath
     from quotactl.config.schema import ConfigFile, Environment, Platform, Queue, Team
-    from quotactl.config.source import SourceMap, YamlPath
     from quotactl.errors import Diagnostic, Severity
 
 T = TypeVar("T")

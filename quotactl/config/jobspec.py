@@ -14,12 +14,12 @@ from typing import TYPE_CHECKING, Annotated, Any
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError
 from pydantic_core import PydanticCustomError
 
+from quotactl.config.builder import abbreviate, yaml_type
 from quotactl.config.instance_types import training_instance_types
 from quotactl.config.load import read_document
 from quotactl.config.messages import diagnostics_from, did_you_mean
 from quotactl.config.payload import check_payload, instances_of
 from quotactl.config.schema import INT32_MAX, Name, Tags
-from quotactl.config.source import abbreviate, yaml_type
 from quotactl.core.durations import DurationError, parse_duration
 from quotactl.core.jobs.spec import JobSpec
 from quotactl.errors import ConfigError, Diagnostic, NotFoundError

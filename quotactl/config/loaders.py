@@ -77,4 +77,4 @@ LIBYAML_DIFFERS = re.compile(r"[!?\t\ufeff]|[|>][-+0-9]*#")
 """Text on which libyaml and PyYAML disagree although both accept it (found by differential
 fuzzing): tags, tabs, a byte-order mark inside the text, ``?`` (explicit keys; a ``?`` in a
 flow scalar) and a block scalar header followed by ``#``. Such files, rare in configs, go to
-the pure-Python parser, as do files with an omitted value (``key:``, see ``source._Differs``)."""
+the pure-Python parser, as do files with an omitted value (``key:``, see ``builder.Differs``)."""

@@ -12,13 +12,13 @@ import difflib
 import re
 from typing import TYPE_CHECKING, Any
 
+from quotactl.config.builder import abbreviate, yaml_type
 from quotactl.config.schema import (
     ACCOUNT_PATTERN,
     MODELS_BY_PATH,
     NAME_PATTERN,
     REGION_PATTERN,
 )
-from quotactl.config.source import abbreviate, yaml_type
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from pydantic import BaseModel, ValidationError
     from pydantic_core import ErrorDetails
 
-    from quotactl.config.source import SourceMap, YamlPath
+    from quotactl.config.positions import SourceMap, YamlPath
     from quotactl.errors import Diagnostic
 
 _EXPECTED = {

@@ -13,13 +13,13 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from quotactl.config.builder import abbreviate, yaml_type
 from quotactl.config.messages import did_you_mean
-from quotactl.config.source import abbreviate, yaml_type
 
 if TYPE_CHECKING:
     from botocore.model import Shape
 
-    from quotactl.config.source import YamlPath
+    from quotactl.config.positions import YamlPath
 
 OPERATION = "CreateTrainingJob"
 MAX_PROBLEMS = 20
