@@ -16,10 +16,10 @@ from typing import TYPE_CHECKING, cast
 from quotactl.aws import convert
 from quotactl.aws.calls import READ_CONCURRENCY, BatchCalls
 from quotactl.aws.lock import BatchLockStore
+from quotactl.core.apply.lock import LOCK_TAG
 from quotactl.core.backend import AlreadyExistsError, BackendError
-from quotactl.core.lock import LOCK_TAG
-from quotactl.core.model import EnvironmentSpec, PolicySpec, QueueSpec, ShareSpec
-from quotactl.core.observed import (
+from quotactl.core.resources.desired import EnvironmentSpec, PolicySpec, QueueSpec, ShareSpec
+from quotactl.core.resources.observed import (
     ACTIVE_JOB_STATUSES,
     GOING_STATUSES,
     Kind,
@@ -41,7 +41,7 @@ if TYPE_CHECKING:
         QuotaShareDetailTypeDef,
     )
 
-    from quotactl.core.observed import Spec
+    from quotactl.core.resources.observed import Spec
 
 DESCRIBE_BATCH = 100
 """DescribeServiceEnvironments/JobQueues/SchedulingPolicies take at most 100 names."""

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Literal
 
-from quotactl.core import live_responses
-from quotactl.core.model import (
+from quotactl.aws import responses as live_responses
+from quotactl.core.resources.desired import (
     UNLIMITED,
     EnvironmentSpec,
     PolicySpec,
@@ -18,7 +18,7 @@ from quotactl.core.model import (
     ShareSpec,
     Strategy,
 )
-from quotactl.core.observed import LiveJob, ObservedResource
+from quotactl.core.resources.observed import LiveJob, ObservedResource
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from quotactl.core.preconditions import AccountMismatchError, Identity, check_expected_account
+from quotactl.core.apply.preconditions import AccountMismatchError, Identity, check_expected_account
 from quotactl.errors import QuotactlError
 
 if TYPE_CHECKING:

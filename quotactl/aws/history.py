@@ -13,7 +13,7 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING, Any
 
-from quotactl.core import live_responses
+from quotactl.aws import responses as live_responses
 from quotactl.core.simulate.export import ExportTally, job_row, needs_detail, trace_of
 from quotactl.core.simulate.trace import write_trace
 from quotactl.errors import QuotactlError
@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from mypy_boto3_batch.type_defs import ServiceJobSummaryTypeDef
 
     from quotactl.aws.calls import BatchCalls
-    from quotactl.core.observed import LiveJob
+    from quotactl.core.resources.observed import LiveJob
 
 PAGE = 100
 """ListServiceJobs' largest page; describes are batched by page."""

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from quotactl.aws.calls import BatchCalls
 from quotactl.aws.live import LiveReader
-from quotactl.core.jobs.records import JobDetail, detail_of
+from quotactl.aws.responses import detail_of
 from quotactl.errors import NotFoundError, QuotactlError
 
 if TYPE_CHECKING:
@@ -24,6 +24,7 @@ if TYPE_CHECKING:
 
     from mypy_boto3_batch import BatchClient
 
+    from quotactl.core.jobs.records import JobDetail
     from quotactl.core.jobs.spec import SubmitRequest
 
 SUBMIT_PER_SECOND = 5

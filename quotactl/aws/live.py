@@ -1,4 +1,4 @@
-"""Reading live queues from AWS Batch: the boto3 side of ``quotactl.core.live``.
+"""Reading live queues from AWS Batch: the boto3 side of ``quotactl.core.resources.live``.
 
 ``read_queue(client, "training")`` returns a ``LiveQueue``. The reads of one queue are
 independent, so they run at once on a thread pool: DescribeServiceEnvironments,
@@ -18,12 +18,12 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any
 
+from quotactl.aws import responses as live_responses
 from quotactl.aws.calls import READ_CONCURRENCY, BatchCalls
 from quotactl.aws.fanout import Fanout
 from quotactl.aws.live_reads import QueueReads
-from quotactl.core import live, live_responses
-from quotactl.core.live import UNFINISHED_STATUSES, LiveQueue
-from quotactl.core.observed import GOING_STATUSES
+from quotactl.core.resources.live import UNFINISHED_STATUSES, LiveQueue
+from quotactl.core.resources.observed import GOING_STATUSES
 from quotactl.errors import NotFoundError
 
 if TYPE_CHECKING:
@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     from mypy_boto3_batch import BatchClient
 
     from quotactl.core.engine import JobStatus
-    from quotactl.core.observed import LiveJob
+    from quotactl.core.resources.observed import LiveJob
 
 DESCRIBE_BATCH = 100
 """DescribeJobQueues and DescribeServiceEnvironments take at most 100 names."""
@@ -120,7 +120,7 @@ class LiveReader:
             read.queue(item["jobQueueName"], statuses)
         read.run.wait()
         return [
-            live.live_queue(
+            live_responses.live_queue(
                 item,
                 read.envs.get(_environment(item)),
                 read.shares.get(item["jobQueueName"], []),

@@ -10,7 +10,7 @@ from __future__ import annotations
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
-from quotactl.core import live_responses
+from quotactl.aws import responses as live_responses
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from quotactl.aws.calls import BatchCalls
     from quotactl.aws.fanout import Fanout
     from quotactl.core.engine import JobStatus
-    from quotactl.core.observed import LiveJob
+    from quotactl.core.resources.observed import LiveJob
 
 PAGE = 100
 """ListServiceJobs' largest page."""

@@ -13,8 +13,8 @@ from __future__ import annotations
 import hashlib
 from typing import TYPE_CHECKING
 
+from quotactl.core.apply.lock import LOCK_TAG
 from quotactl.core.backend import BackendError
-from quotactl.core.lock import LOCK_TAG
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -35,7 +35,7 @@ def lock_name(stack: str) -> str:
 
 
 class BatchLockStore:
-    """``quotactl.core.lock.LockStore`` over CreateSchedulingPolicy / DeleteSchedulingPolicy."""
+    """The stack lock's ``LockStore`` over CreateSchedulingPolicy and DeleteSchedulingPolicy."""
 
     def __init__(self, api: BatchCalls) -> None:
         self.api = api

@@ -13,8 +13,8 @@ from quotactl.errors import NotFoundError, UsageError
 if TYPE_CHECKING:
     from quotactl.aws.backend import AwsBackend
     from quotactl.cli.runtime import Runtime
-    from quotactl.core.model import DesiredState
-    from quotactl.core.observed import ObservedState
+    from quotactl.core.resources.desired import DesiredState
+    from quotactl.core.resources.observed import ObservedState
 
 
 def export(
@@ -55,10 +55,10 @@ def export(
     """
     from quotactl.cli.app import runtime_of
     from quotactl.cli.stack import open_backend
+    from quotactl.config.export import export as to_config
+    from quotactl.config.export import quota_queues
     from quotactl.config.writer import dump, write
-    from quotactl.core.export import export as to_config
-    from quotactl.core.export import quota_queues
-    from quotactl.core.model import address_of
+    from quotactl.core.resources.desired import address_of
 
     runtime = runtime_of(ctx)
     if out is not None and out.exists() and not out.is_dir():
@@ -123,8 +123,8 @@ def _adopt(
 ) -> None:
     """Tag what config names and no stack owns, after showing it (under the stack's lock)."""
     from quotactl.cli.stack import confirm
-    from quotactl.core.adoption import adoptable
-    from quotactl.core.model import STACK_TAG
+    from quotactl.core.plan.adoption import adoptable
+    from quotactl.core.resources.desired import STACK_TAG
 
     found = adoptable(desired, backend.observe(desired.stack, [q.name for q in desired.queues]))
     if not found:
@@ -147,7 +147,7 @@ def _adopt(
 
 
 def _stack_of(observed: ObservedState, queues: list[str]) -> str:
-    from quotactl.core.model import STACK_TAG, address_of
+    from quotactl.core.resources.desired import STACK_TAG, address_of
 
     present = observed.present()
     stacks = {present[address_of("queue", q)].stack for q in queues}

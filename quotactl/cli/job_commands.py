@@ -108,7 +108,7 @@ def describe(ctx: typer.Context, ref: JobArgument, output: Output = OutputFormat
     """Show one job, its preemptions and its SageMaker training job."""
     from quotactl.cli.job_support import read_live
     from quotactl.core.jobs.why import preemptions_of
-    from quotactl.core.live import ALL_STATUSES
+    from quotactl.core.resources.live import ALL_STATUSES
 
     runtime = _runtime(ctx)
     api = _api(runtime)
@@ -235,7 +235,7 @@ def why(ctx: typer.Context, ref: JobArgument, output: Output = OutputFormat.TEXT
     """Explain why a job waits and what preempted it."""
     from quotactl.cli.job_support import read_live
     from quotactl.core.jobs.why import explain
-    from quotactl.core.live import ALL_STATUSES
+    from quotactl.core.resources.live import ALL_STATUSES
 
     runtime = _runtime(ctx)
     api = _api(runtime)

@@ -24,8 +24,8 @@ def force_unlock(
     """
     from quotactl.cli.app import runtime_of
     from quotactl.cli.stack import confirm, load, open_backend, reach
-    from quotactl.core.lock import force_unlock as clear
-    from quotactl.core.lock import held_by
+    from quotactl.core.apply.lock import force_unlock as clear
+    from quotactl.core.apply.lock import held_by
 
     runtime = runtime_of(ctx)
     desired = load(runtime, paths).desired

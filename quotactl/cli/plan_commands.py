@@ -18,8 +18,8 @@ from quotactl.errors import UsageError
 
 if TYPE_CHECKING:
     from quotactl.cli.runtime import Runtime
-    from quotactl.core.model import DesiredState
-    from quotactl.core.plan import Plan
+    from quotactl.core.plan.model import Plan
+    from quotactl.core.resources.desired import DesiredState
 
 PLAN_KEY = "QUOTACTL_PLAN_KEY"
 """The signing secret of plan files (HMAC-SHA256); set it from a CI secret."""
@@ -55,7 +55,7 @@ def plan(
     """
     from quotactl.cli.app import runtime_of
     from quotactl.cli.stack import load, open_backend, reach, report_calls
-    from quotactl.core.diff import make_plan
+    from quotactl.core.plan.diff import make_plan
 
     runtime = runtime_of(ctx)
     desired = load(runtime, paths).desired
@@ -121,8 +121,8 @@ def apply(
     """
     from quotactl.cli.app import runtime_of
     from quotactl.cli.stack import confirm, load, lock_request, open_backend, reach, report_calls
-    from quotactl.core.applyflow import run_apply
-    from quotactl.core.preconditions import Guards
+    from quotactl.core.apply.flow import run_apply
+    from quotactl.core.apply.preconditions import Guards
     from quotactl.errors import QuotactlError
     from quotactl.render.progress import ProgressHooks
 
@@ -179,10 +179,10 @@ def apply(
 
 
 def _read_plan(path: Path, key: str | None) -> Plan:
-    """The saved plan at ``path``, verified (``quotactl.core.planverify``)."""
+    """The saved plan at ``path``, verified (``quotactl.core.plan.verify``)."""
     from quotactl.config.rules import CONFIG_RULES
-    from quotactl.core.planbytes import MAX_PLAN_BYTES
-    from quotactl.core.planverify import load
+    from quotactl.core.plan.envelope import MAX_PLAN_BYTES
+    from quotactl.core.plan.verify import load
     from quotactl.errors import NotFoundError
 
     try:
@@ -208,8 +208,8 @@ def _show(runtime: Runtime, the_plan: Plan, output: PlanFormat) -> None:
 
 def _save(the_plan: Plan, path: Path, key: str | None) -> None:
     """Write the plan file; signed (HMAC-SHA256) when QUOTACTL_PLAN_KEY is set."""
-    from quotactl.core.planbytes import PlanSignatureError, sign
-    from quotactl.core.planfile import to_document
+    from quotactl.core.plan.document import to_document
+    from quotactl.core.plan.envelope import PlanSignatureError, sign
 
     document = to_document(the_plan)
     if key is not None:

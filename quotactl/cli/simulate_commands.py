@@ -79,7 +79,7 @@ def simulate(
     """
     from quotactl.cli.app import runtime_of
     from quotactl.cli.stack import load
-    from quotactl.core.model import Strategy
+    from quotactl.core.resources.desired import Strategy
     from quotactl.core.simulate import Side, compare, queue_models, run_both, run_one
     from quotactl.render.compare import render_comparison
     from quotactl.render.simulate import render_simulation

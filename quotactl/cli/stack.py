@@ -17,8 +17,8 @@ if TYPE_CHECKING:
     from quotactl.aws.backend import AwsBackend
     from quotactl.cli.runtime import Runtime
     from quotactl.config import LoadedConfig
-    from quotactl.core.applyflow import LockRequest
-    from quotactl.core.preconditions import Identity
+    from quotactl.core.apply.flow import LockRequest
+    from quotactl.core.apply.preconditions import Identity
 
 
 def load(runtime: Runtime, paths: Sequence[Path] | None) -> LoadedConfig:
@@ -47,7 +47,7 @@ def reach(
     set, must be that account on the aws backend (the local emulator's account is fixed)."""
     from quotactl.aws.guard import identity
     from quotactl.aws.session import client
-    from quotactl.core.preconditions import check_expected_account
+    from quotactl.core.apply.preconditions import check_expected_account
 
     target = runtime.target(region)
     session = runtime.session(target)
@@ -68,7 +68,7 @@ def lock_request(
     import os
     import socket
 
-    from quotactl.core.applyflow import LockRequest
+    from quotactl.core.apply.flow import LockRequest
     from quotactl.core.durations import DurationError, parse_duration
 
     try:

@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     from quotactl.aws.live import LiveReader
     from quotactl.aws.session import Retries
     from quotactl.cli.runtime import Runtime
-    from quotactl.core.status_report import StatusReport
+    from quotactl.core.status.report import StatusReport
 
 DEFAULT_INTERVAL = "5s"
 MIN_INTERVAL = 0.2
@@ -83,7 +83,7 @@ def _reader(runtime: Runtime, *, retries: Retries | None) -> LiveReader:
 
 
 def _read(reader: LiveReader, queues: list[str] | None, team: str | None) -> StatusReport:
-    from quotactl.core.status import status_of
+    from quotactl.core.status.compute import status_of
 
     return status_of(reader.read_queues(queues or None), team=team, at=time.time())
 
@@ -114,8 +114,8 @@ def _watch(
     missing permissions) ends the command, as an error.
     """
     from quotactl.core.backend import BackendError
-    from quotactl.core.status import status_of
-    from quotactl.core.status_changes import changes
+    from quotactl.core.status.changes import changes
+    from quotactl.core.status.compute import status_of
     from quotactl.render.status_json import status_document
     from quotactl.render.status_watch import watch_frame
 

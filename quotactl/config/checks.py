@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from quotactl.config.instance_types import training_instance_types
 from quotactl.config.inventory import by_name
 from quotactl.config.sharing import sharing_warnings
-from quotactl.core.model import STACK_TAG, policy_name_for
+from quotactl.core.resources.desired import STACK_TAG, policy_name_for
 
 if TYPE_CHECKING:
     from collections.abc import Iterable

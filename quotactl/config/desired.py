@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from quotactl.core.model import (
+from quotactl.core.resources.desired import (
     STACK_TAG,
     TEAM_TAG,
     UNLIMITED,

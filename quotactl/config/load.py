@@ -31,7 +31,7 @@ from quotactl.errors import ConfigError, Diagnostic, NotFoundError
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from quotactl.core.model import DesiredState
+    from quotactl.core.resources.desired import DesiredState
 
 DEFAULT_PATHS = (Path("configs"),)
 SUFFIXES = (".yaml", ".yml")

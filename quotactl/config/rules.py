@@ -4,7 +4,7 @@
 copy of the rules: each spec is turned back into the configuration's own shape and checked by
 the same pydantic models (names, ranges, 1-5 capacity entries, tag lengths) and the same
 instance-type list (botocore's SageMaker model). ``CONFIG_RULES`` implements
-``quotactl.core.planverify.Rules``.
+``quotactl.core.plan.verify.Rules``.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from quotactl.config.checks import MAX_NAME_LENGTH, MAX_TAGS, RESERVED_TAG_PREFIXES
 from quotactl.config.instance_types import training_instance_types
-from quotactl.core.model import (
+from quotactl.core.resources.desired import (
     MANAGED_TAGS,
     UNLIMITED,
     EnvironmentSpec,
@@ -28,7 +28,7 @@ if TYPE_CHECKING:
 
     from pydantic import BaseModel
 
-    from quotactl.core.observed import Spec
+    from quotactl.core.resources.observed import Spec
 
 
 class ConfigRules:

@@ -25,7 +25,7 @@ from pydantic import (
 )
 from pydantic_core import PydanticCustomError
 
-from quotactl.core.model import TIME_LIMIT_REASONS
+from quotactl.core.resources.desired import TIME_LIMIT_REASONS
 
 INT32_MAX = 2**31 - 1
 """AWS's integer fields are 32-bit; larger numbers are typos, never capacity."""

@@ -14,7 +14,7 @@ from quotactl.errors import QuotactlError
 if TYPE_CHECKING:
     from collections.abc import Collection, Mapping
 
-    from quotactl.core.observed import (
+    from quotactl.core.resources.observed import (
         LiveJob,
         ObservedResource,
         ObservedState,

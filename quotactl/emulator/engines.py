@@ -17,7 +17,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from quotactl.core.engine import QueueEngine, QueueModel, ShareModel, Timing
-from quotactl.core.model import Strategy
+from quotactl.core.resources.desired import Strategy
 from quotactl.emulator import jobs
 from quotactl.emulator.models import (
     ENABLED,

@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from quotactl.core.jobs.records import JobDetail
     from quotactl.core.jobs.reprioritise import PriorityChange
     from quotactl.core.jobs.why import Preemption, Why
-    from quotactl.core.observed import LiveJob
+    from quotactl.core.resources.observed import LiveJob
 
 REASON_WIDTH = 60
 

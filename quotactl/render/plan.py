@@ -11,17 +11,17 @@ from typing import TYPE_CHECKING
 
 from rich.text import Text
 
-from quotactl.core.attributes import flatten
-from quotactl.core.disruption import DISRUPTING, counts, disrupted_jobs
-from quotactl.core.plan import Action, Impact
-from quotactl.core.planfile import to_document
+from quotactl.core.plan.disruption import DISRUPTING, counts, disrupted_jobs
+from quotactl.core.plan.document import to_document
+from quotactl.core.plan.model import Action, Impact
+from quotactl.core.resources.attributes import flatten
 from quotactl.render.symbols import ARROW, TIMES
 
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from quotactl.core.attributes import JSONValue
-    from quotactl.core.plan import Change, Plan
+    from quotactl.core.plan.model import Change, Plan
+    from quotactl.core.resources.attributes import JSONValue
 
 STYLES = {
     Action.CREATE: "green",

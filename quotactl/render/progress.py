@@ -18,15 +18,15 @@ from rich.progress import (
 )
 from rich.text import Text
 
-from quotactl.core.hooks import NullHooks, Status
-from quotactl.core.plan import Action
+from quotactl.core.apply.hooks import NullHooks, Status
+from quotactl.core.plan.model import Action
 from quotactl.render.plan import STYLES
 
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from quotactl.core.hooks import ApplyResult, Outcome
-    from quotactl.core.plan import Change, Plan
+    from quotactl.core.apply.hooks import ApplyResult, Outcome
+    from quotactl.core.plan.model import Change, Plan
 
 PAST = {
     Action.CREATE: "created",

@@ -33,7 +33,7 @@ if TYPE_CHECKING:
 
     from rich.console import Console, RenderableType
 
-    from quotactl.core.status_report import CapacityRow, QueueStatus, ShareStatus, StatusReport
+    from quotactl.core.status.report import CapacityRow, QueueStatus, ShareStatus, StatusReport
 
 FOLDED_NAME = 12  # a share name may fold to this width in the narrowest table
 QUEUED = (JobStatus.SUBMITTED.value, JobStatus.RUNNABLE.value)

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from fractions import Fraction
 
-    from quotactl.core.status_report import QueueStatus, ShareStatus, StatusReport
+    from quotactl.core.status.report import QueueStatus, ShareStatus, StatusReport
 
 FORMAT_VERSION = "1"
 

@@ -9,7 +9,7 @@ from rich.text import Text
 if TYPE_CHECKING:
     from fractions import Fraction
 
-    from quotactl.core.status_report import CapacityRow, ShareStatus
+    from quotactl.core.status.report import CapacityRow, ShareStatus
 
 BAR_WIDTH = 10
 OWN, BORROWED, IDLE, UNUSED = "\u2588", "\u2593", "\u2591", "\u00b7"  # █ ▓ ░ ·

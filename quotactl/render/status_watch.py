@@ -14,8 +14,8 @@ from quotactl.render.status import status_view
 if TYPE_CHECKING:
     from rich.console import Console, RenderableType
 
-    from quotactl.core.status_changes import Changes
-    from quotactl.core.status_report import StatusReport
+    from quotactl.core.status.changes import Changes
+    from quotactl.core.status.report import StatusReport
 
 MAX_NAMES = 5
 

@@ -15,8 +15,14 @@ from botocore.stub import Stubber
 
 from quotactl.aws.backend import AwsBackend
 from quotactl.core.backend import AlreadyExistsError, BackendError
-from quotactl.core.model import STACK_TAG, EnvironmentSpec, QueueSpec, ShareSpec, Strategy
-from quotactl.core.observed import Kind, Ref, ResourceStatus
+from quotactl.core.resources.desired import (
+    STACK_TAG,
+    EnvironmentSpec,
+    QueueSpec,
+    ShareSpec,
+    Strategy,
+)
+from quotactl.core.resources.observed import Kind, Ref, ResourceStatus
 
 if TYPE_CHECKING:
     from collections.abc import Iterator

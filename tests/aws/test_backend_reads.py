@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING, Any
 from quotactl.aws.backend import AwsBackend
 from quotactl.aws.session import Target, client
 from quotactl.config import load_config
-from quotactl.core.apply import apply
-from quotactl.core.diff import make_plan
+from quotactl.core.apply.executor import apply
+from quotactl.core.plan.diff import make_plan
 
 if TYPE_CHECKING:
     from pathlib import Path

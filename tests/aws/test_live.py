@@ -20,7 +20,7 @@ from quotactl.aws.live import LiveReader, describe_none
 from quotactl.aws.permissions import OPERATIONS
 from quotactl.core.backend import BackendError
 from quotactl.core.engine import JobStatus
-from quotactl.core.status import queue_status
+from quotactl.core.status.compute import queue_status
 from quotactl.errors import QuotactlError
 
 if TYPE_CHECKING:

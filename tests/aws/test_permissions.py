@@ -23,7 +23,7 @@ from quotactl.aws.backend import AwsBackend
 from quotactl.aws.permissions import OFFLINE_COMMANDS, OPERATIONS, commands, read_only_commands
 from quotactl.aws.session import Target, client
 from quotactl.cli.app import app
-from quotactl.core.lock import LockInfo
+from quotactl.core.apply.lock import LockInfo
 from tests.cli.test_usage import leaf_commands
 
 if TYPE_CHECKING:

@@ -29,8 +29,8 @@ from pathlib import Path
 from quotactl.aws.backend import AwsBackend
 from quotactl.aws.session import Target, client
 from quotactl.config import load_config
-from quotactl.core.apply import apply
-from quotactl.core.diff import make_plan
+from quotactl.core.apply.executor import apply
+from quotactl.core.plan.diff import make_plan
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # the repo root, for tests.*
 from tests.benchmarks.bench_startup import quotactl_command

@@ -47,7 +47,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from quotactl.core.engine import QueueModel, ShareModel
-from quotactl.core.model import Strategy
+from quotactl.core.resources.desired import Strategy
 from quotactl.core.simulate import generate_trace, read_trace, simulate, summarise, write_trace
 from quotactl.core.simulate.reader import trace_rows
 

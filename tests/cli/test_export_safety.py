@@ -10,10 +10,10 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from quotactl.aws.session import Target, client
+from quotactl.config.export import export, team_name
 from quotactl.config.writer import HEADER
-from quotactl.core.export import export, team_name
-from quotactl.core.model import STACK_TAG, TEAM_TAG, QueueSpec, ShareSpec
-from quotactl.core.observed import ObservedResource, ObservedState
+from quotactl.core.resources.desired import STACK_TAG, TEAM_TAG, QueueSpec, ShareSpec
+from quotactl.core.resources.observed import ObservedResource, ObservedState
 
 if TYPE_CHECKING:
     from collections.abc import Callable

@@ -12,7 +12,7 @@ import pytest
 
 from quotactl.aws.backend import AwsBackend
 from quotactl.aws.session import Target, client
-from quotactl.core.lock import LockInfo, StateLock, acquire, held_by
+from quotactl.core.apply.lock import LockInfo, StateLock, acquire, held_by
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -110,7 +110,7 @@ def test_force_unlock_asks_first_and_then_clears_a_dead_holders_lock(demo: Path,
 def test_an_interrupted_apply_releases_the_lock(
     demo: Path, cli: Cli, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from quotactl.core import applyflow
+    from quotactl.core.apply import flow as applyflow
 
     def interrupted(*args: object, **kwargs: object) -> None:
         assert held_by(store(), "demo") is not None  # it held the lock when interrupted

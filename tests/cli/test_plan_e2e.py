@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from quotactl.aws.session import Target, client
-from quotactl.core.model import STACK_TAG
+from quotactl.core.resources.desired import STACK_TAG
 
 if TYPE_CHECKING:
     from collections.abc import Callable

@@ -17,13 +17,13 @@ import pytest
 
 from quotactl.aws.backend import AwsBackend
 from quotactl.aws.session import Target, client
-from quotactl.core.model import STACK_TAG
-from quotactl.core.planbytes import sign
+from quotactl.core.plan.envelope import sign
+from quotactl.core.resources.desired import STACK_TAG
 
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from quotactl.core.observed import ObservedState
+    from quotactl.core.resources.observed import ObservedState
     from tests.conftest import CliResult
 
     Cli = Callable[..., CliResult]

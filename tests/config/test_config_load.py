@@ -8,7 +8,7 @@ from textwrap import dedent
 import pytest
 
 from quotactl.config import load_config
-from quotactl.core.model import STACK_TAG, TEAM_TAG, UNLIMITED, Strategy
+from quotactl.core.resources.desired import STACK_TAG, TEAM_TAG, UNLIMITED, Strategy
 from quotactl.errors import ConfigError, NotFoundError
 
 REPO_ROOT = Path(__file__).resolve().parents[2]

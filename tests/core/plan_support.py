@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 from quotactl.core.backend import AlreadyExistsError, BackendError
 from quotactl.core.engine import JobStatus
-from quotactl.core.model import (
+from quotactl.core.resources.desired import (
     STACK_TAG,
     DesiredState,
     EnvironmentSpec,
@@ -27,7 +27,7 @@ from quotactl.core.model import (
     Strategy,
     policy_name_for,
 )
-from quotactl.core.observed import (
+from quotactl.core.resources.observed import (
     Kind,
     LiveJob,
     ObservedResource,

@@ -10,15 +10,15 @@ import threading
 import time
 from typing import TYPE_CHECKING
 
-from quotactl.core.apply import ApplyOptions, apply
-from quotactl.core.diff import make_plan
-from quotactl.core.hooks import ApplyResult, NullHooks, Outcome, Status
-from quotactl.core.model import STACK_TAG, DesiredState
-from quotactl.core.observed import Ref
+from quotactl.core.apply.executor import ApplyOptions, apply
+from quotactl.core.apply.hooks import ApplyResult, NullHooks, Outcome, Status
+from quotactl.core.plan.diff import make_plan
+from quotactl.core.resources.desired import STACK_TAG, DesiredState
+from quotactl.core.resources.observed import Ref
 from tests.core.plan_support import MemoryBackend, desired, env, policy, queue, share
 
 if TYPE_CHECKING:
-    from quotactl.core.plan import Change, Plan
+    from quotactl.core.plan.model import Change, Plan
 
 FAST = ApplyOptions(poll_initial=0.001, poll_max=0.005)
 BASE = (env(), policy(), queue())

@@ -10,10 +10,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from quotactl.core.diff import diff, field_changes
-from quotactl.core.model import STACK_TAG, RunnableTimeout, Strategy
-from quotactl.core.observed import Kind
-from quotactl.core.plan import Action, UnmanagedResourceError
+from quotactl.core.plan.diff import diff, field_changes
+from quotactl.core.plan.model import Action, UnmanagedResourceError
+from quotactl.core.resources.desired import STACK_TAG, RunnableTimeout, Strategy
+from quotactl.core.resources.observed import Kind
 from tests.core.plan_support import (
     OWNED,
     STACK,
@@ -27,7 +27,7 @@ from tests.core.plan_support import (
 )
 
 if TYPE_CHECKING:
-    from quotactl.core.observed import ObservedResource, Spec
+    from quotactl.core.resources.observed import ObservedResource, Spec
 
 BASE: tuple[Spec, ...] = (env(), policy(), queue())
 

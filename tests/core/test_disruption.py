@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from quotactl.core.disruption import DisruptionNotAllowedError, check, counts, disrupted_jobs
-from quotactl.core.observed import Kind
-from quotactl.core.plan import Action, AffectedJob, Change, Effect, Impact, Plan
+from quotactl.core.plan.disruption import DisruptionNotAllowedError, check, counts, disrupted_jobs
+from quotactl.core.plan.model import Action, AffectedJob, Change, Effect, Impact, Plan
+from quotactl.core.resources.observed import Kind
 from tests.core.plan_support import share
 
 P5 = "ml.p5.48xlarge"

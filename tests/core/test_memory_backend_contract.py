@@ -18,7 +18,7 @@ import pytest
 from quotactl.aws.backend import AwsBackend
 from quotactl.aws.session import Target, client
 from quotactl.core.backend import AlreadyExistsError, BackendError
-from quotactl.core.observed import GOING_STATUSES, Kind, Ref
+from quotactl.core.resources.observed import GOING_STATUSES, Kind, Ref
 from tests.core.plan_support import MemoryBackend, arn_of, env, policy, queue, share
 
 if TYPE_CHECKING:
@@ -26,8 +26,8 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from quotactl.core.backend import Backend
-    from quotactl.core.model import ShareSpec
-    from quotactl.core.observed import Spec
+    from quotactl.core.resources.desired import ShareSpec
+    from quotactl.core.resources.observed import Spec
 
 Step = tuple[str, "Callable[[Backend], object]"]
 

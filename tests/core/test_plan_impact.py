@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from quotactl.core.diff import diff, make_plan
-from quotactl.core.plan import Effect
-from quotactl.core.planfile import from_document, to_document
+from quotactl.core.plan.diff import diff, make_plan
+from quotactl.core.plan.document import from_document, to_document
+from quotactl.core.plan.model import Effect
 from tests.core.plan_support import desired, env, job, observed, policy, queue, share
 
 BASE = (env(), policy(), queue())

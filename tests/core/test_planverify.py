@@ -11,9 +11,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from quotactl.config.rules import CONFIG_RULES
-from quotactl.core.diff import diff
-from quotactl.core.model import ShareSpec, Strategy
-from quotactl.core.planbytes import (
+from quotactl.core.plan.diff import diff
+from quotactl.core.plan.document import to_document
+from quotactl.core.plan.envelope import (
     MAX_DEPTH,
     PlanInvalidError,
     PlanSignatureError,
@@ -22,8 +22,8 @@ from quotactl.core.planbytes import (
     parse,
     sign,
 )
-from quotactl.core.planfile import to_document
-from quotactl.core.planverify import load, verify
+from quotactl.core.plan.verify import load, verify
+from quotactl.core.resources.desired import ShareSpec, Strategy
 from tests.core.plan_support import ACCOUNT, desired, env, job, observed, policy, queue, share
 from tests.core.plan_support import live as live_resource
 

@@ -12,7 +12,7 @@ import io
 import pytest
 
 from quotactl.core.engine import QueueModel, ShareModel
-from quotactl.core.model import Strategy
+from quotactl.core.resources.desired import Strategy
 from quotactl.core.simulate import (
     Replay,
     Side,

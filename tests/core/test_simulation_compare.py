@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 from quotactl.core.engine import QueueModel, ShareModel
-from quotactl.core.model import Strategy
+from quotactl.core.resources.desired import Strategy
 from quotactl.core.simulate import Outcome, Side, compare, run_both
 
 if TYPE_CHECKING:

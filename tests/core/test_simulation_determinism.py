@@ -17,7 +17,7 @@ import json
 from pathlib import Path
 
 from quotactl.core.engine import EMULATOR_TIMING, Job, QueueEngine, QueueModel, ShareModel
-from quotactl.core.model import Strategy
+from quotactl.core.resources.desired import Strategy
 from quotactl.core.simulate import generate_trace, simulate, summarise
 
 GOLDEN = Path(__file__).with_name("simulation_golden.json")

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from quotactl.core.engine import JobStatus
-from quotactl.core.observed import LiveJob
+from quotactl.core.resources.observed import LiveJob
 from quotactl.core.simulate.export import (
     DEFAULT_MAX_RUNTIME,
     ExportTally,

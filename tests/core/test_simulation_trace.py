@@ -8,7 +8,7 @@ from itertools import islice
 import pytest
 
 from quotactl.core.engine import QueueModel, ShareModel
-from quotactl.core.model import Strategy
+from quotactl.core.resources.desired import Strategy
 from quotactl.core.simulate import TraceError, generate_trace, read_trace, workloads, write_trace
 
 G5 = "ml.g5.12xlarge"

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from quotactl.core.lock import (
+from quotactl.core.apply.lock import (
     EXPIRES_TAG,
     HOLDER_TAG,
     ID_TAG,

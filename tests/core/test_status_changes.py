@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from quotactl.core.engine import JobStatus, QueueModel
-from quotactl.core.live import LiveQueue
-from quotactl.core.observed import LiveJob
-from quotactl.core.status_changes import changes
+from quotactl.core.resources.live import LiveQueue
+from quotactl.core.resources.observed import LiveJob
+from quotactl.core.status.changes import changes
 
 R, Q, A = JobStatus.RUNNING, JobStatus.RUNNABLE, JobStatus.SCHEDULED
 

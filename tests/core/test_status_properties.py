@@ -24,10 +24,10 @@ from quotactl.core.engine import (
     ShareModel,
     schedule,
 )
-from quotactl.core.live import LiveQueue
-from quotactl.core.model import UNLIMITED, Strategy
-from quotactl.core.observed import LiveJob
-from quotactl.core.status import queue_status
+from quotactl.core.resources.desired import UNLIMITED, Strategy
+from quotactl.core.resources.live import LiveQueue
+from quotactl.core.resources.observed import LiveJob
+from quotactl.core.status.compute import queue_status
 
 TYPES = ("ml.g5.xlarge", "ml.p4d.24xlarge")
 FRONT = 9_999  # a priority above every generated one: the probe job is the share's head

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from quotactl.core.model import Strategy
-from quotactl.core.status import totals
-from quotactl.core.status_report import (
+from quotactl.core.resources.desired import Strategy
+from quotactl.core.status.compute import totals
+from quotactl.core.status.report import (
     Borrowing,
     CapacityRow,
     Head,

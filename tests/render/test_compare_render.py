@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 from quotactl.core.engine import QueueModel, ShareModel
-from quotactl.core.model import Strategy
+from quotactl.core.resources.desired import Strategy
 from quotactl.core.simulate import Side, compare, run_both
 from quotactl.render.compare import comparison_markdown, print_comparison
 from quotactl.render.console import make_console

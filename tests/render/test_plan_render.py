@@ -5,10 +5,8 @@ from __future__ import annotations
 import io
 import json
 
-from quotactl.core.hooks import ApplyResult, Outcome, Status
-from quotactl.core.model import STACK_TAG, EnvironmentSpec, QueueSpec, ShareSpec, Strategy
-from quotactl.core.observed import Kind
-from quotactl.core.plan import (
+from quotactl.core.apply.hooks import ApplyResult, Outcome, Status
+from quotactl.core.plan.model import (
     Action,
     AffectedJob,
     Change,
@@ -17,6 +15,14 @@ from quotactl.core.plan import (
     Impact,
     Plan,
 )
+from quotactl.core.resources.desired import (
+    STACK_TAG,
+    EnvironmentSpec,
+    QueueSpec,
+    ShareSpec,
+    Strategy,
+)
+from quotactl.core.resources.observed import Kind
 from quotactl.render.console import make_console
 from quotactl.render.plan import plan_json, plan_markdown, print_plan
 from quotactl.render.progress import ProgressHooks

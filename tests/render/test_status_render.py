@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from quotactl.core.status_report import CapacityRow
+from quotactl.core.status.report import CapacityRow
 from quotactl.render.console import make_console
 from quotactl.render.status import print_status
 from quotactl.render.status_json import number, status_document, status_json

@@ -23,7 +23,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from quotactl.core.engine import reasons
-from quotactl.core.model import UNLIMITED, Strategy
+from quotactl.core.resources.desired import UNLIMITED, Strategy
 
 if TYPE_CHECKING:
     from quotactl.core.engine.model import QueueModel

@@ -11,12 +11,12 @@ from dataclasses import dataclass, field, fields, replace
 from enum import StrEnum
 from typing import TYPE_CHECKING
 
-from quotactl.core.model import UNLIMITED, Strategy
+from quotactl.core.resources.desired import UNLIMITED, Strategy
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
-    from quotactl.core.model import DesiredState
+    from quotactl.core.resources.desired import DesiredState
 
 
 class JobStatus(StrEnum):

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from quotactl.core.engine import EMULATOR_TIMING, Job, JobStatus, QueueEngine
 from quotactl.core.engine import reasons as engine_reasons
-from quotactl.core.model import UNLIMITED, Strategy
+from quotactl.core.resources.desired import UNLIMITED, Strategy
 
 if TYPE_CHECKING:
     from collections.abc import Sequence

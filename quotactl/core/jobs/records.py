@@ -1,20 +1,19 @@
-"""What ``job describe`` shows beyond the live job itself (``quotactl.core.observed.LiveJob``):
-the request, the tags and the SageMaker training job of each attempt. Pure: the dicts are
-DescribeServiceJob responses, as boto3 returns them.
+"""What ``job describe`` shows beyond the live job itself (``LiveJob``): the request, the tags
+and the SageMaker training job of each attempt. ``quotactl.aws.responses.detail_of`` builds one
+from a DescribeServiceJob response.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from quotactl.core import live_responses
 from quotactl.core.engine.model import JOB_STATUSES, JobStatus
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
-    from quotactl.core.observed import LiveJob
+    from quotactl.core.resources.observed import LiveJob
 
 STATUSES: tuple[str, ...] = tuple(s.value for s in JOB_STATUSES)
 """Every service-job status the API takes, in lifecycle order (``jobs --status``)."""
@@ -38,25 +37,6 @@ class JobDetail:
 def training_job_name(arn: str) -> str:
     """``arn:aws:sagemaker:...:training-job/NAME`` -> ``NAME``."""
     return arn.rsplit("/", 1)[-1]
-
-
-def detail_of(response: Mapping[str, Any]) -> JobDetail:
-    """A DescribeServiceJob response -> ``JobDetail``."""
-    queue = live_responses.name_from_arn(str(response.get("jobQueue") or ""))
-    arns = [
-        str((a.get("serviceResourceId") or {}).get("value"))
-        for a in response.get("attempts") or []
-        if (a.get("serviceResourceId") or {}).get("value")
-    ]
-    latest = ((response.get("latestAttempt") or {}).get("serviceResourceId") or {}).get("value")
-    if latest and latest not in arns:
-        arns.append(str(latest))
-    return JobDetail(
-        job=live_responses.live_job(response, queue, response),
-        payload=response.get("serviceRequestPayload"),
-        tags=dict(response.get("tags") or {}),
-        training_jobs=tuple(training_job_name(a) for a in arns),
-    )
 
 
 _SAGEMAKER_STATUS: dict[str, tuple[str, str]] = {

@@ -15,8 +15,8 @@ from quotactl.core.jobs.analysis import run_pass
 
 if TYPE_CHECKING:
     from quotactl.core.jobs.analysis import Victim
-    from quotactl.core.live import LiveQueue
-    from quotactl.core.observed import LiveJob
+    from quotactl.core.resources.live import LiveQueue
+    from quotactl.core.resources.observed import LiveJob
 
 
 @dataclass(frozen=True)

@@ -18,8 +18,8 @@ from quotactl.core.jobs.analysis import Wait, kind_of, run_pass
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
 
-    from quotactl.core.live import LiveQueue
-    from quotactl.core.observed import LiveJob
+    from quotactl.core.resources.live import LiveQueue
+    from quotactl.core.resources.observed import LiveJob
 
 MATCH_BEFORE = 1.0
 """Seconds a preempting job may appear scheduled before the preempted attempt stopped."""

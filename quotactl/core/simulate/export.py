@@ -34,7 +34,7 @@ from quotactl.core.simulate import spill
 if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator, Mapping
 
-    from quotactl.core.observed import LiveJob
+    from quotactl.core.resources.observed import LiveJob
     from quotactl.core.simulate.trace import TraceRow
 
 DURATION_TAG = "quotactl:duration"

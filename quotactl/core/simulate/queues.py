@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 from quotactl.core.engine import QueueModel
 
 if TYPE_CHECKING:
-    from quotactl.core.model import DesiredState
+    from quotactl.core.resources.desired import DesiredState
 
 
 def queue_models(desired: DesiredState) -> list[QueueModel]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from quotactl.core.model import TIME_LIMIT_REASONS
+from quotactl.core.resources.desired import TIME_LIMIT_REASONS
 from quotactl.emulator import validate as v
 from quotactl.emulator.errors import ClientException
 from quotactl.emulator.handlers.common import find, require_disabled, require_settled, tag_new

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from quotactl.core.model import Strategy
+from quotactl.core.resources.desired import Strategy
 from quotactl.emulator import validate as v
 from quotactl.emulator.arns import parse_arn
 from quotactl.emulator.errors import ClientException

@@ -12,7 +12,7 @@ from quotactl.core.engine import (
     Timing,
     reasons,
 )
-from quotactl.core.model import Strategy
+from quotactl.core.resources.desired import Strategy
 
 G5, M5 = "ml.g5.xlarge", "ml.m5.large"
 

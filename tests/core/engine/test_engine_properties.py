@@ -26,7 +26,7 @@ from quotactl.core.engine import (
     ShareModel,
     schedule,
 )
-from quotactl.core.model import UNLIMITED, Strategy
+from quotactl.core.resources.desired import UNLIMITED, Strategy
 
 TYPES = ("ml.g5.xlarge", "ml.p4d.24xlarge")
 ACTIVE = {JobStatus.SCHEDULED, JobStatus.STARTING, JobStatus.RUNNING}

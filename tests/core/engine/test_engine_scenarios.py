@@ -23,7 +23,7 @@ from quotactl.core.engine import (
     Transition,
     schedule,
 )
-from quotactl.core.model import Strategy
+from quotactl.core.resources.desired import Strategy
 from tests.core.engine.engine_scenarios import (
     ACTIVE,
     MISCONFIGURATION,

@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING
 from quotactl.core.jobs.why import wait_of
 
 if TYPE_CHECKING:
-    from quotactl.core.live import LiveQueue
-    from quotactl.core.observed import LiveJob
+    from quotactl.core.resources.live import LiveQueue
+    from quotactl.core.resources.observed import LiveJob
 
 
 def head_wait_code(queue: LiveQueue, job: LiveJob) -> str | None:

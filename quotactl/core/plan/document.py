@@ -35,10 +35,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from quotactl.core.attributes import JSONValue, spec_from_attributes
-from quotactl.core.disruption import counts, disrupted_jobs
-from quotactl.core.observed import Kind, Ref, Spec
-from quotactl.core.plan import (
+from quotactl.core.plan.disruption import counts, disrupted_jobs
+from quotactl.core.plan.model import (
     Action,
     AffectedJob,
     Change,
@@ -48,6 +46,8 @@ from quotactl.core.plan import (
     Plan,
     PlanError,
 )
+from quotactl.core.resources.attributes import JSONValue, spec_from_attributes
+from quotactl.core.resources.observed import Kind, Ref, Spec
 
 if TYPE_CHECKING:
     from collections.abc import Mapping

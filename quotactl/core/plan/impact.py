@@ -13,13 +13,13 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from quotactl.core.engine import JobStatus
-from quotactl.core.model import EnvironmentSpec, QueueSpec, ShareSpec
-from quotactl.core.plan import Action, AffectedJob, Effect, Impact
+from quotactl.core.plan.model import Action, AffectedJob, Effect, Impact
+from quotactl.core.resources.desired import EnvironmentSpec, QueueSpec, ShareSpec
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from quotactl.core.observed import LiveJob, Spec
+    from quotactl.core.resources.observed import LiveJob, Spec
 
 
 def assess(

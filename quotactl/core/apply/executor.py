@@ -1,6 +1,6 @@
 """``apply(plan, backend, hooks)``: execute a plan exactly, in AWS's order, as fast as it allows.
 
-Apply decides nothing new: it runs the plan's steps (``quotactl.core.steps``) and reports
+Apply decides nothing new: it runs the plan's steps (``quotactl.core.apply.steps``) and reports
 through hooks. Independent steps run concurrently on a bounded thread pool; every step that
 waits for a status is parked, and one batched status poll serves all of them (so a thousand
 shares waiting for VALID cost one ListQuotaShares per queue per poll, not a thread each).
@@ -17,17 +17,17 @@ from concurrent import futures
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from quotactl.core.apply.hooks import ApplyResult, NullHooks, Outcome, Status
+from quotactl.core.apply.steps import Call, Step, Wait, build_steps, program
 from quotactl.core.backend import BackendError
-from quotactl.core.hooks import ApplyResult, NullHooks, Outcome, Status
-from quotactl.core.steps import Call, Step, Wait, build_steps, program
 from quotactl.errors import QuotactlError
 
 if TYPE_CHECKING:
+    from quotactl.core.apply.hooks import ApplyHooks
+    from quotactl.core.apply.steps import Program
     from quotactl.core.backend import Backend
-    from quotactl.core.hooks import ApplyHooks
-    from quotactl.core.observed import ResourceStatus
-    from quotactl.core.plan import Plan
-    from quotactl.core.steps import Program
+    from quotactl.core.plan.model import Plan
+    from quotactl.core.resources.observed import ResourceStatus
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, TypeAlias
 
-from quotactl.core.model import (
+from quotactl.core.resources.desired import (
     UNLIMITED,
     EnvironmentSpec,
     PolicySpec,
@@ -18,7 +18,7 @@ from quotactl.core.model import (
     ShareSpec,
     Strategy,
 )
-from quotactl.core.observed import Kind, Spec
+from quotactl.core.resources.observed import Kind, Spec
 
 if TYPE_CHECKING:
     from collections.abc import Mapping

@@ -13,7 +13,7 @@ from enum import StrEnum
 from typing import TYPE_CHECKING
 
 from quotactl.core.engine.model import HOLDING, UNFINISHED
-from quotactl.core.model import (
+from quotactl.core.resources.desired import (
     STACK_TAG,
     EnvironmentSpec,
     PolicySpec,

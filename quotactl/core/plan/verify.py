@@ -2,11 +2,11 @@
 
 A plan file is read back only if it is exactly what ``plan --out`` writes: within the size and
 nesting limits, signed with ``QUOTACTL_PLAN_KEY`` when one is set (both checked on its bytes,
-by ``quotactl.core.planbytes``), and identical to the document quotactl re-derives from its own
+by ``quotactl.core.plan.envelope``), and identical to the document quotactl re-derives from its own
 ``before`` and ``after`` values (fields, actions, summary, addresses), with every value valid by the
 configuration's rules and every runtime impact consistent with the change it is attached to.
 Ownership, staleness and the account are checked against live state, under the apply lock
-(``quotactl.core.preconditions``).
+(``quotactl.core.apply.preconditions``).
 """
 
 from __future__ import annotations
@@ -15,24 +15,24 @@ import re
 from dataclasses import replace
 from typing import TYPE_CHECKING, Protocol
 
-from quotactl.core.attributes import attributes
-from quotactl.core.diff import field_changes
-from quotactl.core.impact import squeezed_message
-from quotactl.core.model import STACK_TAG, EnvironmentSpec, QueueSpec, ShareSpec
-from quotactl.core.observed import Kind, Ref
-from quotactl.core.plan import Action, Change, Effect, PlanError
-from quotactl.core.planbytes import (
+from quotactl.core.plan.diff import field_changes
+from quotactl.core.plan.document import FORMAT_VERSION, from_document, to_document
+from quotactl.core.plan.envelope import (
     SIGNATURE_KEY,
     check_signature,
     invalid,
     parse,
 )
-from quotactl.core.planfile import FORMAT_VERSION, from_document, to_document
+from quotactl.core.plan.impact import squeezed_message
+from quotactl.core.plan.model import Action, Change, Effect, PlanError
+from quotactl.core.resources.attributes import attributes
+from quotactl.core.resources.desired import STACK_TAG, EnvironmentSpec, QueueSpec, ShareSpec
+from quotactl.core.resources.observed import Kind, Ref
 
 if TYPE_CHECKING:
-    from quotactl.core.attributes import JSONValue
-    from quotactl.core.observed import Spec
-    from quotactl.core.plan import FieldChange, Impact, Plan
+    from quotactl.core.plan.model import FieldChange, Impact, Plan
+    from quotactl.core.resources.attributes import JSONValue
+    from quotactl.core.resources.observed import Spec
 
 _FINGERPRINT = re.compile(r"sha256:[0-9a-f]{64}")
 _PREEMPTIBLE = re.compile(r"usage of (\S+) is (\d+), above the new limit (\d+): ")

@@ -1,9 +1,9 @@
 """Apply's preconditions: every refusal before the first write, in one place (STYLE habit 2).
 
 ``check_preconditions`` runs under the apply lock, against live state read under it, after
-the plan has been computed (or a saved one verified by ``quotactl.core.planverify``): the
+the plan has been computed (or a saved one verified by ``quotactl.core.plan.verify``): the
 account and region, ownership by **live** tags, a saved plan's staleness, the delete guard
-and the disruption guard (``quotactl.core.disruption``, judged on the jobs live now). A new
+and the disruption guard (``quotactl.core.plan.disruption``, judged on the jobs live now). A new
 guard is one more call in ``check_preconditions`` (and, if it needs an option, one more field
 of ``Guards``). Nothing here writes.
 """
@@ -13,18 +13,18 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from quotactl.core import disruption
-from quotactl.core.attributes import attributes
-from quotactl.core.fingerprint import fingerprint
-from quotactl.core.model import STACK_TAG
-from quotactl.core.observed import Ref
-from quotactl.core.plan import Action, DeleteNotAllowedError, PlanError, StalePlanError
+from quotactl.core.plan import disruption
+from quotactl.core.plan.fingerprint import fingerprint
+from quotactl.core.plan.model import Action, DeleteNotAllowedError, PlanError, StalePlanError
+from quotactl.core.resources.attributes import attributes
+from quotactl.core.resources.desired import STACK_TAG
+from quotactl.core.resources.observed import Ref
 from quotactl.errors import QuotactlError
 
 if TYPE_CHECKING:
     from quotactl.core.backend import StateReader
-    from quotactl.core.observed import ObservedState
-    from quotactl.core.plan import Plan
+    from quotactl.core.plan.model import Plan
+    from quotactl.core.resources.observed import ObservedState
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,7 @@ from enum import StrEnum
 from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
-    from quotactl.core.plan import Action, Change, Plan
+    from quotactl.core.plan.model import Action, Change, Plan
 
 
 class Status(StrEnum):

@@ -1,18 +1,15 @@
-"""The live state of one quota-managed job queue, built from AWS Batch responses.
+"""The live state of one quota-managed job queue, as typed values: ``LiveQueue``.
 
-``live_queue(...)`` takes the response dicts of DescribeJobQueues, DescribeServiceEnvironments,
-ListQuotaShares (or DescribeQuotaShare), ListServiceJobs, optionally DescribeServiceJob and
-GetJobQueueSnapshot, exactly as boto3 returns them, and gives a ``LiveQueue``: the engine's
-``QueueModel`` of the queue and its service jobs as ``LiveJob`` records (each response field by
-field: ``quotactl.core.live_responses``). Pure: the reads are in ``quotactl.aws.live``, so the
-same figures come out of real AWS, an endpoint and the emulator.
+``quotactl.aws.responses.live_queue(...)`` builds one from AWS Batch responses; everything here
+works on the values only, so the same figures come out of real AWS, an endpoint and the
+emulator.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from quotactl.core.engine.model import (
     FINAL,
@@ -22,26 +19,16 @@ from quotactl.core.engine.model import (
     QueueModel,
     ShareModel,
 )
-from quotactl.core.live_responses import (
-    capacity_usage,
-    live_job,
-    name_from_arn,
-    share_model,
-    snapshot_front,
-    snapshot_heads,
-    snapshot_time,
-)
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Mapping
+    from collections.abc import Mapping
 
-    from quotactl.core.observed import LiveJob
+    from quotactl.core.resources.observed import LiveJob
 
 UNFINISHED_STATUSES = UNFINISHED
 """The statuses ``status`` lists (ListServiceJobs is called once for each, paginated)."""
 FINISHED_STATUSES = FINAL
 ALL_STATUSES = UNFINISHED_STATUSES + FINISHED_STATUSES
-_RANK = {status: rank for rank, status in enumerate(ALL_STATUSES)}
 
 
 @dataclass(frozen=True)
@@ -152,63 +139,4 @@ def engine_job(job: LiveJob) -> Job:
         started_at=dispatched if job.status.holds_capacity else None,
         preemption_retries=job.preemption_retries,
         preemptions=job.preemptions or 0,
-    )
-
-
-def live_queue(
-    queue: Mapping[str, Any],
-    environment: Mapping[str, Any] | None,
-    shares: Iterable[Mapping[str, Any]],
-    jobs: Iterable[Mapping[str, Any]] = (),
-    *,
-    listed: Iterable[LiveJob] = (),
-    share_tags: Mapping[str, Mapping[str, str]] | None = None,
-    details: Mapping[str, Mapping[str, Any]] | None = None,
-    snapshot: Mapping[str, Any] | None = None,
-    read_at: float = 0.0,
-) -> LiveQueue:
-    """Build a ``LiveQueue`` from AWS responses.
-
-    ``queue`` is a DescribeJobQueues entry, ``environment`` the DescribeServiceEnvironments
-    entry of its service environment (None: it is gone, no capacity), ``shares`` the
-    ListQuotaShares items, ``jobs`` ListServiceJobs summaries and/or ``listed`` jobs already
-    built from them with ``live_job`` (a job listed under two statuses, as it moved on between
-    two listings, is kept once, in the later of the two in its lifecycle), ``share_tags`` tags
-    by share ARN, ``details`` DescribeServiceJob responses by job ID (for ``jobs``),
-    ``read_at`` the fallback time when there is no snapshot.
-    """
-    name = queue["jobQueueName"]
-    tags = share_tags or {}
-    items = list(shares)
-    models = tuple(share_model(s, tags.get(s.get("quotaShareArn", ""))) for s in items)
-    env = environment or {}
-    model = QueueModel(
-        name=name,
-        capacity=capacity_usage(
-            {"capacityUnit": c.get("capacityUnit"), "quantity": c.get("maxCapacity", 0)}
-            for c in env.get("capacityLimits") or []
-        ),
-        shares=models,
-    )
-    found = details or {}
-    by_id: dict[str, LiveJob] = {}
-    built = (live_job(summary, name, found.get(summary["jobId"])) for summary in jobs)
-    for job in (*listed, *built):
-        seen = by_id.get(job.job_id)
-        if seen is None or _RANK[job.status] >= _RANK[seen.status]:
-            by_id[job.job_id] = job
-    env_order = sorted(queue.get("serviceEnvironmentOrder") or [], key=lambda o: o["order"])
-    return LiveQueue(
-        name=name,
-        arn=queue.get("jobQueueArn") or "",
-        model=model,
-        jobs=tuple(sorted(by_id.values(), key=lambda j: (j.created_at or 0.0, j.job_id))),
-        enabled=queue.get("state") != "DISABLED",
-        status=queue.get("status") or "VALID",
-        environment=name_from_arn(env_order[0]["serviceEnvironment"]) if env_order else "",
-        environment_enabled=bool(environment) and env.get("state") != "DISABLED",
-        share_arns={s["quotaShareName"]: s.get("quotaShareArn") or "" for s in items},
-        heads=snapshot_heads(snapshot),
-        read_at=snapshot_time(snapshot) or read_at,
-        front=snapshot_front(snapshot),
     )

@@ -13,10 +13,10 @@ import json
 import re
 from typing import TYPE_CHECKING
 
-from quotactl.core.plan import PlanError
+from quotactl.core.plan.model import PlanError
 
 if TYPE_CHECKING:
-    from quotactl.core.attributes import JSONValue
+    from quotactl.core.resources.attributes import JSONValue
 
 MAX_PLAN_BYTES = 64 * 1024 * 1024
 """A 1,000-share plan is about 2 MB; anything this large is not a plan quotactl wrote."""

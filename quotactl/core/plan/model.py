@@ -11,9 +11,9 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import TYPE_CHECKING
 
-from quotactl.core.attributes import Attributes, JSONValue, attributes, top_field
-from quotactl.core.model import QueueSpec, ShareSpec
-from quotactl.core.observed import Kind, Ref, Spec
+from quotactl.core.resources.attributes import Attributes, JSONValue, attributes, top_field
+from quotactl.core.resources.desired import QueueSpec, ShareSpec
+from quotactl.core.resources.observed import Kind, Ref, Spec
 from quotactl.errors import QuotactlError
 
 if TYPE_CHECKING:

@@ -14,12 +14,13 @@ from collections import defaultdict
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from quotactl.core.adoption import refuse_unmanaged
-from quotactl.core.attributes import IMMUTABLE, Attributes, attributes, flatten, top_field
-from quotactl.core.fingerprint import fingerprint
-from quotactl.core.impact import assess
-from quotactl.core.model import DesiredState, EnvironmentSpec, QueueSpec, ShareSpec
-from quotactl.core.observed import (
+from quotactl.core.plan.adoption import refuse_unmanaged
+from quotactl.core.plan.fingerprint import fingerprint
+from quotactl.core.plan.impact import assess
+from quotactl.core.plan.model import Action, Change, FieldChange, Plan
+from quotactl.core.resources.attributes import IMMUTABLE, Attributes, attributes, flatten, top_field
+from quotactl.core.resources.desired import DesiredState, EnvironmentSpec, QueueSpec, ShareSpec
+from quotactl.core.resources.observed import (
     SETTLING_STATUSES,
     Kind,
     ObservedResource,
@@ -27,14 +28,13 @@ from quotactl.core.observed import (
     Spec,
     kind_of,
 )
-from quotactl.core.plan import Action, Change, FieldChange, Plan
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
 
+    from quotactl.core.apply.preconditions import Identity
     from quotactl.core.backend import StateReader
-    from quotactl.core.observed import LiveJob
-    from quotactl.core.preconditions import Identity
+    from quotactl.core.resources.observed import LiveJob
 
 _KIND_ORDER = {Kind.ENVIRONMENT: 0, Kind.POLICY: 1, Kind.QUEUE: 2, Kind.SHARE: 3}
 

@@ -1,5 +1,5 @@
 """What ``status`` reports, as values: rows per share and instance type, heads, borrowing
-pairs, queues, teams (computed by ``quotactl.core.status``, drawn by ``quotactl.render``)."""
+pairs, queues, teams (computed by ``status.compute``, drawn by ``quotactl.render``)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from fractions import Fraction
 
-    from quotactl.core.model import Strategy
+    from quotactl.core.resources.desired import Strategy
 
 
 @dataclass(frozen=True)

@@ -20,16 +20,16 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from quotactl.core.engine.model import JobStatus
-from quotactl.core.impact import assess
-from quotactl.core.observed import HOLDING_JOB_STATUSES
-from quotactl.core.plan import Effect, PlanError
+from quotactl.core.plan.impact import assess
+from quotactl.core.plan.model import Effect, PlanError
+from quotactl.core.resources.observed import HOLDING_JOB_STATUSES
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
     from quotactl.core.backend import StateReader
-    from quotactl.core.observed import LiveJob
-    from quotactl.core.plan import AffectedJob, Plan
+    from quotactl.core.plan.model import AffectedJob, Plan
+    from quotactl.core.resources.observed import LiveJob
 
 DISRUPTING = (Effect.TERMINATED, Effect.PREEMPTIBLE, Effect.DISABLED)
 

@@ -17,7 +17,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from quotactl.core.model import (
+from quotactl.core.resources.desired import (
     MANAGED_TAGS,
     TEAM_TAG,
     UNLIMITED,
@@ -32,7 +32,7 @@ from quotactl.core.model import (
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
 
-    from quotactl.core.observed import ObservedResource, ObservedState
+    from quotactl.core.resources.observed import ObservedResource, ObservedState
 
 MAX_NAME = 128
 _UNSAFE = re.compile(r"[^A-Za-z0-9_-]+")

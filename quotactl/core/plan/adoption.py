@@ -10,11 +10,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from quotactl.core.plan import UnmanagedResourceError
+from quotactl.core.plan.model import UnmanagedResourceError
 
 if TYPE_CHECKING:
-    from quotactl.core.model import DesiredState
-    from quotactl.core.observed import ObservedResource, ObservedState
+    from quotactl.core.resources.desired import DesiredState
+    from quotactl.core.resources.observed import ObservedResource, ObservedState
 
 
 def unmanaged(desired: DesiredState, observed: ObservedState) -> list[ObservedResource]:

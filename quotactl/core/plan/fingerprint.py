@@ -11,12 +11,12 @@ import hashlib
 import json
 from typing import TYPE_CHECKING
 
-from quotactl.core.attributes import attributes
+from quotactl.core.resources.attributes import attributes
 
 if TYPE_CHECKING:
     from collections.abc import Collection
 
-    from quotactl.core.observed import ObservedState
+    from quotactl.core.resources.observed import ObservedState
 
 
 def fingerprint(observed: ObservedState, stack: str, scope: Collection[str]) -> str:

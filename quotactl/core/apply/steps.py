@@ -13,16 +13,16 @@ from collections.abc import Callable, Generator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
-from quotactl.core.attributes import IMMUTABLE, attributes, top_field
 from quotactl.core.backend import AlreadyExistsError, BackendError
-from quotactl.core.diff import field_changes
-from quotactl.core.model import STACK_TAG, PolicySpec, QueueSpec, ShareSpec
-from quotactl.core.observed import GOING_STATUSES, SETTLING_STATUSES, Kind, Ref, Spec
-from quotactl.core.plan import Action, Change, Plan
+from quotactl.core.plan.diff import field_changes
+from quotactl.core.plan.model import Action, Change, Plan
+from quotactl.core.resources.attributes import IMMUTABLE, attributes, top_field
+from quotactl.core.resources.desired import STACK_TAG, PolicySpec, QueueSpec, ShareSpec
+from quotactl.core.resources.observed import GOING_STATUSES, SETTLING_STATUSES, Kind, Ref, Spec
 
 if TYPE_CHECKING:
     from quotactl.core.backend import Backend
-    from quotactl.core.observed import ObservedResource
+    from quotactl.core.resources.observed import ObservedResource
 
 Op = Literal["create", "update", "delete", "settle"]
 

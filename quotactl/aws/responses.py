@@ -1,17 +1,19 @@
 """AWS Batch responses, field by field, as the live model: ``LiveJob``, ``ShareModel``, times.
 
 Each function takes one response dict (or part of one) exactly as boto3 returns it. AWS sends
-times as epoch milliseconds; everything here is epoch seconds. ``quotactl.core.live`` puts the
-pieces together into a ``LiveQueue``.
+times as epoch milliseconds; everything here is epoch seconds. ``live_queue`` puts the pieces
+together into a ``LiveQueue`` (``quotactl.core.resources.live``), so core receives typed values.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from quotactl.core.engine.model import JobStatus, ShareModel
-from quotactl.core.model import TEAM_TAG, UNLIMITED, Strategy
-from quotactl.core.observed import LiveJob, PastPreemption
+from quotactl.core.engine.model import JobStatus, QueueModel, ShareModel
+from quotactl.core.jobs.records import JobDetail, training_job_name
+from quotactl.core.resources.desired import TEAM_TAG, UNLIMITED, Strategy
+from quotactl.core.resources.live import ALL_STATUSES, LiveQueue
+from quotactl.core.resources.observed import LiveJob, PastPreemption
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping
@@ -138,3 +140,84 @@ def snapshot_time(snapshot: Mapping[str, Any] | None) -> float | None:
 
 def _int(value: Any) -> int | None:
     return None if value is None else int(value)
+
+
+_RANK = {status: rank for rank, status in enumerate(ALL_STATUSES)}
+
+
+def live_queue(
+    queue: Mapping[str, Any],
+    environment: Mapping[str, Any] | None,
+    shares: Iterable[Mapping[str, Any]],
+    jobs: Iterable[Mapping[str, Any]] = (),
+    *,
+    listed: Iterable[LiveJob] = (),
+    share_tags: Mapping[str, Mapping[str, str]] | None = None,
+    details: Mapping[str, Mapping[str, Any]] | None = None,
+    snapshot: Mapping[str, Any] | None = None,
+    read_at: float = 0.0,
+) -> LiveQueue:
+    """Build a ``LiveQueue`` from AWS responses.
+
+    ``queue`` is a DescribeJobQueues entry, ``environment`` the DescribeServiceEnvironments
+    entry of its service environment (None: it is gone, no capacity), ``shares`` the
+    ListQuotaShares items, ``jobs`` ListServiceJobs summaries and/or ``listed`` jobs already
+    built from them with ``live_job`` (a job listed under two statuses, as it moved on between
+    two listings, is kept once, in the later of the two in its lifecycle), ``share_tags`` tags
+    by share ARN, ``details`` DescribeServiceJob responses by job ID (for ``jobs``),
+    ``read_at`` the fallback time when there is no snapshot.
+    """
+    name = queue["jobQueueName"]
+    tags = share_tags or {}
+    items = list(shares)
+    models = tuple(share_model(s, tags.get(s.get("quotaShareArn", ""))) for s in items)
+    env = environment or {}
+    model = QueueModel(
+        name=name,
+        capacity=capacity_usage(
+            {"capacityUnit": c.get("capacityUnit"), "quantity": c.get("maxCapacity", 0)}
+            for c in env.get("capacityLimits") or []
+        ),
+        shares=models,
+    )
+    found = details or {}
+    by_id: dict[str, LiveJob] = {}
+    built = (live_job(summary, name, found.get(summary["jobId"])) for summary in jobs)
+    for job in (*listed, *built):
+        seen = by_id.get(job.job_id)
+        if seen is None or _RANK[job.status] >= _RANK[seen.status]:
+            by_id[job.job_id] = job
+    env_order = sorted(queue.get("serviceEnvironmentOrder") or [], key=lambda o: o["order"])
+    return LiveQueue(
+        name=name,
+        arn=queue.get("jobQueueArn") or "",
+        model=model,
+        jobs=tuple(sorted(by_id.values(), key=lambda j: (j.created_at or 0.0, j.job_id))),
+        enabled=queue.get("state") != "DISABLED",
+        status=queue.get("status") or "VALID",
+        environment=name_from_arn(env_order[0]["serviceEnvironment"]) if env_order else "",
+        environment_enabled=bool(environment) and env.get("state") != "DISABLED",
+        share_arns={s["quotaShareName"]: s.get("quotaShareArn") or "" for s in items},
+        heads=snapshot_heads(snapshot),
+        read_at=snapshot_time(snapshot) or read_at,
+        front=snapshot_front(snapshot),
+    )
+
+
+def detail_of(response: Mapping[str, Any]) -> JobDetail:
+    """A DescribeServiceJob response -> ``JobDetail``."""
+    queue = name_from_arn(str(response.get("jobQueue") or ""))
+    arns = [
+        str((a.get("serviceResourceId") or {}).get("value"))
+        for a in response.get("attempts") or []
+        if (a.get("serviceResourceId") or {}).get("value")
+    ]
+    latest = ((response.get("latestAttempt") or {}).get("serviceResourceId") or {}).get("value")
+    if latest and latest not in arns:
+        arns.append(str(latest))
+    return JobDetail(
+        job=live_job(response, queue, response),
+        payload=response.get("serviceRequestPayload"),
+        tags=dict(response.get("tags") or {}),
+        training_jobs=tuple(training_job_name(a) for a in arns),
+    )

@@ -12,21 +12,21 @@ from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from quotactl.core.apply import apply
-from quotactl.core.diff import plan_with_live
-from quotactl.core.lock import acquire
-from quotactl.core.plan import Plan
-from quotactl.core.preconditions import check_preconditions, read_live
+from quotactl.core.apply.executor import apply
+from quotactl.core.apply.lock import acquire
+from quotactl.core.apply.preconditions import check_preconditions, read_live
+from quotactl.core.plan.diff import plan_with_live
+from quotactl.core.plan.model import Plan
 
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from quotactl.core.apply import ApplyOptions
+    from quotactl.core.apply.executor import ApplyOptions
+    from quotactl.core.apply.hooks import ApplyHooks, ApplyResult
+    from quotactl.core.apply.lock import LockStore
+    from quotactl.core.apply.preconditions import Guards
     from quotactl.core.backend import Backend
-    from quotactl.core.hooks import ApplyHooks, ApplyResult
-    from quotactl.core.lock import LockStore
-    from quotactl.core.model import DesiredState
-    from quotactl.core.preconditions import Guards
+    from quotactl.core.resources.desired import DesiredState
 
 
 @dataclass(frozen=True)

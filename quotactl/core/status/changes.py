@@ -10,8 +10,8 @@ from quotactl.core.engine import JobStatus
 if TYPE_CHECKING:
     from collections.abc import Iterable
 
-    from quotactl.core.live import LiveQueue
-    from quotactl.core.observed import LiveJob
+    from quotactl.core.resources.live import LiveQueue
+    from quotactl.core.resources.observed import LiveJob
 
 
 @dataclass(frozen=True)
