@@ -47,7 +47,7 @@ def check_account(expected: str | None, sts_client: STSClient) -> str | None:
 def identity(target: Target, sts_client: STSClient | None, region: str) -> Identity:
     """The account and region that ``target``'s calls reach (``sts_client`` on aws only)."""
     if target.backend == "local":
-        from quotactl.emulator.arns import Account
+        from quotactl.emulator.account.arns import Account
 
         return Identity(Account().account_id, region)
     assert sts_client is not None

@@ -18,15 +18,16 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Self
 
-from quotactl.emulator import statefile, wire
-from quotactl.emulator import tick as ticks
-from quotactl.emulator.arns import Account
-from quotactl.emulator.context import EPSILON, Context
-from quotactl.emulator.engines import Engines
+from quotactl.emulator.account.arns import Account
+from quotactl.emulator.account.context import EPSILON, Context
 from quotactl.emulator.errors import ServerException, ServiceError
 from quotactl.emulator.faults import Faults, FaultSpec, parse_faults
 from quotactl.emulator.handlers import HANDLERS, READ_ONLY
-from quotactl.emulator.store import Clock, Store
+from quotactl.emulator.scheduling import tick as ticks
+from quotactl.emulator.scheduling.engines import Engines
+from quotactl.emulator.store import statefile
+from quotactl.emulator.store.database import Clock, Store
+from quotactl.emulator.wire import rest_json as wire
 from quotactl.errors import QuotactlError, UsageError
 
 if TYPE_CHECKING:

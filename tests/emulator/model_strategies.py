@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, TypeAlias
 
 from hypothesis import strategies as st
 
-from quotactl.emulator.shapes import problems
+from quotactl.emulator.wire.shapes import problems
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence

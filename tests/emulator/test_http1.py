@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from quotactl.emulator.http1 import MAX_BODY, MAX_HEAD, FramingError, Parser, Request
+from quotactl.emulator.wire.http1 import MAX_BODY, MAX_HEAD, FramingError, Parser, Request
 
 _RECV = 64 * 1024
 

@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from quotactl.emulator import Emulator
-from quotactl.emulator.service_job import ServiceJob
-from quotactl.emulator.store import SCHEMA_VERSION
+from quotactl.emulator.account.service_job import ServiceJob
+from quotactl.emulator.store.database import SCHEMA_VERSION
 from tests.emulator.emulator_support import make_queue, payload, submit_request
 
 if TYPE_CHECKING:

@@ -383,7 +383,7 @@ def test_a_created_at_filter_takes_ascii_digits_only(batch: Account, value: str)
 def test_a_body_with_stored_items_is_the_json_a_client_parses(
     stored: list[dict[str, Any]], rest: dict[str, Any]
 ) -> None:
-    from quotactl.emulator import wire
+    from quotactl.emulator.wire import rest_json as wire
 
     members = {**rest, "jobSummaryList": wire.StoredJSON(json.dumps(i) for i in stored)}
     body = wire.ok(members, "rid").body

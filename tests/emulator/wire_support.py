@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from quotactl.emulator import Emulator
-from quotactl.emulator.shapes import service_model
+from quotactl.emulator.wire.shapes import service_model
 
 if TYPE_CHECKING:
     from botocore.model import Shape

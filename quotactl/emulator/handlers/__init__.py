@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from quotactl.emulator.context import Context
+from quotactl.emulator.account.context import Context
 from quotactl.emulator.handlers import (
     environments,
     job_listing,

@@ -6,13 +6,13 @@ from __future__ import annotations
 import functools
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from quotactl.emulator import validate as v
-from quotactl.emulator.arns import name_or_arn
+from quotactl.emulator.account import rules as v
+from quotactl.emulator.account.arns import name_or_arn
+from quotactl.emulator.account.models import NUM_INSTANCES, SETTLING, Settling
 from quotactl.emulator.errors import ClientException
-from quotactl.emulator.models import NUM_INSTANCES, SETTLING, Settling
 
 if TYPE_CHECKING:
-    from quotactl.emulator.context import Context
+    from quotactl.emulator.account.context import Context
 
 S = TypeVar("S", bound=Settling)
 MAX_CAPACITY_LIMITS = 5

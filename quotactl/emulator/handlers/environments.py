@@ -4,7 +4,15 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from quotactl.emulator import validate as v
+from quotactl.emulator.account import rules as v
+from quotactl.emulator.account.models import (
+    CREATING,
+    DELETING,
+    NUM_INSTANCES,
+    UPDATING,
+    JobQueue,
+    ServiceEnvironment,
+)
 from quotactl.emulator.errors import ClientException
 from quotactl.emulator.handlers.common import (
     capacity_limits,
@@ -13,17 +21,9 @@ from quotactl.emulator.handlers.common import (
     require_settled,
     tag_new,
 )
-from quotactl.emulator.models import (
-    CREATING,
-    DELETING,
-    NUM_INSTANCES,
-    UPDATING,
-    JobQueue,
-    ServiceEnvironment,
-)
 
 if TYPE_CHECKING:
-    from quotactl.emulator.context import Context
+    from quotactl.emulator.account.context import Context
 
 Params = dict[str, Any]
 MAX_ENVIRONMENTS = 50

@@ -6,15 +6,15 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from quotactl.core.engine import JOB_STATUSES, JobStatus
-from quotactl.emulator import validate as v
-from quotactl.emulator import wire
+from quotactl.emulator.account import rules as v
+from quotactl.emulator.account.models import JobQueue
 from quotactl.emulator.errors import ClientException
 from quotactl.emulator.handlers.common import find
-from quotactl.emulator.models import JobQueue
+from quotactl.emulator.wire import rest_json as wire
 
 if TYPE_CHECKING:
-    from quotactl.emulator.context import Context
-    from quotactl.emulator.service_job import ServiceJob
+    from quotactl.emulator.account.context import Context
+    from quotactl.emulator.account.service_job import ServiceJob
 
 Params = dict[str, Any]
 FILTERS = (

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from quotactl.emulator import validate as v
-from quotactl.emulator.arns import parse_arn
+from quotactl.emulator.account import rules as v
+from quotactl.emulator.account.arns import parse_arn
+from quotactl.emulator.account.models import JobQueue, SchedulingPolicy
 from quotactl.emulator.errors import ClientException
 from quotactl.emulator.handlers.common import tag_new
-from quotactl.emulator.models import JobQueue, SchedulingPolicy
 
 if TYPE_CHECKING:
-    from quotactl.emulator.context import Context
+    from quotactl.emulator.account.context import Context
 
 Params = dict[str, Any]
 

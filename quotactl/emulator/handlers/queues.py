@@ -5,12 +5,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from quotactl.core.resources.desired import TIME_LIMIT_REASONS
-from quotactl.emulator import validate as v
-from quotactl.emulator.errors import ClientException
-from quotactl.emulator.handlers.common import find, require_disabled, require_settled, tag_new
-from quotactl.emulator.handlers.environments import uses_instance_types
-from quotactl.emulator.handlers.policies import find_policy
-from quotactl.emulator.models import (
+from quotactl.emulator.account import rules as v
+from quotactl.emulator.account.models import (
     CREATING,
     DELETING,
     UPDATING,
@@ -18,9 +14,13 @@ from quotactl.emulator.models import (
     JobQueue,
     ServiceEnvironment,
 )
+from quotactl.emulator.errors import ClientException
+from quotactl.emulator.handlers.common import find, require_disabled, require_settled, tag_new
+from quotactl.emulator.handlers.environments import uses_instance_types
+from quotactl.emulator.handlers.policies import find_policy
 
 if TYPE_CHECKING:
-    from quotactl.emulator.context import Context
+    from quotactl.emulator.account.context import Context
 
 Params = dict[str, Any]
 MAX_QUEUES = 50

@@ -6,12 +6,9 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from quotactl.core.engine import FINAL
-from quotactl.emulator import jobs
-from quotactl.emulator import validate as v
-from quotactl.emulator.arns import job_id_of, new_job_id
-from quotactl.emulator.errors import ClientException
-from quotactl.emulator.handlers.common import find
-from quotactl.emulator.models import (
+from quotactl.emulator.account import rules as v
+from quotactl.emulator.account.arns import job_id_of, new_job_id
+from quotactl.emulator.account.models import (
     CREATING,
     DELETING,
     DISABLED,
@@ -19,10 +16,13 @@ from quotactl.emulator.models import (
     QuotaShare,
     SchedulingPolicy,
 )
-from quotactl.emulator.service_job import ServiceJob
+from quotactl.emulator.account.service_job import ServiceJob
+from quotactl.emulator.errors import ClientException
+from quotactl.emulator.handlers.common import find
+from quotactl.emulator.scheduling import jobs
 
 if TYPE_CHECKING:
-    from quotactl.emulator.context import Context
+    from quotactl.emulator.account.context import Context
 
 Params = dict[str, Any]
 MAX_REQUEST_BYTES = 30 * 1024

@@ -5,8 +5,16 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from quotactl.core.resources.desired import Strategy
-from quotactl.emulator import validate as v
-from quotactl.emulator.arns import parse_arn
+from quotactl.emulator.account import rules as v
+from quotactl.emulator.account.arns import parse_arn
+from quotactl.emulator.account.models import (
+    CREATING,
+    DELETING,
+    UPDATING,
+    VALID,
+    JobQueue,
+    QuotaShare,
+)
 from quotactl.emulator.errors import ClientException
 from quotactl.emulator.handlers.common import (
     capacity_limits,
@@ -15,10 +23,9 @@ from quotactl.emulator.handlers.common import (
     require_settled,
     tag_new,
 )
-from quotactl.emulator.models import CREATING, DELETING, UPDATING, VALID, JobQueue, QuotaShare
 
 if TYPE_CHECKING:
-    from quotactl.emulator.context import Context
+    from quotactl.emulator.account.context import Context
 
 Params = dict[str, Any]
 MAX_SHARES_PER_QUEUE = 20

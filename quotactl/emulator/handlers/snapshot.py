@@ -5,13 +5,13 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from quotactl.core.engine import HOLDING
-from quotactl.emulator import validate as v
+from quotactl.emulator.account import rules as v
+from quotactl.emulator.account.models import JobQueue, QuotaShare, ms
 from quotactl.emulator.handlers.common import find
-from quotactl.emulator.models import JobQueue, QuotaShare, ms
 
 if TYPE_CHECKING:
-    from quotactl.emulator.context import Context
-    from quotactl.emulator.service_job import ServiceJob
+    from quotactl.emulator.account.context import Context
+    from quotactl.emulator.account.service_job import ServiceJob
 
 Params = dict[str, Any]
 FRONT_OF_QUEUE = 100

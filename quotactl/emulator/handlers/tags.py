@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from quotactl.emulator import validate as v
-from quotactl.emulator.arns import job_id_of, parse_arn
+from quotactl.emulator.account import rules as v
+from quotactl.emulator.account.arns import job_id_of, parse_arn
 from quotactl.emulator.errors import ClientException
 
 if TYPE_CHECKING:
-    from quotactl.emulator.context import Context
+    from quotactl.emulator.account.context import Context
 
 Params = dict[str, Any]
 

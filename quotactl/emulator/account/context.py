@@ -7,9 +7,9 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from quotactl.emulator.arns import Account
-    from quotactl.emulator.engines import Engines
-    from quotactl.emulator.store import Tx
+    from quotactl.emulator.account.arns import Account
+    from quotactl.emulator.scheduling.engines import Engines
+    from quotactl.emulator.store.database import Tx
 
 
 EPSILON = 0.0005  # seconds: float sums of epoch times drift; the wire resolution is 1 ms

@@ -18,19 +18,19 @@ from typing import TYPE_CHECKING, Any
 
 from quotactl.core.engine import QueueEngine, QueueModel, ShareModel, Timing
 from quotactl.core.resources.desired import Strategy
-from quotactl.emulator import jobs
-from quotactl.emulator.models import (
+from quotactl.emulator.account.models import (
     ENABLED,
     NUM_INSTANCES,
     JobQueue,
     QuotaShare,
     ServiceEnvironment,
 )
+from quotactl.emulator.scheduling import jobs
 
 if TYPE_CHECKING:
     from quotactl.core.engine import Job
-    from quotactl.emulator.service_job import ServiceJob
-    from quotactl.emulator.store import Tx
+    from quotactl.emulator.account.service_job import ServiceJob
+    from quotactl.emulator.store.database import Tx
 
 POOL = "(queue)"
 """The one share standing for a queue without quota management."""

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Self
 
-from quotactl.emulator.validate import stored_fairshare, stored_time_limits
+from quotactl.emulator.account.rules import stored_fairshare, stored_time_limits
 
 # Resource statuses (AWS Batch's); INVALID is never produced by the emulator.
 CREATING, UPDATING, DELETING, VALID = "CREATING", "UPDATING", "DELETING", "VALID"

@@ -20,7 +20,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from quotactl.emulator import http1
+from quotactl.emulator.wire import http1
 from quotactl.errors import QuotactlError
 
 if TYPE_CHECKING:

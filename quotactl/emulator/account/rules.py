@@ -16,9 +16,10 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from quotactl.emulator import shapes, wire
-from quotactl.emulator.arns import NAME
+from quotactl.emulator.account.arns import NAME
 from quotactl.emulator.errors import ClientException
+from quotactl.emulator.wire import rest_json as wire
+from quotactl.emulator.wire import shapes
 
 Params = dict[str, Any]
 MAX_TAGS = 50

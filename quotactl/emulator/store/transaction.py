@@ -12,8 +12,7 @@ import json
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from quotactl.emulator.job_rows import JobRows, by_seq
-from quotactl.emulator.models import (
+from quotactl.emulator.account.models import (
     SETTLING,
     JobQueue,
     QuotaShare,
@@ -22,6 +21,7 @@ from quotactl.emulator.models import (
     ServiceEnvironment,
     Settling,
 )
+from quotactl.emulator.store.job_rows import JobRows, by_seq
 
 R = TypeVar("R", bound=Record)
 KINDS: dict[str, type[Record]] = {

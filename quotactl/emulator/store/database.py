@@ -18,9 +18,9 @@ import threading
 from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
-from quotactl.emulator import statefile
-from quotactl.emulator.statefile import StateError
-from quotactl.emulator.transaction import Clock, Tx
+from quotactl.emulator.store import statefile
+from quotactl.emulator.store.statefile import StateError
+from quotactl.emulator.store.transaction import Clock, Tx
 
 if TYPE_CHECKING:
     from collections.abc import Iterator

@@ -18,18 +18,18 @@ from typing import TYPE_CHECKING, Any
 
 from quotactl.core.durations import DurationError, parse_duration
 from quotactl.core.engine import FINAL, HOLDING, Job, JobStatus, reasons
-from quotactl.emulator.models import NUM_INSTANCES
-from quotactl.emulator.service_job import Attempt
-from quotactl.emulator.validate import training_request
+from quotactl.emulator.account.models import NUM_INSTANCES
+from quotactl.emulator.account.rules import training_request
+from quotactl.emulator.account.service_job import Attempt
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
     from quotactl.core.engine import Transition
-    from quotactl.emulator.arns import Account
-    from quotactl.emulator.context import Context
-    from quotactl.emulator.models import JobQueue
-    from quotactl.emulator.service_job import ServiceJob
+    from quotactl.emulator.account.arns import Account
+    from quotactl.emulator.account.context import Context
+    from quotactl.emulator.account.models import JobQueue
+    from quotactl.emulator.account.service_job import ServiceJob
 
 DURATION_TAG = "quotactl:duration"
 DEFAULT_MAX_RUNTIME = 86_400.0  # SageMaker's default StoppingCondition

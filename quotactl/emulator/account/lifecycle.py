@@ -12,9 +12,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from quotactl.core.engine import UNFINISHED, reasons
-from quotactl.emulator import jobs
-from quotactl.emulator.context import EPSILON
-from quotactl.emulator.models import (
+from quotactl.emulator.account.context import EPSILON
+from quotactl.emulator.account.models import (
     CREATING,
     DELETING,
     UPDATING,
@@ -23,9 +22,10 @@ from quotactl.emulator.models import (
     QuotaShare,
     Settling,
 )
+from quotactl.emulator.scheduling import jobs
 
 if TYPE_CHECKING:
-    from quotactl.emulator.context import Context
+    from quotactl.emulator.account.context import Context
 
 QUEUE_HEALTHY = "JobQueue Healthy"
 

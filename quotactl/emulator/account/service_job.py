@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from quotactl.core.engine import JobStatus
-from quotactl.emulator.models import drop_none, ms
+from quotactl.emulator.account.models import drop_none, ms
 
 
 @dataclass

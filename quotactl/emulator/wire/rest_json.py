@@ -23,8 +23,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qs, unquote
 
-from quotactl.emulator import shapes
 from quotactl.emulator.errors import ClientException, ServiceError, UnknownOperation
+from quotactl.emulator.wire import shapes
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping

@@ -12,8 +12,8 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from quotactl.core.engine import FINAL, HOLDING, JobStatus
-from quotactl.emulator import jobs
-from quotactl.emulator.service_job import ServiceJob
+from quotactl.emulator.account.service_job import ServiceJob
+from quotactl.emulator.scheduling import jobs
 
 if TYPE_CHECKING:
     import sqlite3
