@@ -80,7 +80,7 @@ def serve(
     Other quotactl commands and `local advance` may use the same state file meanwhile.
     """
     from quotactl.emulator import Emulator
-    from quotactl.emulator.wire.server import EmulatorServer
+    from quotactl.emulator.server import EmulatorServer
 
     runtime = _runtime(ctx)
     try:

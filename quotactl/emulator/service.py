@@ -19,11 +19,11 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Self
 
 from quotactl.emulator.account.arns import Account
-from quotactl.emulator.account.context import EPSILON, Context
 from quotactl.emulator.errors import ServerException, ServiceError
 from quotactl.emulator.faults import Faults, FaultSpec, parse_faults
 from quotactl.emulator.handlers import HANDLERS, READ_ONLY
 from quotactl.emulator.scheduling import tick as ticks
+from quotactl.emulator.scheduling.context import EPSILON, Context
 from quotactl.emulator.scheduling.engines import Engines
 from quotactl.emulator.store import statefile
 from quotactl.emulator.store.database import Clock, Store

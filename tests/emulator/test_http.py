@@ -19,8 +19,8 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from quotactl.emulator import Emulator
+from quotactl.emulator.server import EmulatorServer
 from quotactl.emulator.wire.http1 import MAX_BODY, is_loopback_name
-from quotactl.emulator.wire.server import EmulatorServer
 from tests.emulator.conftest import http_client
 from tests.emulator.emulator_support import Served
 

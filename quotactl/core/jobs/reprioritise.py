@@ -15,7 +15,7 @@ from quotactl.core.jobs.analysis import run_pass
 
 if TYPE_CHECKING:
     from quotactl.core.jobs.analysis import Victim
-    from quotactl.core.resources.live import LiveQueue
+    from quotactl.core.jobs.live import LiveQueue
     from quotactl.core.resources.observed import LiveJob
 
 

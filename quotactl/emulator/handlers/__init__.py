@@ -9,7 +9,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from quotactl.emulator.account.context import Context
 from quotactl.emulator.handlers import (
     environments,
     job_listing,
@@ -20,6 +19,7 @@ from quotactl.emulator.handlers import (
     snapshot,
     tags,
 )
+from quotactl.emulator.scheduling.context import Context
 
 Handler = Callable[[Context, dict[str, Any]], dict[str, Any]]
 

@@ -12,7 +12,7 @@ from quotactl.emulator.account.models import NUM_INSTANCES, SETTLING, Settling
 from quotactl.emulator.errors import ClientException
 
 if TYPE_CHECKING:
-    from quotactl.emulator.account.context import Context
+    from quotactl.emulator.scheduling.context import Context
 
 S = TypeVar("S", bound=Settling)
 MAX_CAPACITY_LIMITS = 5

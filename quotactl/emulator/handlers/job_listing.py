@@ -13,8 +13,8 @@ from quotactl.emulator.handlers.common import find
 from quotactl.emulator.wire import rest_json as wire
 
 if TYPE_CHECKING:
-    from quotactl.emulator.account.context import Context
     from quotactl.emulator.account.service_job import ServiceJob
+    from quotactl.emulator.scheduling.context import Context
 
 Params = dict[str, Any]
 FILTERS = (

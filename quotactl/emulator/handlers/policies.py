@@ -11,7 +11,7 @@ from quotactl.emulator.errors import ClientException
 from quotactl.emulator.handlers.common import tag_new
 
 if TYPE_CHECKING:
-    from quotactl.emulator.account.context import Context
+    from quotactl.emulator.scheduling.context import Context
 
 Params = dict[str, Any]
 

@@ -20,7 +20,7 @@ from quotactl.emulator.handlers.environments import uses_instance_types
 from quotactl.emulator.handlers.policies import find_policy
 
 if TYPE_CHECKING:
-    from quotactl.emulator.account.context import Context
+    from quotactl.emulator.scheduling.context import Context
 
 Params = dict[str, Any]
 MAX_QUEUES = 50

@@ -22,7 +22,7 @@ from quotactl.emulator.handlers.common import find
 from quotactl.emulator.scheduling import jobs
 
 if TYPE_CHECKING:
-    from quotactl.emulator.account.context import Context
+    from quotactl.emulator.scheduling.context import Context
 
 Params = dict[str, Any]
 MAX_REQUEST_BYTES = 30 * 1024

@@ -25,7 +25,7 @@ from quotactl.emulator.handlers.common import (
 )
 
 if TYPE_CHECKING:
-    from quotactl.emulator.account.context import Context
+    from quotactl.emulator.scheduling.context import Context
 
 Params = dict[str, Any]
 MAX_SHARES_PER_QUEUE = 20

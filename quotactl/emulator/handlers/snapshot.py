@@ -10,8 +10,8 @@ from quotactl.emulator.account.models import JobQueue, QuotaShare, ms
 from quotactl.emulator.handlers.common import find
 
 if TYPE_CHECKING:
-    from quotactl.emulator.account.context import Context
     from quotactl.emulator.account.service_job import ServiceJob
+    from quotactl.emulator.scheduling.context import Context
 
 Params = dict[str, Any]
 FRONT_OF_QUEUE = 100

@@ -9,7 +9,7 @@ from quotactl.emulator.account.arns import job_id_of, parse_arn
 from quotactl.emulator.errors import ClientException
 
 if TYPE_CHECKING:
-    from quotactl.emulator.account.context import Context
+    from quotactl.emulator.scheduling.context import Context
 
 Params = dict[str, Any]
 

@@ -27,9 +27,9 @@ if TYPE_CHECKING:
 
     from quotactl.core.engine import Transition
     from quotactl.emulator.account.arns import Account
-    from quotactl.emulator.account.context import Context
     from quotactl.emulator.account.models import JobQueue
     from quotactl.emulator.account.service_job import ServiceJob
+    from quotactl.emulator.scheduling.context import Context
 
 DURATION_TAG = "quotactl:duration"
 DEFAULT_MAX_RUNTIME = 86_400.0  # SageMaker's default StoppingCondition

@@ -15,15 +15,14 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from quotactl.core.engine import HOLDING, JobStatus, reasons
-from quotactl.emulator.account import lifecycle
-from quotactl.emulator.account.context import EPSILON
 from quotactl.emulator.account.models import JobQueue
-from quotactl.emulator.scheduling import jobs
+from quotactl.emulator.scheduling import jobs, lifecycle
+from quotactl.emulator.scheduling.context import EPSILON
 from quotactl.errors import QuotactlError
 
 if TYPE_CHECKING:
-    from quotactl.emulator.account.context import Context
     from quotactl.emulator.account.service_job import ServiceJob
+    from quotactl.emulator.scheduling.context import Context
     from quotactl.emulator.scheduling.engines import QueueState
 
 MAX_STEPS_PER_INSTANT = 64  # a job takes at most 4 steps per instant; this is a safety net

@@ -12,7 +12,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from quotactl.core.engine import UNFINISHED, reasons
-from quotactl.emulator.account.context import EPSILON
 from quotactl.emulator.account.models import (
     CREATING,
     DELETING,
@@ -23,9 +22,10 @@ from quotactl.emulator.account.models import (
     Settling,
 )
 from quotactl.emulator.scheduling import jobs
+from quotactl.emulator.scheduling.context import EPSILON
 
 if TYPE_CHECKING:
-    from quotactl.emulator.account.context import Context
+    from quotactl.emulator.scheduling.context import Context
 
 QUEUE_HEALTHY = "JobQueue Healthy"
 
