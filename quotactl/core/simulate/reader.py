@@ -13,8 +13,8 @@ from itertools import chain
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from quotactl.core.simulate.trace import TraceError, read_trace
-from quotactl.errors import NotFoundError, QuotactlError
+from quotactl.core.simulate.trace import read_trace
+from quotactl.errors import NotFoundError, QuotactlError, TraceError
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator
@@ -89,9 +89,7 @@ def _batches_from_worker(path: Path) -> Iterator[Iterable[TraceRow]]:
                 if not received:  # the worker never ran (spawn could not start it): read here
                     yield read_here(path)
                     return
-                raise QuotactlError(
-                    f"the reader of {path} stopped unexpectedly", code="trace-invalid"
-                ) from None
+                raise TraceError(f"the reader of {path} stopped unexpectedly") from None
             received = True
             if message is None:
                 return

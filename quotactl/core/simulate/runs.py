@@ -21,7 +21,7 @@ from quotactl.core.simulate import reader
 from quotactl.core.simulate.metrics import summarise
 from quotactl.core.simulate.queues import routes
 from quotactl.core.simulate.simulator import simulate
-from quotactl.errors import QuotactlError
+from quotactl.errors import InternalError, QuotactlError
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator, Mapping
@@ -109,11 +109,11 @@ def _worker(side: Side, path: str, skip: Mapping[str, str], sender: Connection) 
     try:
         sender.send(_replay(side, Path(path), skip, parallel_parse=False))
     except QuotactlError as exc:
-        sender.send(QuotactlError(exc.message, hint=exc.hint, code=exc.code))
+        sender.send(exc)  # whole: QuotactlError pickles its class and attributes
     except (BrokenPipeError, KeyboardInterrupt):
         pass
     except Exception as exc:  # a bug: report it rather than leave the parent waiting
-        sender.send(QuotactlError(f"the replay of {side.label} failed: {exc!r}", code="internal"))
+        sender.send(InternalError(f"the replay of {side.label} failed: {exc!r}"))
     finally:
         sender.close()
 
