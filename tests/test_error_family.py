@@ -15,6 +15,7 @@ from quotactl.errors import (
     Diagnostic,
     QuotactlError,
     ResourceGoneError,
+    UsageError,
     family,
 )
 from tests.conftest import REPO_ROOT
@@ -57,6 +58,12 @@ def test_each_code_is_defined_by_exactly_one_class() -> None:
         if "code" in cls.__dict__:
             owners.setdefault(cls.code, []).append(cls.__name__)
     assert {code: names for code, names in owners.items() if len(names) > 1} == {}
+
+
+def test_only_usage_exits_64() -> None:
+    """The boundary in ``quotactl.cli.app`` exits 64 for a ``UsageError`` and 1 for the rest."""
+    assert [cls for cls in every_class() if issubclass(cls, UsageError)] == [UsageError]
+    assert [code for code, cls in family().items() if issubclass(cls, UsageError)] == ["usage"]
 
 
 def test_every_error_class_lives_in_quotactl_errors() -> None:

@@ -1,9 +1,11 @@
 """``apply(plan, backend, hooks)``: execute a plan exactly, in AWS's order, as fast as it allows.
 
 Apply decides nothing new: it runs the plan's steps (``quotactl.core.apply.steps``) and reports
-through hooks. Independent steps run concurrently on a bounded thread pool; every step that
-waits for a status is parked, and one batched status poll serves all of them (so a thousand
-shares waiting for VALID cost one ListQuotaShares per queue per poll, not a thread each).
+through hooks. Independent steps run concurrently on a bounded executor (the caller's, else a
+thread pool from ``quotactl.core.apply.system``, which also gives the clock every wait reads
+and sleeps on); every step that waits for a status is parked, and one batched status poll
+serves all of them (so a thousand shares waiting for VALID cost one ListQuotaShares per queue
+per poll, not a thread each).
 A failed step is reported with AWS's message and everything that depends on it is skipped;
 independent steps still run. Retrying throttling and server errors is the client's job
 (botocore's standard retries, one budget per call, settable with ``--max-attempts``): an error
