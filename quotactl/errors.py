@@ -1,14 +1,74 @@
 """One exception family for every user-facing failure.
 
 Each error carries a short, stable, kebab-case ``code`` (scripts and tests match on it), a
-human ``message`` and an optional ``hint``. Rendering lives in ``quotactl.render.errors`` and
-the mapping to exit codes in ``quotactl.cli.app`` (pip's ``DiagnosticPipError`` pattern).
+human ``message`` and an optional ``hint``. The code is the class's: a raise site names the
+class, never the code. Rendering lives in ``quotactl.render.errors`` and the mapping to exit
+codes in ``quotactl.cli.app`` (``UsageError`` exits 64, every other one 1). The family,
+grouped by what the user can do about it (the groups have no code of their own)::
+
+    QuotactlError
+    ├── CommandLineError: fix the command line
+    │   ├── UsageError ................ usage
+    │   ├── NotFoundError ............. not-found
+    │   │   └── ResourceGoneError ..... (also a BackendError)
+    │   ├── BackendSettingsError ...... backend
+    │   └── NothingToGenerateError .... nothing-to-generate
+    ├── InputError: fix the file
+    │   ├── ConfigError ............... config-invalid
+    │   ├── SpecInvalidError .......... spec-invalid
+    │   ├── TraceError ................ trace-invalid
+    │   │   └── TraceUnsorted
+    │   └── TrainerInvalidError ....... trainer-invalid
+    ├── PlanApplyError: plan again, pass a flag, or wait
+    │   ├── PlanError ................. plan-error
+    │   │   ├── UnmanagedResourceError  unmanaged-resource
+    │   │   │   └── TakeoverRefusedError  (also a BackendError)
+    │   │   ├── StalePlanError ........ plan-stale
+    │   │   ├── PlanInvalidError ...... plan-invalid
+    │   │   ├── PlanSignatureError .... plan-signature
+    │   │   ├── NotOwnedError ......... not-owned
+    │   │   ├── DeleteNotAllowedError . delete-not-allowed
+    │   │   └── DisruptionNotAllowedError  disruption-not-allowed
+    │   ├── AccountMismatchError ...... account-mismatch
+    │   ├── ApprovalRequiredError ..... approval-required
+    │   ├── NotConfirmedError ......... cancelled
+    │   ├── StateLockedError .......... state-locked
+    │   │   └── LockNameTakenError .... (also a BackendError)
+    │   └── ApplyFailedError .......... apply-failed
+    ├── JobError: change the job, or look at it
+    │   ├── UnknownShareError ......... unknown-share
+    │   ├── ShareDisabledError ........ share-disabled
+    │   ├── PreflightFailedError ...... preflight-failed
+    │   ├── SubmitIncomplete .......... submit-incomplete
+    │   ├── SageMakerSdkMissingError .. sagemaker-sdk-missing
+    │   ├── AmbiguousJobError ......... ambiguous-job
+    │   ├── JobFinishedError .......... job-finished
+    │   ├── CancelFailedError ......... cancel-failed
+    │   └── NoLogsError ............... no-logs
+    ├── AwsError: fix credentials, region or network, or try again
+    │   ├── BackendError .............. aws-error
+    │   │   ├── AlreadyExistsError
+    │   │   ├── AwsTimeoutError ....... aws-timeout
+    │   │   └── ApplyTimeoutError ..... apply-timeout
+    │   ├── AwsCredentialsError ....... aws-credentials
+    │   ├── AwsProfileError ........... aws-profile
+    │   └── AwsRegionError ............ aws-region
+    ├── LocalStateError: free, repair or choose a local file or port
+    │   ├── StateError ................ emulator-state
+    │   ├── PortInUseError ............ port-in-use
+    │   ├── FileIOError ............... io-error
+    │   ├── UnsafePathError ........... unsafe-path
+    │   └── OutNotEmptyError .......... out-not-empty
+    └── InternalError ................. internal
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Any, Literal
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
 
 Severity = Literal["error", "warning"]
 
@@ -18,20 +78,84 @@ class QuotactlError(Exception):
 
     code: str = "error"
 
-    def __init__(self, message: str, *, hint: str | None = None, code: str | None = None) -> None:
+    def __init__(self, message: str, *, hint: str | None = None) -> None:
         super().__init__(message)
         self.message = message
         self.hint = hint
-        if code is not None:
-            self.code = code
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Cross a process boundary whole: the class, message, hint and every attribute."""
+        return (_restore, (type(self), self.message, dict(self.__dict__)))
 
 
-class UsageError(QuotactlError):
+def _restore(cls: type[QuotactlError], message: str, state: dict[str, Any]) -> QuotactlError:
+    error = cls.__new__(cls)
+    Exception.__init__(error, message)
+    error.__dict__.update(state)
+    return error
+
+
+# -- the groups ---------------------------------------------------------------------------
+class CommandLineError(QuotactlError):
+    """The command line asks for something that cannot be done as written."""
+
+
+class InputError(QuotactlError):
+    """A file the user wrote (config, job spec, trace, trainer) is wrong."""
+
+
+class PlanApplyError(QuotactlError):
+    """A plan cannot be made or applied as asked."""
+
+
+class JobError(QuotactlError):
+    """A job cannot be submitted, found, cancelled or followed as asked."""
+
+
+class AwsError(QuotactlError):
+    """AWS (or the endpoint) refused, was unreachable, or was not configured."""
+
+
+class LocalStateError(QuotactlError):
+    """A local file, directory or port is in the way."""
+
+
+GROUPS: tuple[type[QuotactlError], ...] = (
+    CommandLineError,
+    InputError,
+    PlanApplyError,
+    JobError,
+    AwsError,
+    LocalStateError,
+)
+
+
+# -- the command line ---------------------------------------------------------------------
+class UsageError(CommandLineError):
     """A bad option or argument (exit code 64)."""
 
     code = "usage"
 
 
+class NotFoundError(CommandLineError):
+    """Something named by the user does not exist (a file, a queue, a job)."""
+
+    code = "not-found"
+
+
+class BackendSettingsError(CommandLineError):
+    """The backend or endpoint settings do not fit what the command needs."""
+
+    code = "backend"
+
+
+class NothingToGenerateError(CommandLineError):
+    """``trace generate`` found no enabled share to generate jobs for."""
+
+    code = "nothing-to-generate"
+
+
+# -- input files --------------------------------------------------------------------------
 @dataclass(frozen=True, order=True)
 class Diagnostic:
     """One finding about a configuration file, printed as ``FILE:LINE:COL: error: message``."""
@@ -47,7 +171,7 @@ class Diagnostic:
         return f"{self.file}:{self.line}:{self.column}: {self.severity}: {self.message}"
 
 
-class ConfigError(QuotactlError):
+class ConfigError(InputError):
     """The configuration is invalid; ``diagnostics`` holds every finding with its position."""
 
     code = "config-invalid"
@@ -68,7 +192,273 @@ class ConfigError(QuotactlError):
         self.diagnostics = diagnostics
 
 
-class NotFoundError(QuotactlError):
-    """Something named by the user does not exist (a file, a queue, a job)."""
+class SpecInvalidError(InputError):
+    """A job spec is invalid."""
 
-    code = "not-found"
+    code = "spec-invalid"
+
+
+class TraceError(InputError):
+    """A trace row that cannot be simulated; the message starts with FILE:LINE."""
+
+    code = "trace-invalid"
+
+
+class TraceUnsorted(TraceError):
+    """A row earlier than the one before it: the trace must be sorted before it is replayed."""
+
+
+class TrainerInvalidError(InputError):
+    """``--trainer MODULE:ATTR`` does not name a job the SageMaker SDK accepts."""
+
+    code = "trainer-invalid"
+
+
+# -- plan and apply -----------------------------------------------------------------------
+class PlanError(PlanApplyError):
+    """The plan cannot be made or used (the code says why)."""
+
+    code = "plan-error"
+
+
+class UnmanagedResourceError(PlanError):
+    """Config names a live resource that this stack does not own."""
+
+    code = "unmanaged-resource"
+
+
+class StalePlanError(PlanError):
+    """Live state changed since a saved plan was made."""
+
+    code = "plan-stale"
+
+
+class PlanInvalidError(PlanError):
+    """The file is not a plan quotactl wrote (or it was edited)."""
+
+    code = "plan-invalid"
+
+
+class PlanSignatureError(PlanError):
+    """``QUOTACTL_PLAN_KEY`` is set and the file's signature is missing or wrong."""
+
+    code = "plan-signature"
+
+
+class NotOwnedError(PlanError):
+    """A change would touch a live resource that this stack's tag does not name."""
+
+    code = "not-owned"
+
+
+class DeleteNotAllowedError(PlanError):
+    """A plan deletes or replaces something and ``--allow-delete`` was not given."""
+
+    code = "delete-not-allowed"
+
+
+class DisruptionNotAllowedError(PlanError):
+    """The plan would terminate or expose active jobs, and no flag allows it."""
+
+    code = "disruption-not-allowed"
+
+
+class AccountMismatchError(PlanApplyError):
+    """The credentials or endpoint are for another account (or region) than intended."""
+
+    code = "account-mismatch"
+
+
+class ApprovalRequiredError(PlanApplyError):
+    """apply needs ``yes`` on a terminal, or ``--auto-approve``."""
+
+    code = "approval-required"
+
+
+class NotConfirmedError(PlanApplyError):
+    """The answer to a confirmation was not ``yes``."""
+
+    code = "cancelled"
+
+
+class StateLockedError(PlanApplyError):
+    """Another apply or import of this stack holds the lock."""
+
+    code = "state-locked"
+
+
+class ApplyFailedError(PlanApplyError):
+    """Some changes of an apply failed."""
+
+    code = "apply-failed"
+
+
+# -- jobs ---------------------------------------------------------------------------------
+class UnknownShareError(JobError):
+    """A job names a queue or share that does not exist."""
+
+    code = "unknown-share"
+
+
+class ShareDisabledError(JobError):
+    """The share (or queue) is disabled and takes no new jobs."""
+
+    code = "share-disabled"
+
+
+class PreflightFailedError(JobError):
+    """The job's role or output bucket is missing; nothing was submitted."""
+
+    code = "preflight-failed"
+
+
+class SubmitIncomplete(JobError):
+    """Some jobs of a ``--count`` were submitted, then a call failed: says which went through."""
+
+    code = "submit-incomplete"
+
+    def __init__(self, cause: QuotactlError, submitted: Sequence[object], total: int) -> None:
+        left = total - len(submitted)
+        super().__init__(
+            f"{cause.message} (after {len(submitted)} of {total} jobs were submitted)",
+            hint=f"the {len(submitted)} submitted jobs stand; submit the other {left} with "
+            f"--count {left}",
+        )
+        self.submitted = list(submitted)
+
+
+class SageMakerSdkMissingError(JobError):
+    """``--trainer`` needs the optional ``quotactl[sagemaker]`` extra."""
+
+    code = "sagemaker-sdk-missing"
+
+
+class AmbiguousJobError(JobError):
+    """A job name matches more than one job."""
+
+    code = "ambiguous-job"
+
+
+class JobFinishedError(JobError):
+    """The job has already finished."""
+
+    code = "job-finished"
+
+
+class CancelFailedError(JobError):
+    """Some jobs could not be cancelled."""
+
+    code = "cancel-failed"
+
+
+class NoLogsError(JobError):
+    """The job has no CloudWatch logs (yet, or it runs on the emulator)."""
+
+    code = "no-logs"
+
+
+# -- AWS and connectivity -----------------------------------------------------------------
+class BackendError(AwsError):
+    """A call to the backend failed; ``message`` is the service's own text."""
+
+    code = "aws-error"
+
+    def __init__(self, message: str, *, retryable: bool = False, hint: str | None = None) -> None:
+        super().__init__(message, hint=hint)
+        self.retryable = retryable
+        """Throttling or a server error that outlived the client's own retries: try again."""
+
+
+class AlreadyExistsError(BackendError):
+    """A create found the name taken (an interrupted earlier apply, or someone else)."""
+
+
+class AwsTimeoutError(BackendError):
+    """The endpoint did not answer within the connect/read timeouts and retries."""
+
+    code = "aws-timeout"
+
+
+class ApplyTimeoutError(BackendError):
+    """A resource did not become VALID in time."""
+
+    code = "apply-timeout"
+
+
+class ResourceGoneError(NotFoundError, BackendError):
+    """A delete found the resource already gone (or going)."""
+
+
+class TakeoverRefusedError(UnmanagedResourceError, BackendError):
+    """A create found the name taken by a resource of another stack, or of none."""
+
+
+class LockNameTakenError(StateLockedError, BackendError):
+    """The lock's name is taken by something that is not a quotactl lock."""
+
+
+class AwsCredentialsError(AwsError):
+    """No AWS credentials were found."""
+
+    code = "aws-credentials"
+
+
+class AwsProfileError(AwsError):
+    """The ``--profile`` does not exist."""
+
+    code = "aws-profile"
+
+
+class AwsRegionError(AwsError):
+    """The region is malformed or missing."""
+
+    code = "aws-region"
+
+
+# -- local state --------------------------------------------------------------------------
+class StateError(LocalStateError):
+    """The state file cannot be used: locked, read-only, full, damaged, or not a state file."""
+
+    code = "emulator-state"
+
+
+class PortInUseError(LocalStateError):
+    """``local serve --port`` is taken."""
+
+    code = "port-in-use"
+
+
+class FileIOError(LocalStateError):
+    """A file could not be read or written."""
+
+    code = "io-error"
+
+
+class UnsafePathError(LocalStateError):
+    """A file name built from live data would leave its directory."""
+
+    code = "unsafe-path"
+
+
+class OutNotEmptyError(LocalStateError):
+    """``export --out DIR`` into a directory that already holds files, without ``--force``."""
+
+    code = "out-not-empty"
+
+
+class InternalError(QuotactlError):
+    """A bug in quotactl: re-run with ``--debug`` and report the traceback."""
+
+    code = "internal"
+
+
+def family() -> dict[str, type[QuotactlError]]:
+    """Each code and the one class that defines it."""
+    found: dict[str, type[QuotactlError]] = {}
+    pending: list[type[QuotactlError]] = [QuotactlError]
+    while pending:
+        cls = pending.pop()
+        pending.extend(cls.__subclasses__())
+        if "code" in cls.__dict__ and cls is not QuotactlError:
+            found.setdefault(cls.code, cls)
+    return found

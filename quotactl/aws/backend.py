@@ -17,7 +17,6 @@ from quotactl.aws import convert
 from quotactl.aws.calls import READ_CONCURRENCY, BatchCalls
 from quotactl.aws.lock import BatchLockStore
 from quotactl.core.apply.lock import LOCK_TAG
-from quotactl.core.backend import AlreadyExistsError, BackendError
 from quotactl.core.resources.desired import EnvironmentSpec, PolicySpec, QueueSpec, ShareSpec
 from quotactl.core.resources.observed import (
     ACTIVE_JOB_STATUSES,
@@ -29,6 +28,7 @@ from quotactl.core.resources.observed import (
     Ref,
     ResourceStatus,
 )
+from quotactl.errors import AlreadyExistsError, BackendError, ResourceGoneError
 
 if TYPE_CHECKING:
     from collections import Counter
@@ -226,7 +226,7 @@ class AwsBackend:
                 raise
             current = self.describe(ref)
             if current is None or current.status in GOING_STATUSES:
-                raise BackendError(f"{ref.address} is already gone", code="not-found") from exc
+                raise ResourceGoneError(f"{ref.address} is already gone") from exc
             raise
 
     def tag(self, arn: str, tags: Mapping[str, str]) -> None:

@@ -13,8 +13,13 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any, Literal, TypeVar, overload
 
 from quotactl.aws.permissions import OPERATIONS
-from quotactl.core.backend import BackendError
-from quotactl.errors import QuotactlError
+from quotactl.errors import (
+    AwsCredentialsError,
+    AwsRegionError,
+    AwsTimeoutError,
+    BackendError,
+    QuotactlError,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Iterator
@@ -207,23 +212,19 @@ def _translate(exc: Exception, operation: str, client: BaseClient | None = None)
             hint = "the service is failing or throttling; try again later (--max-attempts N)"
         return BackendError(f"{operation}: {message}", retryable=retryable, hint=hint)
     if isinstance(exc, NoCredentialsError):
-        return QuotactlError(
+        return AwsCredentialsError(
             "no AWS credentials found",
-            code="aws-credentials",
             hint="set AWS_PROFILE or pass --profile, or use --backend local",
         )
     if isinstance(exc, NoRegionError):
-        return QuotactlError(
-            "no AWS region configured", code="aws-region", hint="set platform.region or --region"
-        )
+        return AwsRegionError("no AWS region configured", hint="set platform.region or --region")
     if isinstance(exc, ReadTimeoutError | ConnectTimeoutError):
         where = exc.kwargs.get("endpoint_url") or endpoint
         waited = read_timeout if isinstance(exc, ReadTimeoutError) else connect_timeout
         what = "answer" if isinstance(exc, ReadTimeoutError) else "accept a connection"
-        return BackendError(
+        return AwsTimeoutError(
             f"{operation}: {where} did not {what} within {waited:g}s ({_count(attempts)})",
             retryable=True,
-            code="aws-timeout",
             hint="check --endpoint-url (AWS_ENDPOINT_URL_BATCH) and the network; raise "
             "--read-timeout / --connect-timeout for a slow link",
         )

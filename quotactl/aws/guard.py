@@ -10,15 +10,15 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from quotactl.core.apply.preconditions import AccountMismatchError, Identity, check_expected_account
-from quotactl.errors import QuotactlError
+from quotactl.core.apply.preconditions import Identity, check_expected_account
+from quotactl.errors import BackendError
 
 if TYPE_CHECKING:
     from mypy_boto3_sts import STSClient
 
     from quotactl.aws.session import Target
 
-__all__ = ["AccountMismatchError", "caller_account", "check_account", "identity"]
+__all__ = ["caller_account", "check_account", "identity"]
 
 
 def caller_account(sts_client: STSClient) -> str:
@@ -28,9 +28,8 @@ def caller_account(sts_client: STSClient) -> str:
     try:
         return str(sts_client.get_caller_identity()["Account"])
     except (ClientError, BotoCoreError) as exc:
-        raise QuotactlError(
+        raise BackendError(
             f"cannot confirm which AWS account these credentials belong to: {exc}",
-            code="aws-error",
             hint="quotactl records the account a plan is for: it needs sts:GetCallerIdentity",
         ) from exc
 

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from quotactl.aws import responses as live_responses
 from quotactl.core.simulate.export import ExportTally, job_row, needs_detail, trace_of
 from quotactl.core.simulate.trace import write_trace
-from quotactl.errors import QuotactlError
+from quotactl.errors import NotFoundError
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator, Sequence
@@ -86,9 +86,8 @@ def queue_names(api: BatchCalls, queues: Sequence[str] | None) -> list[str]:
         with LiveReader(api) as reader:
             names = reader.queue_names()
         if not names:
-            raise QuotactlError(
+            raise NotFoundError(
                 "no quota-managed job queue in this account and region to export jobs from",
-                code="not-found",
             )
         return names
     names = list(dict.fromkeys(queues))
@@ -96,9 +95,8 @@ def queue_names(api: BatchCalls, queues: Sequence[str] | None) -> list[str]:
     known = {q["jobQueueName"] for q in found} | {q["jobQueueArn"] for q in found}
     missing = [n for n in names if n not in known]
     if missing:
-        raise QuotactlError(
+        raise NotFoundError(
             f"no job queue {', '.join(repr(n) for n in missing)} in this account and region",
-            code="not-found",
             hint="without --queue, every quota-managed queue is exported",
         )
     return [live_responses.name_from_arn(n) for n in names]

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from quotactl.aws.calls import BatchCalls
 from quotactl.aws.live import LiveReader
 from quotactl.aws.responses import detail_of
-from quotactl.errors import NotFoundError, QuotactlError
+from quotactl.errors import AmbiguousJobError, NotFoundError, QuotactlError, SubmitIncomplete
 
 if TYPE_CHECKING:
     from collections import Counter
@@ -59,21 +59,6 @@ class Pacer:
                 now = self.clock()
             self._sent.popleft()
         self._sent.append(now)
-
-
-class SubmitIncomplete(QuotactlError):
-    """Some jobs of a ``--count`` were submitted, then a call failed: says which went through."""
-
-    code = "submit-incomplete"
-
-    def __init__(self, cause: QuotactlError, submitted: list[Submitted], total: int) -> None:
-        left = total - len(submitted)
-        super().__init__(
-            f"{cause.message} (after {len(submitted)} of {total} jobs were submitted)",
-            hint=f"the {len(submitted)} submitted jobs stand; submit the other {left} with "
-            f"--count {left}",
-        )
-        self.submitted = submitted
 
 
 @dataclass(frozen=True)
@@ -156,9 +141,8 @@ class JobsApi:
             )
         if len(matches) > 1:
             ids = ", ".join(job_id for _, job_id in sorted(matches, reverse=True))
-            raise QuotactlError(
+            raise AmbiguousJobError(
                 f"{len(matches)} service jobs are named {ref!r}: {ids}",
-                code="ambiguous-job",
                 hint="name the job by its ID",
             )
         return self.describe(matches[0][1])

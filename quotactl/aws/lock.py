@@ -14,7 +14,7 @@ import hashlib
 from typing import TYPE_CHECKING
 
 from quotactl.core.apply.lock import LOCK_TAG
-from quotactl.core.backend import BackendError
+from quotactl.errors import BackendError, LockNameTakenError
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -60,9 +60,8 @@ class BatchLockStore:
             return None
         tags: dict[str, str] = dict(found[0].get("tags") or {})
         if LOCK_TAG not in tags:
-            raise BackendError(
+            raise LockNameTakenError(
                 f"scheduling policy {lock_name(stack)} exists but is not a quotactl lock",
-                code="state-locked",
                 hint="quotactl keeps the apply lock under that name: rename or delete that policy",
             )
         return tags

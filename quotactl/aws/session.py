@@ -12,7 +12,7 @@ import os
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal, TypeAlias, overload
 
-from quotactl.errors import QuotactlError, UsageError
+from quotactl.errors import AwsProfileError, UsageError
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -104,9 +104,8 @@ def make_session(target: Target, *, emulator: Emulator | None = None) -> boto3.S
     try:
         return boto3.Session(profile_name=target.profile, region_name=target.region)
     except ProfileNotFound as exc:
-        raise QuotactlError(
+        raise AwsProfileError(
             f"no AWS profile {exc.kwargs.get('profile')!r} in the AWS config files",
-            code="aws-profile",
             hint="`aws configure list-profiles` lists them; check --profile and AWS_PROFILE",
         ) from exc
 

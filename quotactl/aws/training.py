@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, cast
 
 from quotactl.aws.calls import BatchCalls
-from quotactl.errors import QuotactlError
+from quotactl.errors import PreflightFailedError, QuotactlError
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator
@@ -43,9 +43,8 @@ def preflight(iam: IAMClient, s3: S3Client, *, role_arn: str | None, output_s3: 
         except QuotactlError as exc:
             problems.append(f"output bucket s3://{bucket}: {_why(exc, 'no such bucket')}")
     if problems:
-        raise QuotactlError(
+        raise PreflightFailedError(
             "pre-flight failed, nothing was submitted: " + "; ".join(problems),
-            code="preflight-failed",
             hint="create the role or bucket (or fix role_arn / output_s3 in the job spec); "
             "the job would otherwise wait for capacity only to fail in SageMaker",
         )

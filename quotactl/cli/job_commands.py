@@ -7,7 +7,12 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from quotactl.cli.config_commands import OutputFormat
-from quotactl.errors import QuotactlError, UsageError
+from quotactl.errors import (
+    CancelFailedError,
+    JobFinishedError,
+    NoLogsError,
+    UsageError,
+)
 
 if TYPE_CHECKING:
     from quotactl.aws.jobs import JobsApi
@@ -188,9 +193,7 @@ def cancel(
     for error in errors:
         print(f"error: {error['job']}: {error['code']}: {error['message']}", file=runtime.stderr)
     if errors:
-        raise QuotactlError(
-            f"{len(errors)} of {len(ids)} jobs could not be cancelled", code="cancel-failed"
-        )
+        raise CancelFailedError(f"{len(errors)} of {len(ids)} jobs could not be cancelled")
 
 
 @job.command("priority")
@@ -211,9 +214,8 @@ def priority(
     try:
         detail = api.resolve(ref)
         if detail.job.is_final:
-            raise QuotactlError(
+            raise JobFinishedError(
                 f"job {detail.job.name} is {detail.job.status.value}: its priority is final",
-                code="job-finished",
             )
         (live,) = read_live(api, [detail.job.queue])
         effect = consequences(live, live.job(detail.job.job_id) or detail.job, value)
@@ -269,9 +271,8 @@ def logs(
     try:
         detail = api.resolve(ref)
         if runtime.backend != "aws":
-            raise QuotactlError(
+            raise NoLogsError(
                 "the local emulator runs no containers, so its jobs write no logs",
-                code="no-logs",
                 hint="on --backend aws, job logs reads the training job's streams in "
                 "/aws/sagemaker/TrainingJobs",
             )

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Literal, overload
 
-from quotactl.errors import QuotactlError
+from quotactl.errors import BackendSettingsError
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -48,7 +48,7 @@ def aws_client(
 
     target = runtime.target()
     if target.backend != "aws":
-        raise QuotactlError(f"{service} is only reachable on --backend aws", code="backend")
+        raise BackendSettingsError(f"{service} is only reachable on --backend aws")
     return client(target, service, session=runtime.session(target))
 
 

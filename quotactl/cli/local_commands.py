@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from quotactl.errors import QuotactlError, UsageError
+from quotactl.errors import PortInUseError, QuotactlError, UsageError
 
 if TYPE_CHECKING:
     from quotactl.cli.runtime import Runtime
@@ -124,9 +124,8 @@ def serve(
 
 def _listen_error(host: str, port: int, exc: OSError) -> QuotactlError:
     if exc.errno == errno.EADDRINUSE:
-        return QuotactlError(
+        return PortInUseError(
             f"cannot listen on {host}:{port}: the port is in use",
-            code="port-in-use",
             hint="stop what holds it, pick another --port, or --port 0 for a free one",
         )
     return UsageError(

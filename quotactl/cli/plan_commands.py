@@ -14,7 +14,7 @@ import typer
 
 from quotactl.cli.exitcodes import ExitCode
 from quotactl.cli.options import LockTimeoutOption, PathsArgument
-from quotactl.errors import UsageError
+from quotactl.errors import ApplyFailedError, UsageError
 
 if TYPE_CHECKING:
     from quotactl.cli.runtime import Runtime
@@ -123,7 +123,6 @@ def apply(
     from quotactl.cli.stack import confirm, load, lock_request, open_backend, reach, report_calls
     from quotactl.core.apply.flow import run_apply
     from quotactl.core.apply.preconditions import Guards
-    from quotactl.errors import QuotactlError
     from quotactl.render.progress import ProgressHooks
 
     runtime = runtime_of(ctx)
@@ -171,9 +170,8 @@ def apply(
         runtime.notice("Dry run: nothing was changed.")
     report_calls(runtime, backend)
     if result is not None and not result.ok:
-        raise QuotactlError(
+        raise ApplyFailedError(
             f"{len(result.failed)} change(s) failed and {len(result.skipped)} were skipped",
-            code="apply-failed",
             hint="fix the cause above and run apply again: it picks up where this one stopped",
         )
 
@@ -209,7 +207,8 @@ def _show(runtime: Runtime, the_plan: Plan, output: PlanFormat) -> None:
 def _save(the_plan: Plan, path: Path, key: str | None) -> None:
     """Write the plan file; signed (HMAC-SHA256) when QUOTACTL_PLAN_KEY is set."""
     from quotactl.core.plan.document import to_document
-    from quotactl.core.plan.envelope import PlanSignatureError, sign
+    from quotactl.core.plan.envelope import sign
+    from quotactl.errors import PlanSignatureError
 
     document = to_document(the_plan)
     if key is not None:

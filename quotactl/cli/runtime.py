@@ -113,11 +113,10 @@ class Runtime:
         folder = self.state_path.parent
         if self.state_path == DEFAULT_STATE or folder.is_dir():
             return
-        from quotactl.errors import QuotactlError
+        from quotactl.errors import StateError
 
-        raise QuotactlError(
+        raise StateError(
             f"the directory of --state {self.state_path} does not exist",
-            code="emulator-state",
             hint=f"create {folder} first, or choose another --state (QUOTACTL_STATE)",
         )
 

@@ -108,7 +108,7 @@ def simulate(
 def _in_order(runtime: Runtime, trace: Path, replay: Callable[[Path], T]) -> T:
     """Replay ``trace``; one that is not in submission order is replayed sorted, with a note."""
     from quotactl.core.simulate.ordering import sorted_trace
-    from quotactl.core.simulate.trace import TraceUnsorted
+    from quotactl.errors import TraceUnsorted
 
     try:
         return replay(trace)

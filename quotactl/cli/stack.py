@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from quotactl.errors import QuotactlError, UsageError
+from quotactl.errors import ApprovalRequiredError, NotConfirmedError, UsageError
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -92,18 +92,15 @@ def confirm(runtime: Runtime, question: str, *, auto_approve: bool) -> None:
     if auto_approve:
         return
     if not runtime.stdin.isatty():
-        raise QuotactlError(
+        raise ApprovalRequiredError(
             "no terminal to confirm on and --auto-approve not given: nothing was changed",
-            code="approval-required",
             hint="review the plan, then re-run with --auto-approve (or apply a saved --plan)",
         )
     print(f"\n{question}\n  Only 'yes' will be accepted.", file=runtime.stdout)
     print("  Enter a value: ", end="", file=runtime.stdout, flush=True)
     answer = runtime.stdin.readline().strip()
     if answer != "yes":
-        raise QuotactlError(
-            "cancelled: the answer was not 'yes'; nothing was changed", code="cancelled"
-        )
+        raise NotConfirmedError("cancelled: the answer was not 'yes'; nothing was changed")
 
 
 def report_calls(runtime: Runtime, backend: AwsBackend) -> None:

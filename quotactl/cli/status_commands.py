@@ -113,9 +113,9 @@ def _watch(
     first read failing for a reason that is not transient (a queue that does not exist,
     missing permissions) ends the command, as an error.
     """
-    from quotactl.core.backend import BackendError
     from quotactl.core.status.changes import changes
     from quotactl.core.status.compute import status_of
+    from quotactl.errors import BackendError
     from quotactl.render.status_json import status_document
     from quotactl.render.status_watch import watch_frame
 

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Annotated, TextIO
 import typer
 
 from quotactl.cli.options import PathsArgument
-from quotactl.errors import QuotactlError
+from quotactl.errors import FileIOError, NothingToGenerateError
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -58,9 +58,8 @@ def generate(
     runtime = runtime_of(ctx)
     queues = [q for q in queue_models(load(runtime, paths).desired) if _has_jobs(q)]
     if not queues:
-        raise QuotactlError(
+        raise NothingToGenerateError(
             "the configuration has no enabled quota share to generate jobs for",
-            code="nothing-to-generate",
         )
     last = [0.0]
 
@@ -173,7 +172,7 @@ def open_for_writing(path: Path) -> TextIO:
     try:
         return path.open("w", encoding="utf-8", newline="")
     except OSError as exc:
-        raise QuotactlError(f"cannot write {path}: {exc.strerror}", code="io-error") from None
+        raise FileIOError(f"cannot write {path}: {exc.strerror}") from None
 
 
 def _has_jobs(queue: QueueModel) -> bool:

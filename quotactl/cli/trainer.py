@@ -15,7 +15,7 @@ import os
 import sys
 from typing import TYPE_CHECKING, Any
 
-from quotactl.errors import QuotactlError, UsageError
+from quotactl.errors import QuotactlError, SageMakerSdkMissingError, TrainerInvalidError, UsageError
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -53,9 +53,8 @@ def _is_trainer(value: Any) -> bool:
 
 
 def _missing_sdk() -> QuotactlError:
-    return QuotactlError(
+    return SageMakerSdkMissingError(
         "--trainer needs the SageMaker Python SDK, which is not installed",
-        code="sagemaker-sdk-missing",
         hint=f"install the extra: {INSTALL}",
     )
 
@@ -93,9 +92,7 @@ def submit_trainer(runtime: Runtime, ref: str, options: SubmitOptions, as_json: 
                 **extra,
             )
         except (TypeError, ValueError) as exc:
-            raise QuotactlError(
-                f"the SageMaker SDK refused the job: {exc}", code="trainer-invalid"
-            ) from exc
+            raise TrainerInvalidError(f"the SageMaker SDK refused the job: {exc}") from exc
         except Exception as exc:
             from quotactl.aws.calls import translate
 

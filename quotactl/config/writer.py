@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from quotactl.errors import QuotactlError, UsageError
+from quotactl.errors import OutNotEmptyError, UnsafePathError, UsageError
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -21,12 +21,6 @@ if TYPE_CHECKING:
 HEADER = "# Exported by `quotactl export`: a plan on these files shows no change.\n"
 TEAMS_DIR = "teams"
 _SAFE_PART = re.compile(r"[A-Za-z0-9_-]{1,128}(\.yaml)?")
-
-
-class OutNotEmptyError(QuotactlError):
-    """``export --out DIR`` into a directory that already holds files, without ``--force``."""
-
-    code = "out-not-empty"
 
 
 @dataclass
@@ -88,15 +82,11 @@ def _inside(out: Path, relative: str) -> Path:
     """``out / relative``, refusing any part that is not a plain name or leads outside."""
     parts = relative.split("/")
     if not all(_SAFE_PART.fullmatch(p) for p in parts):
-        raise QuotactlError(
-            f"refusing to write {relative!r}: not a plain file name", code="unsafe-path"
-        )
+        raise UnsafePathError(f"refusing to write {relative!r}: not a plain file name")
     path = out.joinpath(*parts)
     root = out.resolve()
     if path.exists() or path.parent.exists():
         resolved = path.resolve()
         if resolved != root and root not in resolved.parents:
-            raise QuotactlError(
-                f"refusing to write {relative!r}: it leads outside {out}", code="unsafe-path"
-            )
+            raise UnsafePathError(f"refusing to write {relative!r}: it leads outside {out}")
     return path

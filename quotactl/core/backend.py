@@ -9,8 +9,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Protocol
 
-from quotactl.errors import QuotactlError
-
 if TYPE_CHECKING:
     from collections.abc import Collection, Mapping
 
@@ -22,28 +20,6 @@ if TYPE_CHECKING:
         ResourceStatus,
         Spec,
     )
-
-
-class BackendError(QuotactlError):
-    """A call to the backend failed; ``message`` is the service's own text."""
-
-    code = "aws-error"
-
-    def __init__(
-        self,
-        message: str,
-        *,
-        retryable: bool = False,
-        hint: str | None = None,
-        code: str | None = None,
-    ) -> None:
-        super().__init__(message, hint=hint, code=code)
-        self.retryable = retryable
-        """Throttling or a server error that outlived the client's own retries: try again."""
-
-
-class AlreadyExistsError(BackendError):
-    """A create found the name taken (an interrupted earlier apply, or someone else)."""
 
 
 class StateReader(Protocol):

@@ -14,7 +14,6 @@ from botocore.config import Config
 from botocore.stub import Stubber
 
 from quotactl.aws.backend import AwsBackend
-from quotactl.core.backend import AlreadyExistsError, BackendError
 from quotactl.core.resources.desired import (
     STACK_TAG,
     EnvironmentSpec,
@@ -23,6 +22,7 @@ from quotactl.core.resources.desired import (
     Strategy,
 )
 from quotactl.core.resources.observed import Kind, Ref, ResourceStatus
+from quotactl.errors import AlreadyExistsError, BackendError
 
 if TYPE_CHECKING:
     from collections.abc import Iterator

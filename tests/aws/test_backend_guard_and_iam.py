@@ -13,8 +13,9 @@ from moto import mock_aws
 
 import quotactl.aws.backend
 from quotactl.aws.backend import AwsBackend
-from quotactl.aws.guard import AccountMismatchError, check_account
+from quotactl.aws.guard import check_account
 from quotactl.aws.permissions import OPERATIONS, policy_document
+from quotactl.errors import AccountMismatchError
 
 if TYPE_CHECKING:
     from collections.abc import Iterator

@@ -15,7 +15,8 @@ from botocore.stub import ANY, Stubber
 
 from quotactl.aws.backend import AwsBackend
 from quotactl.aws.lock import lock_name
-from quotactl.core.apply.lock import HOLDER_TAG, LOCK_TAG, StateLockedError, acquire
+from quotactl.core.apply.lock import HOLDER_TAG, LOCK_TAG, acquire
+from quotactl.errors import StateLockedError
 
 if TYPE_CHECKING:
     from collections.abc import Iterator

@@ -18,10 +18,9 @@ from botocore.stub import Stubber
 
 from quotactl.aws.live import LiveReader, describe_none
 from quotactl.aws.permissions import OPERATIONS
-from quotactl.core.backend import BackendError
 from quotactl.core.engine import JobStatus
 from quotactl.core.status.compute import queue_status
-from quotactl.errors import QuotactlError
+from quotactl.errors import BackendError, QuotactlError
 
 if TYPE_CHECKING:
     from collections.abc import Iterator

@@ -15,7 +15,6 @@ from collections import Counter
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
-from quotactl.core.backend import AlreadyExistsError, BackendError
 from quotactl.core.engine import JobStatus
 from quotactl.core.resources.desired import (
     STACK_TAG,
@@ -37,6 +36,7 @@ from quotactl.core.resources.observed import (
     Spec,
     kind_of,
 )
+from quotactl.errors import AlreadyExistsError, BackendError, ResourceGoneError
 
 if TYPE_CHECKING:
     from collections.abc import Collection, Mapping
@@ -241,7 +241,7 @@ class MemoryBackend:
             self._enter("delete", ref.address)
             record = self.records.get(ref)
             if record is None:
-                raise BackendError(f"{ref.address} does not exist", code="not-found")
+                raise ResourceGoneError(f"{ref.address} does not exist")
             stateful = not isinstance(record.spec, PolicySpec)
             if stateful and (record.spec.enabled or record.status != "VALID"):  # type: ignore[union-attr]
                 raise BackendError(f"{ref.address} must be DISABLED and VALID to delete")

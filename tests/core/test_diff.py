@@ -11,9 +11,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from quotactl.core.plan.diff import diff, field_changes
-from quotactl.core.plan.model import Action, UnmanagedResourceError
+from quotactl.core.plan.model import Action
 from quotactl.core.resources.desired import STACK_TAG, RunnableTimeout, Strategy
 from quotactl.core.resources.observed import Kind
+from quotactl.errors import UnmanagedResourceError
 from tests.core.plan_support import (
     OWNED,
     STACK,

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from quotactl.core.plan.disruption import DisruptionNotAllowedError, check, counts, disrupted_jobs
+from quotactl.core.plan.disruption import check, counts, disrupted_jobs
 from quotactl.core.plan.model import Action, AffectedJob, Change, Effect, Impact, Plan
 from quotactl.core.resources.observed import Kind
+from quotactl.errors import DisruptionNotAllowedError
 from tests.core.plan_support import share
 
 P5 = "ml.p5.48xlarge"

@@ -17,8 +17,8 @@ import pytest
 
 from quotactl.aws.backend import AwsBackend
 from quotactl.aws.session import Target, client
-from quotactl.core.backend import AlreadyExistsError, BackendError
 from quotactl.core.resources.observed import GOING_STATUSES, Kind, Ref
+from quotactl.errors import AlreadyExistsError, BackendError
 from tests.core.plan_support import MemoryBackend, arn_of, env, policy, queue, share
 
 if TYPE_CHECKING:

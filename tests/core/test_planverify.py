@@ -13,17 +13,10 @@ from hypothesis import strategies as st
 from quotactl.config.rules import CONFIG_RULES
 from quotactl.core.plan.diff import diff
 from quotactl.core.plan.document import to_document
-from quotactl.core.plan.envelope import (
-    MAX_DEPTH,
-    PlanInvalidError,
-    PlanSignatureError,
-    check_signature,
-    nesting_depth,
-    parse,
-    sign,
-)
+from quotactl.core.plan.envelope import MAX_DEPTH, check_signature, nesting_depth, parse, sign
 from quotactl.core.plan.verify import load, verify
 from quotactl.core.resources.desired import ShareSpec, Strategy
+from quotactl.errors import PlanInvalidError, PlanSignatureError
 from tests.core.plan_support import ACCOUNT, desired, env, job, observed, policy, queue, share
 from tests.core.plan_support import live as live_resource
 

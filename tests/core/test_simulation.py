@@ -17,7 +17,6 @@ from quotactl.core.simulate import (
     Replay,
     Side,
     SimulationResult,
-    TraceError,
     compare,
     generate_trace,
     human_duration,
@@ -26,6 +25,7 @@ from quotactl.core.simulate import (
     summarise,
     write_trace,
 )
+from quotactl.errors import TraceError
 
 G5 = "ml.g5.12xlarge"
 QUEUE = QueueModel(

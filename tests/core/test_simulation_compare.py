@@ -146,7 +146,7 @@ def test_an_added_share_is_named_and_its_rows_skipped_by_the_old_config(tmp_path
 
 
 def test_a_row_for_a_share_neither_config_has_is_an_error(tmp_path: Path) -> None:
-    from quotactl.core.simulate import TraceError
+    from quotactl.errors import TraceError
 
     config = queue(2, share("a", 2, RESERVE))
     with pytest.raises(TraceError, match="no quota share 'zz'"):

@@ -9,7 +9,8 @@ import pytest
 
 from quotactl.core.engine import QueueModel, ShareModel
 from quotactl.core.resources.desired import Strategy
-from quotactl.core.simulate import TraceError, generate_trace, read_trace, workloads, write_trace
+from quotactl.core.simulate import generate_trace, read_trace, workloads, write_trace
+from quotactl.errors import TraceError
 
 G5 = "ml.g5.12xlarge"
 P5 = "ml.p5.48xlarge"

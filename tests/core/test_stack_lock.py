@@ -14,10 +14,11 @@ from quotactl.core.apply.lock import (
     ID_TAG,
     LockInfo,
     StateLock,
-    StateLockedError,
     acquire,
     held_by,
 )
+from quotactl.core.apply.system import SystemClock
+from quotactl.errors import StateLockedError
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -101,12 +102,13 @@ def test_a_waiter_gets_the_lock_when_the_holder_releases_it() -> None:
     first = acquire(store, "demo", holder="first", command="apply")
     sleeps: list[float] = []
 
-    def sleep(seconds: float) -> None:
-        sleeps.append(seconds)
-        if len(sleeps) == 3:
-            first.release()
+    class Clock(SystemClock):
+        def sleep(self, seconds: float) -> None:
+            sleeps.append(seconds)
+            if len(sleeps) == 3:
+                first.release()
 
-    second = acquire(store, "demo", holder="second", command="apply", timeout=60, sleep=sleep)
+    second = acquire(store, "demo", holder="second", command="apply", timeout=60, clock=Clock())
     holder = held_by(store, "demo")
     assert holder is not None
     assert holder.lock_id == second.info.lock_id

@@ -16,7 +16,8 @@ import pytest
 
 from quotactl.aws.session import Target, client, make_session
 from quotactl.emulator import Emulator
-from quotactl.emulator.store.statefile import BUSY_TIMEOUT_S, StateError
+from quotactl.emulator.store.statefile import BUSY_TIMEOUT_S
+from quotactl.errors import StateError
 from tests.emulator.conftest import http_client
 from tests.emulator.emulator_support import Served, make_queue, payload
 from tests.emulator.mounts import fill, read_only_view, small_tmpfs

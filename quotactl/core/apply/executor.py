@@ -1,9 +1,11 @@
 """``apply(plan, backend, hooks)``: execute a plan exactly, in AWS's order, as fast as it allows.
 
 Apply decides nothing new: it runs the plan's steps (``quotactl.core.apply.steps``) and reports
-through hooks. Independent steps run concurrently on a bounded thread pool; every step that
-waits for a status is parked, and one batched status poll serves all of them (so a thousand
-shares waiting for VALID cost one ListQuotaShares per queue per poll, not a thread each).
+through hooks. Independent steps run concurrently on a bounded executor (the caller's, else a
+thread pool from ``quotactl.core.apply.system``, which also gives the clock every wait reads
+and sleeps on); every step that waits for a status is parked, and one batched status poll
+serves all of them (so a thousand shares waiting for VALID cost one ListQuotaShares per queue
+per poll, not a thread each).
 A failed step is reported with AWS's message and everything that depends on it is skipped;
 independent steps still run. Retrying throttling and server errors is the client's job
 (botocore's standard retries, one budget per call, settable with ``--max-attempts``): an error
@@ -12,19 +14,19 @@ that outlives it fails the change here, instead of starting a second budget on t
 
 from __future__ import annotations
 
-import time
 from concurrent import futures
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from quotactl.core.apply.hooks import ApplyResult, NullHooks, Outcome, Status
 from quotactl.core.apply.steps import Call, Step, Wait, build_steps, program
-from quotactl.core.backend import BackendError
-from quotactl.errors import QuotactlError
+from quotactl.core.apply.system import SYSTEM_CLOCK, thread_pool
+from quotactl.errors import ApplyTimeoutError, BackendError, QuotactlError
 
 if TYPE_CHECKING:
     from quotactl.core.apply.hooks import ApplyHooks
     from quotactl.core.apply.steps import Program
+    from quotactl.core.apply.system import Clock, ExecutorFactory
     from quotactl.core.backend import Backend
     from quotactl.core.plan.model import Plan
     from quotactl.core.resources.observed import ResourceStatus
@@ -46,14 +48,24 @@ def apply(
     backend: Backend,
     hooks: ApplyHooks | None = None,
     options: ApplyOptions | None = None,
+    *,
+    clock: Clock = SYSTEM_CLOCK,
+    executor: ExecutorFactory = thread_pool,
 ) -> ApplyResult:
-    """Run every change of ``plan``; the result lists what was done, failed and skipped."""
-    return _Runner(plan, backend, hooks or NullHooks(), options or ApplyOptions()).run()
+    """Run every change of ``plan``; the result lists what was done, failed and skipped.
+
+    Calls run on an executor from ``executor``; waits read and pass time through ``clock``.
+    """
+    runner = _Runner(plan, backend, hooks or NullHooks(), options or ApplyOptions(), clock)
+    return runner.run(executor)
 
 
 class _Runner:
-    def __init__(self, plan: Plan, backend: Backend, hooks: ApplyHooks, options: ApplyOptions):
+    def __init__(
+        self, plan: Plan, backend: Backend, hooks: ApplyHooks, options: ApplyOptions, clock: Clock
+    ):
         self.plan, self.backend, self.hooks, self.options = plan, backend, hooks, options
+        self.clock = clock
         self.steps = build_steps(plan)
         self.dependants: dict[str, list[str]] = {k: [] for k in self.steps}
         for step in self.steps.values():
@@ -73,10 +85,10 @@ class _Runner:
         self.interval = options.poll_initial
         self.next_poll = float("inf")
 
-    def run(self) -> ApplyResult:
-        begin = time.monotonic()
+    def run(self, executor: ExecutorFactory) -> ApplyResult:
+        begin = self.clock.now()
         self.hooks.apply_started(self.plan)
-        pool = futures.ThreadPoolExecutor(self.options.concurrency, "quotactl-apply")
+        pool = executor(self.options.concurrency)
         self.pool = pool
         try:
             for key in sorted(k for k, n in self.blocking.items() if n == 0):
@@ -91,14 +103,14 @@ class _Runner:
             pool.shutdown(wait=True, cancel_futures=True)
         order = [c.address for c in self.plan.changes] + list(self.plan.settling)
         outcomes = tuple(self.outcomes[a] for a in order if a in self.outcomes)
-        result = ApplyResult(outcomes, time.monotonic() - begin)
+        result = ApplyResult(outcomes, self.clock.now() - begin)
         self.hooks.apply_finished(result)
         return result
 
     # -- the event loop -------------------------------------------------------------------
 
     def _pump(self) -> None:
-        now = time.monotonic()
+        now = self.clock.now()
         due = self.next_poll if self.waits else float("inf")
         timeout = max(0.0, due - now) if due != float("inf") else None
         if self.calls:
@@ -111,13 +123,13 @@ class _Runner:
                 else:
                     self._advance(key, None, error)
         elif timeout:
-            time.sleep(timeout)
-        if self.waits and time.monotonic() >= self.next_poll:
+            self.clock.sleep(timeout)
+        if self.waits and self.clock.now() >= self.next_poll:
             self._poll()
 
     def _start(self, key: str) -> None:
         step = self.steps[key]
-        self.started[key] = time.monotonic()
+        self.started[key] = self.clock.now()
         if step.change is not None and step.address not in self.announced:
             self.announced.add(step.address)
             self.hooks.before_change(step.change)
@@ -141,10 +153,10 @@ class _Runner:
         if isinstance(instruction, Call):
             self._submit(key, instruction)
         else:
-            deadline = time.monotonic() + self.options.wait_timeout
+            deadline = self.clock.now() + self.options.wait_timeout
             self.waits[key] = (instruction, deadline, None)
             self.interval = self.options.poll_initial
-            self.next_poll = min(self.next_poll, time.monotonic() + self.interval)
+            self.next_poll = min(self.next_poll, self.clock.now() + self.interval)
 
     def _submit(self, key: str, call: Call) -> None:
         self.calls[self.pool.submit(call.fn)] = (key, call)
@@ -159,7 +171,7 @@ class _Runner:
                 self._advance(key, None, exc)
             return
         resolved = False
-        now = time.monotonic()
+        now = self.clock.now()
         for key, (wait, deadline, last) in list(self.waits.items()):
             status = statuses.get(wait.ref)
             verdict = _judge(wait, status)
@@ -175,7 +187,7 @@ class _Runner:
                 del self.waits[key]
                 seen = status.status if status else "gone"
                 message = f"timed out {wait.label} (still {seen})"
-                self._advance(key, None, BackendError(message, code="apply-timeout"))
+                self._advance(key, None, ApplyTimeoutError(message))
             else:
                 seen = status.status if status else "gone"
                 if seen != last:
@@ -185,7 +197,7 @@ class _Runner:
             self.interval = self.options.poll_initial
         else:
             self.interval = min(self.options.poll_max, self.interval * 1.5)
-        self.next_poll = time.monotonic() + self.interval
+        self.next_poll = self.clock.now() + self.interval
 
     # -- bookkeeping ----------------------------------------------------------------------
 
@@ -217,7 +229,7 @@ class _Runner:
         if address in self.outcomes:
             return
         group = self.groups[address]
-        now = time.monotonic()
+        now = self.clock.now()
         begin = min((self.started[k] for k in group if k in self.started), default=now)
         change = next((self.steps[k].change for k in group if self.steps[k].change), None)
         action = change.action if change is not None else None

@@ -13,16 +13,18 @@ from __future__ import annotations
 import re
 import secrets
 import threading
-import time
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Protocol
 
-from quotactl.errors import QuotactlError
+from quotactl.core.apply.system import SYSTEM_CLOCK
+from quotactl.errors import StateLockedError
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
     from types import TracebackType
+
+    from quotactl.core.apply.system import Clock
 
 LOCK_TAG = "quotactl:lock"
 """Marks the lock resource (its value is the stack); plan, export and status never show it."""
@@ -34,12 +36,6 @@ EXPIRES_TAG = "quotactl:lock-expires"
 DEFAULT_TTL = 300.0
 """Seconds a lock stays valid without renewal; the holder renews it every third of that."""
 _TAG_VALUE_UNSAFE = re.compile(r"[^\w .:/=+\-@]")  # AWS's tag value alphabet
-
-
-class StateLockedError(QuotactlError):
-    """Another apply or import of this stack holds the lock."""
-
-    code = "state-locked"
 
 
 class LockStore(Protocol):
@@ -126,7 +122,7 @@ class StateLock:
         info: LockInfo,
         *,
         ttl: float,
-        clock: Callable[[], float],
+        clock: Clock,
         on_warning: Callable[[str], None] | None = None,
     ) -> None:
         self.store, self.info, self.ttl, self.clock = store, info, ttl, clock
@@ -137,7 +133,7 @@ class StateLock:
 
     def _renew(self) -> None:
         while not self._stop.wait(self.ttl / 3):
-            info = replace(self.info, expires=self.clock() + self.ttl)
+            info = replace(self.info, expires=self.clock.now() + self.ttl)
             try:
                 self.store.renew(self.info.stack, info.tags())
                 self.info = info
@@ -185,16 +181,18 @@ def acquire(
     command: str,
     timeout: float = 0.0,
     ttl: float = DEFAULT_TTL,
-    clock: Callable[[], float] = time.time,
-    sleep: Callable[[float], None] = time.sleep,
+    clock: Clock = SYSTEM_CLOCK,
     on_warning: Callable[[str], None] | None = None,
 ) -> StateLock:
-    """Take the stack's lock, waiting up to ``timeout`` seconds; ``state-locked`` otherwise."""
-    deadline = time.monotonic() + timeout
+    """Take the stack's lock, waiting up to ``timeout`` seconds; ``state-locked`` otherwise.
+
+    ``clock`` gives the times written into the lock's tags and passes the waits between tries.
+    """
+    deadline = clock.now() + timeout
     delay = 0.25
     vanished = 0
     while True:
-        now = clock()
+        now = clock.now()
         info = LockInfo(stack, secrets.token_hex(8), holder, command, now, now + ttl)
         if store.create(stack, info.tags()):
             return StateLock(store, info, ttl=ttl, clock=clock, on_warning=on_warning)
@@ -204,10 +202,10 @@ def acquire(
             continue  # released between our create and our read: try again at once
         if current is None:
             raise StateLockedError(f"the lock of stack {stack} cannot be created or read")
-        remaining = deadline - time.monotonic()
+        remaining = deadline - clock.now()
         if remaining <= 0:
-            raise _locked(LockInfo.from_tags(stack, current), clock(), timeout)
-        sleep(min(delay, remaining))
+            raise _locked(LockInfo.from_tags(stack, current), clock.now(), timeout)
+        clock.sleep(min(delay, remaining))
         delay = min(delay * 2, 5.0)
 
 

@@ -15,11 +15,16 @@ from typing import TYPE_CHECKING
 
 from quotactl.core.plan import disruption
 from quotactl.core.plan.fingerprint import fingerprint
-from quotactl.core.plan.model import Action, DeleteNotAllowedError, PlanError, StalePlanError
+from quotactl.core.plan.model import Action
 from quotactl.core.resources.attributes import attributes
 from quotactl.core.resources.desired import STACK_TAG
 from quotactl.core.resources.observed import Ref
-from quotactl.errors import QuotactlError
+from quotactl.errors import (
+    AccountMismatchError,
+    DeleteNotAllowedError,
+    NotOwnedError,
+    StalePlanError,
+)
 
 if TYPE_CHECKING:
     from quotactl.core.backend import StateReader
@@ -44,18 +49,6 @@ class Guards:
     allow_disruption: bool = False
     max_disruption: int | None = None
     """Allow a plan that disrupts at most this many active jobs (``--max-disruption N``)."""
-
-
-class AccountMismatchError(QuotactlError):
-    """The credentials or endpoint are for another account (or region) than intended."""
-
-    code = "account-mismatch"
-
-
-class NotOwnedError(PlanError):
-    """A change would touch a live resource that this stack's tag does not name."""
-
-    code = "not-owned"
 
 
 def read_live(plan: Plan, reader: StateReader) -> ObservedState:

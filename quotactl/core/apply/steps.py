@@ -13,12 +13,17 @@ from collections.abc import Callable, Generator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
-from quotactl.core.backend import AlreadyExistsError, BackendError
 from quotactl.core.plan.diff import field_changes
 from quotactl.core.plan.model import Action, Change, Plan
 from quotactl.core.resources.attributes import IMMUTABLE, attributes, top_field
 from quotactl.core.resources.desired import STACK_TAG, PolicySpec, QueueSpec, ShareSpec
 from quotactl.core.resources.observed import GOING_STATUSES, SETTLING_STATUSES, Kind, Ref, Spec
+from quotactl.errors import (
+    AlreadyExistsError,
+    BackendError,
+    NotFoundError,
+    TakeoverRefusedError,
+)
 
 if TYPE_CHECKING:
     from quotactl.core.backend import Backend
@@ -195,9 +200,8 @@ def _create(spec: Spec, backend: Backend, stack: str) -> Program:
 def _adopt(existing: ObservedResource, spec: Spec, backend: Backend, stack: str) -> Program:
     if existing.stack != stack:
         owner = f"stack {existing.stack!r}" if existing.stack else f"no {STACK_TAG} tag"
-        raise BackendError(
+        raise TakeoverRefusedError(
             f"{spec.address} already exists with {owner}; quotactl will not take it over",
-            code="unmanaged-resource",
             hint="run `quotactl import` to adopt an untagged resource",
         )
     before = attributes(existing.spec, policy_type=existing.policy_type)
@@ -232,7 +236,7 @@ def _delete(ref: Ref, before: Spec, arn: str, backend: Backend) -> Program:
     try:
         yield Call(lambda: backend.delete(ref, arn), "deleting")
     except BackendError as exc:
-        if exc.code != "not-found":
+        if not isinstance(exc, NotFoundError):
             raise
         return  # already gone (an earlier, interrupted apply got this far)
     if _waits(ref.kind):

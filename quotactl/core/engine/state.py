@@ -23,7 +23,7 @@ from quotactl.core.engine.model import (
     Transition,
 )
 from quotactl.core.engine.runnable import RunnableQueue
-from quotactl.errors import QuotactlError
+from quotactl.errors import NotFoundError, UnknownShareError
 
 _SCHEDULED = JobStatus.SCHEDULED
 _STARTING = JobStatus.STARTING
@@ -169,9 +169,8 @@ class EngineState:
         try:
             s = self._share_index[job.share]
         except KeyError:
-            raise QuotactlError(
+            raise UnknownShareError(
                 f"queue {self.queue.name!r} has no quota share {job.share!r}",
-                code="unknown-share",
             ) from None
         cap = self.capacity
         try:
@@ -249,7 +248,7 @@ class EngineState:
 
     def _job(self, job_id: str) -> Job:
         if self._by_id is None or job_id not in self._by_id:
-            raise QuotactlError(f"no live job {job_id!r} in this engine", code="not-found")
+            raise NotFoundError(f"no live job {job_id!r} in this engine")
         return self._by_id[job_id]
 
     def _count(self, s: int, priority: int) -> None:

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 from quotactl.core.engine import Job, JobStatus
 from quotactl.core.jobs.analysis import Victim, Wait, run_pass
-from quotactl.errors import NotFoundError, QuotactlError
+from quotactl.errors import NotFoundError, ShareDisabledError
 
 if TYPE_CHECKING:
     from quotactl.core.jobs.live import LiveQueue
@@ -57,9 +57,7 @@ def preview(
             f"queue {queue.name} has no quota share {share!r}", hint=f"its shares: {names}"
         )
     if not model.enabled:
-        raise QuotactlError(
-            f"quota share {share!r} is DISABLED and accepts no new jobs", code="share-disabled"
-        )
+        raise ShareDisabledError(f"quota share {share!r} is DISABLED and accepts no new jobs")
     jobs = live.engine_jobs()
     latest = max([live.read_at, *(j.submitted_at for j in jobs)])
     candidate = Job(

@@ -14,7 +14,7 @@ import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from quotactl.errors import QuotactlError, UsageError
+from quotactl.errors import SpecInvalidError, UsageError
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
@@ -128,10 +128,9 @@ def requests(
         text = json.dumps(payload, separators=(",", ":"), sort_keys=True)
         size = len(text.encode())
         if size > MAX_PAYLOAD_BYTES:
-            raise QuotactlError(
+            raise SpecInvalidError(
                 f"{spec.file}: the CreateTrainingJob payload is {size} bytes; SubmitServiceJob "
                 f"accepts at most {MAX_PAYLOAD_BYTES}",
-                code="spec-invalid",
                 hint="move long values (hyperparameters, environment) into files in S3",
             )
         params: dict[str, Any] = {
@@ -157,6 +156,6 @@ def requests(
 def instance_of(spec: JobSpec) -> tuple[str, int]:
     """The job's (instance type, count) for the scheduler: the largest group if several."""
     if not spec.instances:
-        raise QuotactlError(f"{spec.file}: the job names no instances", code="spec-invalid")
+        raise SpecInvalidError(f"{spec.file}: the job names no instances")
     instance_type, count = max(spec.instances.items(), key=lambda item: (item[1], item[0]))
     return instance_type, count

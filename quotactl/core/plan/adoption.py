@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from quotactl.core.plan.model import UnmanagedResourceError
+from quotactl.errors import UnmanagedResourceError
 
 if TYPE_CHECKING:
     from quotactl.core.resources.desired import DesiredState

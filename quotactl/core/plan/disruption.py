@@ -21,8 +21,9 @@ from typing import TYPE_CHECKING
 
 from quotactl.core.engine.model import JobStatus
 from quotactl.core.plan.impact import assess
-from quotactl.core.plan.model import Effect, PlanError
+from quotactl.core.plan.model import Effect
 from quotactl.core.resources.observed import HOLDING_JOB_STATUSES
+from quotactl.errors import DisruptionNotAllowedError
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -41,12 +42,6 @@ class DisruptedJob:
     address: str
     effect: Effect
     job: AffectedJob
-
-
-class DisruptionNotAllowedError(PlanError):
-    """The plan would terminate or expose active jobs, and no flag allows it."""
-
-    code = "disruption-not-allowed"
 
 
 def disrupted_jobs(plan: Plan) -> tuple[DisruptedJob, ...]:

@@ -36,18 +36,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from quotactl.core.plan.disruption import counts, disrupted_jobs
-from quotactl.core.plan.model import (
-    Action,
-    AffectedJob,
-    Change,
-    Effect,
-    FieldChange,
-    Impact,
-    Plan,
-    PlanError,
-)
+from quotactl.core.plan.model import Action, AffectedJob, Change, Effect, FieldChange, Impact, Plan
 from quotactl.core.resources.attributes import JSONValue, spec_from_attributes
 from quotactl.core.resources.observed import Kind, Ref, Spec
+from quotactl.errors import PlanInvalidError
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -138,9 +130,8 @@ def from_document(document: JSONValue) -> Plan:
             settling=tuple(_strings(document.get("settling"))),
         )
     except (KeyError, ValueError, TypeError) as exc:
-        raise PlanError(
+        raise PlanInvalidError(
             f"not a quotactl plan file: {exc}",
-            code="plan-invalid",
             hint="write one with `quotactl plan --out FILE`",
         ) from exc
 

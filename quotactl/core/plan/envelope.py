@@ -13,7 +13,7 @@ import json
 import re
 from typing import TYPE_CHECKING
 
-from quotactl.core.plan.model import PlanError
+from quotactl.errors import PlanInvalidError, PlanSignatureError
 
 if TYPE_CHECKING:
     from quotactl.core.resources.attributes import JSONValue
@@ -24,18 +24,6 @@ MAX_DEPTH = 16
 """A plan nests 6 levels deep; deeper is refused before parsing (no RecursionError)."""
 SIGNATURE_KEY = "signature"
 SIGNATURE_PREFIX = "hmac-sha256:"
-
-
-class PlanInvalidError(PlanError):
-    """The file is not a plan quotactl wrote (or it was edited)."""
-
-    code = "plan-invalid"
-
-
-class PlanSignatureError(PlanError):
-    """``QUOTACTL_PLAN_KEY`` is set and the file's signature is missing or wrong."""
-
-    code = "plan-signature"
 
 
 def invalid(message: str) -> PlanInvalidError:

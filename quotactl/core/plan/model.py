@@ -14,7 +14,6 @@ from typing import TYPE_CHECKING
 from quotactl.core.resources.attributes import Attributes, JSONValue, attributes, top_field
 from quotactl.core.resources.desired import QueueSpec, ShareSpec
 from quotactl.core.resources.observed import Kind, Ref, Spec
-from quotactl.errors import QuotactlError
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -168,27 +167,3 @@ class Plan:
             elif isinstance(before, ShareSpec):
                 queues.add(before.queue)
         return frozenset(queues)
-
-
-class PlanError(QuotactlError):
-    """The plan cannot be made or used (the code says why)."""
-
-    code = "plan-error"
-
-
-class UnmanagedResourceError(PlanError):
-    """Config names a live resource that this stack does not own."""
-
-    code = "unmanaged-resource"
-
-
-class StalePlanError(PlanError):
-    """Live state changed since a saved plan was made."""
-
-    code = "plan-stale"
-
-
-class DeleteNotAllowedError(PlanError):
-    """A plan deletes or replaces something and ``--allow-delete`` was not given."""
-
-    code = "delete-not-allowed"

@@ -24,10 +24,11 @@ from quotactl.core.plan.envelope import (
     parse,
 )
 from quotactl.core.plan.impact import squeezed_message
-from quotactl.core.plan.model import Action, Change, Effect, PlanError
+from quotactl.core.plan.model import Action, Change, Effect
 from quotactl.core.resources.attributes import attributes
 from quotactl.core.resources.desired import STACK_TAG, EnvironmentSpec, QueueSpec, ShareSpec
 from quotactl.core.resources.observed import Kind, Ref
+from quotactl.errors import PlanError
 
 if TYPE_CHECKING:
     from quotactl.core.plan.model import FieldChange, Impact, Plan

@@ -24,7 +24,7 @@ from quotactl.core.simulate.queues import queue_models
 from quotactl.core.simulate.reader import trace_rows
 from quotactl.core.simulate.runs import Replay, Side, run_both, run_one
 from quotactl.core.simulate.simulator import simulate
-from quotactl.core.simulate.trace import TraceError, TraceRow, read_trace, write_trace
+from quotactl.core.simulate.trace import TraceRow, read_trace, write_trace
 
 __all__ = [
     "Comparison",
@@ -37,7 +37,6 @@ __all__ = [
     "ShareWorkload",
     "Side",
     "SimulationResult",
-    "TraceError",
     "TraceRow",
     "WaitStats",
     "compare",

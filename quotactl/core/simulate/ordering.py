@@ -9,16 +9,15 @@ memory, and says so.
 from __future__ import annotations
 
 import csv
-import tempfile
 from contextlib import contextmanager
-from pathlib import Path
 from typing import TYPE_CHECKING
 
-from quotactl.core.simulate import spill
+from quotactl.core.simulate import io, spill
 from quotactl.core.simulate.trace import COLUMNS, read_trace
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
+    from pathlib import Path
 
     from quotactl.core.simulate.trace import TraceRow
 
@@ -26,12 +25,9 @@ if TYPE_CHECKING:
 @contextmanager
 def sorted_trace(path: Path) -> Iterator[Path]:
     """A sorted copy of the trace at ``path`` (same file name, in a temporary directory)."""
-    with tempfile.TemporaryDirectory(prefix="quotactl-trace-") as folder:
-        target = Path(folder) / path.name
-        with (
-            path.open(encoding="utf-8", newline="") as lines,
-            target.open("w", encoding="utf-8", newline="") as out,
-        ):
+    with io.temporary_directory("quotactl-trace-") as folder:
+        target = folder / path.name
+        with io.read_text(path) as lines, io.write_text(target) as out:
             writer = csv.writer(out, lineterminator="\n")
             writer.writerow(COLUMNS)
             rows = read_trace(lines, str(path), ordered=False)

@@ -7,14 +7,13 @@ spawned (never forked: safe whatever the parent runs) and sends rows in batches 
 
 from __future__ import annotations
 
-import os
-import sys
 from itertools import chain
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from quotactl.core.simulate.trace import TraceError, read_trace
-from quotactl.errors import NotFoundError, QuotactlError
+from quotactl.core.simulate import io
+from quotactl.core.simulate.trace import read_trace
+from quotactl.errors import NotFoundError, QuotactlError, TraceError
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator
@@ -31,7 +30,7 @@ BATCH = 1000
 def trace_rows(path: Path, *, parallel: bool = True) -> Iterator[TraceRow]:
     """The rows of a trace file, streamed; with ``parallel``, a big one is parsed elsewhere."""
     check_trace(path)
-    if not parallel or path.stat().st_size < PARALLEL_BYTES or not can_spawn():
+    if not parallel or io.size(path) < PARALLEL_BYTES or not io.can_spawn():
         return read_here(path)
     # rows straight from each batch's list: no generator frame resumed per row
     return chain.from_iterable(_batches_from_worker(path))
@@ -39,7 +38,7 @@ def trace_rows(path: Path, *, parallel: bool = True) -> Iterator[TraceRow]:
 
 def check_trace(path: Path) -> None:
     """A missing trace is ``not-found`` before any work starts."""
-    if not path.is_file():
+    if not io.is_file(path):
         raise NotFoundError(
             f"trace file {path} not found",
             hint="make one with: quotactl trace generate --jobs N --out FILE,"
@@ -47,20 +46,9 @@ def check_trace(path: Path) -> None:
         )
 
 
-def can_spawn() -> bool:
-    """Two cores or more, and a spawned process can import this one's ``__main__``."""
-    if (os.cpu_count() or 1) < 2:
-        return False
-    main = sys.modules.get("__main__")
-    if main is None or getattr(main, "__spec__", None) is not None:
-        return main is not None  # python -m ...: imported by name
-    file = getattr(main, "__file__", None)  # not so for ``python -c`` or a script on stdin
-    return file is not None and Path(file).is_file()
-
-
 def read_here(path: Path) -> Iterator[TraceRow]:
     """The rows of ``path``, parsed in this process."""
-    with path.open(encoding="utf-8", newline="") as lines:
+    with io.read_text(path) as lines:
         try:
             yield from read_trace(lines, str(path))
         except UnicodeDecodeError as exc:
@@ -73,15 +61,8 @@ def not_text(path: Path, exc: UnicodeDecodeError) -> QuotactlError:
 
 def _batches_from_worker(path: Path) -> Iterator[Iterable[TraceRow]]:
     """The rows of ``path`` in the worker's batches (parsed here if the worker cannot run)."""
-    import multiprocessing
-
-    context = multiprocessing.get_context("spawn")
-    receiver, sender = context.Pipe(duplex=False)
-    worker = context.Process(target=_parse_worker, args=(str(path), sender), daemon=True)
-    worker.start()
-    sender.close()
     received = False
-    try:
+    with io.worker(_parse_worker, str(path)) as receiver:
         while True:
             try:
                 message = receiver.recv()
@@ -89,20 +70,13 @@ def _batches_from_worker(path: Path) -> Iterator[Iterable[TraceRow]]:
                 if not received:  # the worker never ran (spawn could not start it): read here
                     yield read_here(path)
                     return
-                raise QuotactlError(
-                    f"the reader of {path} stopped unexpectedly", code="trace-invalid"
-                ) from None
+                raise TraceError(f"the reader of {path} stopped unexpectedly") from None
             received = True
             if message is None:
                 return
             if isinstance(message, tuple):
                 raise TraceError(message[0], hint=message[1])
             yield message
-    finally:
-        receiver.close()
-        if worker.is_alive():
-            worker.terminate()
-        worker.join()
 
 
 def _parse_worker(path: str, sender: Connection) -> None:

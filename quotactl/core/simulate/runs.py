@@ -17,11 +17,11 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from quotactl.core.simulate import reader
+from quotactl.core.simulate import io, reader
 from quotactl.core.simulate.metrics import summarise
 from quotactl.core.simulate.queues import routes
 from quotactl.core.simulate.simulator import simulate
-from quotactl.errors import QuotactlError
+from quotactl.errors import InternalError, QuotactlError
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator, Mapping
@@ -62,21 +62,12 @@ def run_both(before: Side, after: Side, path: Path) -> tuple[Replay, Replay]:
     reader.check_trace(path)
     skip_before = _missing(before.queues, after.queues)
     skip_after = _missing(after.queues, before.queues)
-    if path.stat().st_size < reader.PARALLEL_BYTES or not reader.can_spawn():
+    if io.size(path) < reader.PARALLEL_BYTES or not io.can_spawn():
         return (
             _replay(before, path, skip_before, parallel_parse=True),
             _replay(after, path, skip_after, parallel_parse=True),
         )
-    import multiprocessing
-
-    context = multiprocessing.get_context("spawn")  # no fork: safe whatever the parent runs
-    receiver, sender = context.Pipe(duplex=False)
-    worker = context.Process(
-        target=_worker, args=(before, str(path), skip_before, sender), daemon=True
-    )
-    worker.start()
-    sender.close()
-    try:
+    with io.worker(_worker, before, str(path), skip_before) as receiver:
         mine = _replay(after, path, skip_after, parallel_parse=False)
         try:
             message = receiver.recv()
@@ -86,11 +77,6 @@ def run_both(before: Side, after: Side, path: Path) -> tuple[Replay, Replay]:
             raise message
         assert isinstance(message, Replay)
         return message, mine
-    finally:
-        receiver.close()
-        if worker.is_alive():
-            worker.terminate()
-        worker.join()
 
 
 def _replay(side: Side, path: Path, skip: Mapping[str, str], *, parallel_parse: bool) -> Replay:
@@ -109,11 +95,11 @@ def _worker(side: Side, path: str, skip: Mapping[str, str], sender: Connection) 
     try:
         sender.send(_replay(side, Path(path), skip, parallel_parse=False))
     except QuotactlError as exc:
-        sender.send(QuotactlError(exc.message, hint=exc.hint, code=exc.code))
+        sender.send(exc)  # whole: QuotactlError pickles its class and attributes
     except (BrokenPipeError, KeyboardInterrupt):
         pass
     except Exception as exc:  # a bug: report it rather than leave the parent waiting
-        sender.send(QuotactlError(f"the replay of {side.label} failed: {exc!r}", code="internal"))
+        sender.send(InternalError(f"the replay of {side.label} failed: {exc!r}"))
     finally:
         sender.close()
 

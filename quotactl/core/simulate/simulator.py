@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 from quotactl.core.engine import SIMULATOR_TIMING, Job, JobStatus, QueueEngine, QueueModel
 from quotactl.core.simulate.metrics import RawShare, RunTotals
-from quotactl.core.simulate.trace import TraceError
+from quotactl.errors import TraceError
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Sequence

@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import heapq
 import json
-import tempfile
 from typing import TYPE_CHECKING, Any, TypeVar
+
+from quotactl.core.simulate import io
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Iterator
+    from pathlib import Path
 
 Row = TypeVar("Row", bound=tuple[Any, ...])
 
@@ -25,8 +27,8 @@ def sorted_rows(
     rows: Iterable[Row], key: Callable[[Row], Any], *, chunk: int = CHUNK
 ) -> Iterator[Row]:
     """``rows`` ordered by ``key`` (stable), holding at most ``chunk`` of them in memory."""
-    with tempfile.TemporaryDirectory(prefix="quotactl-sort-") as spill:
-        runs: list[str] = []
+    with io.temporary_directory("quotactl-sort-") as spill:
+        runs: list[Path] = []
         batch: list[Row] = []
         for row in rows:
             batch.append(row)
@@ -39,7 +41,7 @@ def sorted_rows(
             yield from batch
             return
         runs.append(_spill(batch, spill, len(runs)))
-        files = [open(path, encoding="utf-8") for path in runs]  # noqa: SIM115 (closed below)
+        files = [io.read_text(path) for path in runs]
         try:
             loaded = ((_load(line) for line in f) for f in files)
             yield from heapq.merge(*loaded, key=key)
@@ -48,9 +50,9 @@ def sorted_rows(
                 f.close()
 
 
-def _spill(rows: list[Row], directory: str, index: int) -> str:
-    path = f"{directory}/run-{index}.jsonl"
-    with open(path, "w", encoding="utf-8") as out:
+def _spill(rows: list[Row], directory: Path, index: int) -> Path:
+    path = directory / f"run-{index}.jsonl"
+    with io.write_text(path) as out:
         for row in rows:
             out.write(json.dumps(row) + "\n")
     return path

@@ -17,7 +17,7 @@ import csv
 import json
 from typing import TYPE_CHECKING, TextIO
 
-from quotactl.errors import QuotactlError
+from quotactl.errors import TraceError, TraceUnsorted
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator
@@ -31,16 +31,6 @@ OPTIONAL = ("priority", "name")
 COLUMNS = REQUIRED + OPTIONAL
 MAX_PRIORITY = 9999
 _INF = float("inf")
-
-
-class TraceError(QuotactlError):
-    """A trace row that cannot be simulated; the message starts with FILE:LINE."""
-
-    code = "trace-invalid"
-
-
-class TraceUnsorted(TraceError):
-    """A row earlier than the one before it: the trace must be sorted before it is replayed."""
 
 
 def read_trace(lines: Iterable[str], source: str, *, ordered: bool = True) -> Iterator[TraceRow]:

@@ -19,8 +19,8 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
 from quotactl.emulator.store import statefile
-from quotactl.emulator.store.statefile import StateError
 from quotactl.emulator.store.transaction import Clock, Tx
+from quotactl.errors import StateError
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -104,7 +104,7 @@ CREATE INDEX jobs_by_share ON jobs (queue_ref, share, status, seq)
 """Schema 2 -> 3: listings read a stored summary (a row without one is summarised from its
 document) and page a share's jobs by index."""
 
-__all__ = ["Clock", "StateError", "Store", "Tx"]
+__all__ = ["Clock", "Store", "Tx"]
 
 
 class Store:

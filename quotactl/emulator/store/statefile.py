@@ -22,7 +22,7 @@ import uuid
 from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
-from quotactl.errors import QuotactlError
+from quotactl.errors import StateError
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator
@@ -35,12 +35,6 @@ _SHM_WRITE_LOCK = 120  # the WAL write lock's byte in the -shm file (SQLite's wa
 
 SQLITE_BUSY, SQLITE_LOCKED, SQLITE_READONLY, SQLITE_IOERR = 5, 6, 8, 10
 SQLITE_CORRUPT, SQLITE_FULL, SQLITE_CANTOPEN, SQLITE_NOTADB = 11, 13, 14, 26
-
-
-class StateError(QuotactlError):
-    """The state file cannot be used: locked, read-only, full, damaged, or not a state file."""
-
-    code = "emulator-state"
 
 
 def companion(path: Path, suffix: str) -> Path:
