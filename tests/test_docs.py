@@ -61,10 +61,12 @@ CITATION = re.compile(
     r"|\breference/\S*\.md"  # "reference/aws-batch-quota-management.md"
     r"|\.\./shared\b|/work/shared\b|\bshared/(?:reference|STYLE)"  # "../shared"
     r"|codebases-to-imitate"
+    r"|\[(?:API|UG)-[\w-]+\]"  # a tag of an outside reference list: "[API-DeleteQS]"
 )
 """How a line cites a document outside the repository (a URL to AWS's docs is fine)."""
 CITED = ["SPEC §6", "§6", "§ 6", "STYLE habit 4", "STYLE.md", "SPEC.md", "see SPEC 6", "habit 2"]
 CITED += ["reference/aws-batch-quota-management.md §2.3", "../shared", "codebases-to-imitate"]
+CITED += ["[API-DeleteQS]"]
 NOT_CITED = ["JOBSPEC", "a job spec", "--faults SPEC", "STYLES[action]", "QUOTACTL_PIP_SPEC"]
 NOT_CITED += ["https://docs.aws.amazon.com/batch/latest/userguide/quota-management.html"]
 

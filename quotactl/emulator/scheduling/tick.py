@@ -15,10 +15,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from quotactl.core.engine import HOLDING, JobStatus, reasons
-from quotactl.emulator.account import lifecycle
 from quotactl.emulator.account.context import EPSILON
 from quotactl.emulator.account.models import JobQueue
-from quotactl.emulator.scheduling import jobs
+from quotactl.emulator.scheduling import jobs, lifecycle
 from quotactl.errors import QuotactlError
 
 if TYPE_CHECKING:
