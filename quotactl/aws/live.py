@@ -1,4 +1,4 @@
-"""Reading live queues from AWS Batch: the boto3 side of ``quotactl.core.resources.live``.
+"""Reading live queues from AWS Batch: the boto3 side of ``quotactl.core.engine.live``.
 
 ``read_queue(client, "training")`` returns a ``LiveQueue``. The reads of one queue are
 independent, so they run at once on a thread pool: DescribeServiceEnvironments,
@@ -22,7 +22,7 @@ from quotactl.aws import responses as live_responses
 from quotactl.aws.calls import READ_CONCURRENCY, BatchCalls
 from quotactl.aws.fanout import Fanout
 from quotactl.aws.live_reads import QueueReads
-from quotactl.core.resources.live import UNFINISHED_STATUSES, LiveQueue
+from quotactl.core.engine.live import UNFINISHED_STATUSES, LiveQueue
 from quotactl.core.resources.observed import GOING_STATUSES
 from quotactl.errors import NotFoundError
 

@@ -2,17 +2,17 @@
 
 Each function takes one response dict (or part of one) exactly as boto3 returns it. AWS sends
 times as epoch milliseconds; everything here is epoch seconds. ``live_queue`` puts the pieces
-together into a ``LiveQueue`` (``quotactl.core.resources.live``), so core receives typed values.
+together into a ``LiveQueue`` (``quotactl.core.engine.live``), so core receives typed values.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from quotactl.core.engine.live import ALL_STATUSES, LiveQueue
 from quotactl.core.engine.model import JobStatus, QueueModel, ShareModel
 from quotactl.core.jobs.records import JobDetail, training_job_name
 from quotactl.core.resources.desired import TEAM_TAG, UNLIMITED, Strategy
-from quotactl.core.resources.live import ALL_STATUSES, LiveQueue
 from quotactl.core.resources.observed import LiveJob, PastPreemption
 
 if TYPE_CHECKING:

@@ -107,8 +107,8 @@ def jobs(
 def describe(ctx: typer.Context, ref: JobArgument, output: Output = OutputFormat.TEXT) -> None:
     """Show one job, its preemptions and its SageMaker training job."""
     from quotactl.cli.job_support import read_live
+    from quotactl.core.engine.live import ALL_STATUSES
     from quotactl.core.jobs.why import preemptions_of
-    from quotactl.core.resources.live import ALL_STATUSES
 
     runtime = _runtime(ctx)
     api = _api(runtime)
@@ -234,8 +234,8 @@ def priority(
 def why(ctx: typer.Context, ref: JobArgument, output: Output = OutputFormat.TEXT) -> None:
     """Explain why a job waits and what preempted it."""
     from quotactl.cli.job_support import read_live
+    from quotactl.core.engine.live import ALL_STATUSES
     from quotactl.core.jobs.why import explain
-    from quotactl.core.resources.live import ALL_STATUSES
 
     runtime = _runtime(ctx)
     api = _api(runtime)

@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from quotactl.aws.jobs import JobsApi
     from quotactl.cli.runtime import Runtime
     from quotactl.core.engine import JobStatus
-    from quotactl.core.resources.live import LiveQueue
+    from quotactl.core.engine.live import LiveQueue
 
 
 def open_jobs(runtime: Runtime) -> JobsApi:
@@ -62,7 +62,7 @@ def read_live(
     """Live queues (default: every quota-managed one), every listed job described when
     ``details`` (ListServiceJobs has no priority, attempts or preemptions)."""
     from quotactl.aws.live import describe_all, describe_none
-    from quotactl.core.resources.live import UNFINISHED_STATUSES
+    from quotactl.core.engine.live import UNFINISHED_STATUSES
 
     with api.reader() as reader:
         return reader.read_queues(

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from quotactl.core.engine import JobStatus, QueueModel
-from quotactl.core.resources.live import LiveQueue
+from quotactl.core.engine.live import LiveQueue
 from quotactl.core.resources.observed import LiveJob
 from quotactl.core.status.changes import changes
 

@@ -24,8 +24,8 @@ from quotactl.core.engine import (
     ShareModel,
     schedule,
 )
+from quotactl.core.engine.live import LiveQueue
 from quotactl.core.resources.desired import UNLIMITED, Strategy
-from quotactl.core.resources.live import LiveQueue
 from quotactl.core.resources.observed import LiveJob
 from quotactl.core.status.compute import queue_status
 

@@ -20,7 +20,7 @@ from quotactl.core.jobs.analysis import Victim, Wait, run_pass
 from quotactl.errors import NotFoundError, QuotactlError
 
 if TYPE_CHECKING:
-    from quotactl.core.resources.live import LiveQueue
+    from quotactl.core.engine.live import LiveQueue
 
 DRY_RUN_ID = "(this job)"
 PLACEMENTS = ("own", "borrow", "preempt", "wait", "misconfigured")

@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING
 from quotactl.core.jobs.analysis import run_pass
 
 if TYPE_CHECKING:
+    from quotactl.core.engine.live import LiveQueue
     from quotactl.core.jobs.analysis import Victim
-    from quotactl.core.resources.live import LiveQueue
     from quotactl.core.resources.observed import LiveJob
 
 

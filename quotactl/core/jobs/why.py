@@ -18,7 +18,7 @@ from quotactl.core.jobs.analysis import Wait, kind_of, run_pass
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
 
-    from quotactl.core.resources.live import LiveQueue
+    from quotactl.core.engine.live import LiveQueue
     from quotactl.core.resources.observed import LiveJob
 
 MATCH_BEFORE = 1.0

@@ -10,7 +10,7 @@ from quotactl.core.engine import JobStatus
 if TYPE_CHECKING:
     from collections.abc import Iterable
 
-    from quotactl.core.resources.live import LiveQueue
+    from quotactl.core.engine.live import LiveQueue
     from quotactl.core.resources.observed import LiveJob
 
 

@@ -4,7 +4,7 @@ Per queue, share and instance type, in the scheduling model's notation: the limi
 instances in use ``U`` (SCHEDULED, STARTING and RUNNING jobs), own ``O = min(U, L)``, borrowed
 ``B = max(0, U - L)``, idle ``L - O`` for shares that lend (0 for RESERVE), lent, and the
 headroom the engine's admission rule gives. AWS reports none of these; everything here is
-worked out from ``LiveQueue`` values (``quotactl.core.resources.live``), so it is the same on AWS.
+worked out from ``LiveQueue`` values (``quotactl.core.engine.live``), so it is the same on AWS.
 
 Borrowed capacity is pooled: AWS does not say whose idle instance a borrower holds. It is
 attributed to the lending shares in proportion to their idle capacity (the rule ``simulate``
@@ -20,8 +20,8 @@ from fractions import Fraction
 from typing import TYPE_CHECKING
 
 from quotactl.core.engine import EMULATOR_TIMING, QueueEngine
+from quotactl.core.engine.live import UNFINISHED_STATUSES
 from quotactl.core.resources.desired import UNLIMITED, Strategy
-from quotactl.core.resources.live import UNFINISHED_STATUSES
 from quotactl.core.status.headroom import headroom
 from quotactl.core.status.report import (
     Borrowing,
@@ -39,7 +39,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Sequence
 
     from quotactl.core.engine import ShareModel
-    from quotactl.core.resources.live import LiveQueue
+    from quotactl.core.engine.live import LiveQueue
     from quotactl.core.resources.observed import LiveJob
 
 PREEMPTION_WINDOW = 86_400.0

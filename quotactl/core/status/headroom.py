@@ -17,7 +17,7 @@ from quotactl.core.engine import Job, JobStatus, schedule
 
 if TYPE_CHECKING:
     from quotactl.core.engine import QueueEngine
-    from quotactl.core.resources.live import LiveQueue
+    from quotactl.core.engine.live import LiveQueue
 
 FRONT = 10_000
 """A priority above any AWS allows (0-9999): the probe job is its share's head."""

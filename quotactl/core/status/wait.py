@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 from quotactl.core.jobs.why import wait_of
 
 if TYPE_CHECKING:
-    from quotactl.core.resources.live import LiveQueue
+    from quotactl.core.engine.live import LiveQueue
     from quotactl.core.resources.observed import LiveJob
 
 
