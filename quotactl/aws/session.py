@@ -1,4 +1,4 @@
-"""The one session factory (STYLE habit 4): real AWS, any Batch endpoint, or the emulator.
+"""The one session factory, the one seam to AWS: real AWS, any Batch endpoint, or the emulator.
 
 Everything above it uses the same boto3 Batch client, so the code path is the same against
 AWS, against ``quotactl local serve`` and against the embedded emulator; only the transport

@@ -164,14 +164,6 @@ def _seconds(option: str, text: str | None) -> float | None:
     return seconds
 
 
-def runtime_of(ctx: typer.Context) -> Runtime:
-    """The invocation's Runtime, with the global options set (commands call this first)."""
-    runtime = ctx.find_object(Runtime)
-    if runtime is None:  # pragma: no cover - run() always passes one
-        raise RuntimeError("quotactl's commands run through quotactl.cli.app.run")
-    return runtime
-
-
 def _register_commands() -> None:
     from quotactl.cli import (
         completion_commands,

@@ -45,7 +45,7 @@ def completion(
     # typer keeps these two in private modules; typer.completion re-exports them implicitly.
     from typer._completion_shared import get_completion_script
 
-    from quotactl.cli.app import runtime_of
+    from quotactl.cli.runtime import runtime_of
 
     script = get_completion_script(prog_name=PROG, complete_var=COMPLETE_VAR, shell=shell.value)
     runtime_of(ctx).stdout.write(script + "\n")

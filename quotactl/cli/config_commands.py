@@ -40,7 +40,7 @@ def validate(
     Every problem is printed as FILE:LINE:COL; warnings pass unless --strict. Exit code 0
     when the config is valid, 1 otherwise.
     """
-    from quotactl.cli.app import runtime_of
+    from quotactl.cli.runtime import runtime_of
     from quotactl.config import load_config
 
     runtime = runtime_of(ctx)
@@ -73,7 +73,7 @@ def schema(ctx: typer.Context) -> None:
     Editors using yaml-language-server read it from a `$schema=` comment on a config
     file's first line (see configs/demo).
     """
-    from quotactl.cli.app import runtime_of
+    from quotactl.cli.runtime import runtime_of
     from quotactl.config import json_schema
 
     print(json.dumps(json_schema(), indent=2), file=runtime_of(ctx).stdout)

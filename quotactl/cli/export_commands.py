@@ -53,7 +53,7 @@ def export(
     --out refuses a non-empty directory unless --force (which also removes team files of
     teams that no longer exist).
     """
-    from quotactl.cli.app import runtime_of
+    from quotactl.cli.runtime import runtime_of
     from quotactl.cli.stack import open_backend
     from quotactl.config.export import export as to_config
     from quotactl.config.export import quota_queues
@@ -107,7 +107,7 @@ def import_(
     Shows what would be tagged with quotactl:stack and asks first; resources owned by
     another stack are refused. Run plan afterwards to see any remaining differences.
     """
-    from quotactl.cli.app import runtime_of
+    from quotactl.cli.runtime import runtime_of
     from quotactl.cli.stack import load, lock_request, open_backend, reach
 
     runtime = runtime_of(ctx)

@@ -43,7 +43,7 @@ def iam_policy(
     any region and account (said on stderr).
     """
     from quotactl.aws.permissions import OFFLINE_COMMANDS, commands, policy_document
-    from quotactl.cli.app import runtime_of
+    from quotactl.cli.runtime import runtime_of
     from quotactl.cli.stack import load
     from quotactl.errors import UsageError
 

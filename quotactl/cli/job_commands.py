@@ -32,7 +32,7 @@ DEFAULT_REASON = "Cancelled with quotactl job cancel"
 
 
 def _runtime(ctx: typer.Context) -> Runtime:
-    from quotactl.cli.app import runtime_of
+    from quotactl.cli.runtime import runtime_of
 
     return runtime_of(ctx)
 

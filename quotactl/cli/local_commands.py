@@ -23,7 +23,7 @@ local = typer.Typer(
 
 
 def _runtime(ctx: typer.Context) -> Runtime:
-    from quotactl.cli.app import runtime_of
+    from quotactl.cli.runtime import runtime_of
 
     return runtime_of(ctx)
 

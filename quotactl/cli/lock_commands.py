@@ -22,7 +22,7 @@ def force_unlock(
     Shows who holds it and asks first. Only for a holder that is gone: clearing the lock of a
     running apply lets a second one interleave with it.
     """
-    from quotactl.cli.app import runtime_of
+    from quotactl.cli.runtime import runtime_of
     from quotactl.cli.stack import confirm, load, open_backend, reach
     from quotactl.core.apply.lock import force_unlock as clear
     from quotactl.core.apply.lock import held_by

@@ -53,7 +53,7 @@ def plan(
     Nothing is changed. Exit code 0 (1 on error); with --detailed-exitcode, 2 when the plan
     has changes.
     """
-    from quotactl.cli.app import runtime_of
+    from quotactl.cli.runtime import runtime_of
     from quotactl.cli.stack import load, open_backend, reach, report_calls
     from quotactl.core.plan.diff import make_plan
 
@@ -119,7 +119,7 @@ def apply(
     --max-disruption N. Holds the stack's lock throughout; waits for every resource to be
     VALID.
     """
-    from quotactl.cli.app import runtime_of
+    from quotactl.cli.runtime import runtime_of
     from quotactl.cli.stack import confirm, load, lock_request, open_backend, reach, report_calls
     from quotactl.core.apply.flow import run_apply
     from quotactl.core.apply.preconditions import Guards

@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from collections.abc import Mapping
 
     import boto3
+    import typer
     from rich.console import Console
 
     from quotactl.aws.session import Target
@@ -128,3 +129,11 @@ class Runtime:
 
             self._sessions[target] = make_session(target)
         return self._sessions[target]
+
+
+def runtime_of(ctx: typer.Context) -> Runtime:
+    """The invocation's Runtime, with the global options set (commands call this first)."""
+    runtime = ctx.find_object(Runtime)
+    if runtime is None:  # pragma: no cover - run() always passes one
+        raise RuntimeError("quotactl's commands run through quotactl.cli.app.run")
+    return runtime

@@ -77,7 +77,7 @@ def simulate(
     before → after of waits, preemptions, work lost, borrowing and lending, and who gains and
     who loses.
     """
-    from quotactl.cli.app import runtime_of
+    from quotactl.cli.runtime import runtime_of
     from quotactl.cli.stack import load
     from quotactl.core.resources.desired import Strategy
     from quotactl.core.simulate import Side, compare, queue_models, run_both, run_one

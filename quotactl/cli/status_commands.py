@@ -59,7 +59,7 @@ def status(
     ] = StatusFormat.TEXT,
 ) -> None:
     """Show per queue and share: limits, in use, own, borrowed, lent, headroom and jobs."""
-    from quotactl.cli.app import runtime_of
+    from quotactl.cli.runtime import runtime_of
 
     runtime = runtime_of(ctx)
     seconds = _interval(interval) if watch else 0.0

@@ -73,7 +73,7 @@ def submit(
     first (FILE:LINE:COL errors; nothing is sent when it fails). On
     --backend aws the job's IAM role and output bucket must exist.
     """
-    from quotactl.cli.app import runtime_of
+    from quotactl.cli.runtime import runtime_of
     from quotactl.core.jobs.spec import SubmitOptions
 
     runtime = runtime_of(ctx)

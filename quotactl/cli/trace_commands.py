@@ -45,7 +45,7 @@ def generate(
     job sizes that fit it, log-normal durations and a few priorities; the model is documented
     in quotactl/core/simulate/generate.py. The trace is streamed, so a million jobs is fine.
     """
-    from quotactl.cli.app import runtime_of
+    from quotactl.cli.runtime import runtime_of
     from quotactl.cli.stack import load
     from quotactl.core.simulate import (
         generate_trace,
@@ -131,7 +131,7 @@ def export(
     ones the run time they asked for (an upper bound); the closing note counts both.
     """
     from quotactl.aws.history import export_trace, queue_names
-    from quotactl.cli.app import runtime_of
+    from quotactl.cli.runtime import runtime_of
     from quotactl.cli.stack import open_backend, report_calls
     from quotactl.core.durations import parse_duration
     from quotactl.core.simulate import human_duration

@@ -11,10 +11,10 @@ import difflib
 from collections import defaultdict
 from typing import TYPE_CHECKING
 
-from quotactl.config.instance_types import training_instance_types
 from quotactl.config.inventory import by_name
 from quotactl.config.sharing import sharing_warnings
 from quotactl.core.resources.desired import STACK_TAG, policy_name_for
+from quotactl.servicemodel.instance_types import training_instance_types
 
 if TYPE_CHECKING:
     from collections.abc import Iterable

@@ -15,7 +15,6 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationEr
 from pydantic_core import PydanticCustomError
 
 from quotactl.config.builder import abbreviate, yaml_type
-from quotactl.config.instance_types import training_instance_types
 from quotactl.config.load import read_document
 from quotactl.config.messages import diagnostics_from, did_you_mean
 from quotactl.config.payload import check_payload, instances_of
@@ -23,6 +22,7 @@ from quotactl.config.schema import INT32_MAX, Name, Tags
 from quotactl.core.durations import DurationError, parse_duration
 from quotactl.core.jobs.spec import JobSpec
 from quotactl.errors import ConfigError, Diagnostic, NotFoundError
+from quotactl.servicemodel.instance_types import training_instance_types
 
 if TYPE_CHECKING:
     from pathlib import Path

@@ -20,13 +20,13 @@ from pydantic import ValidationError
 from quotactl.config.builder import yaml_type
 from quotactl.config.checks import check
 from quotactl.config.desired import to_desired
-from quotactl.config.instance_types import prefetch_instance_types
 from quotactl.config.inventory import Inventory, Salvaged
 from quotactl.config.messages import diagnostics_from
 from quotactl.config.positions import SourceMap
 from quotactl.config.schema import Config, ConfigFile, Environment, Platform, Queue, Team
 from quotactl.config.source import parse_yaml
 from quotactl.errors import ConfigError, Diagnostic, NotFoundError
+from quotactl.servicemodel.instance_types import prefetch_instance_types
 
 if TYPE_CHECKING:
     from collections.abc import Sequence

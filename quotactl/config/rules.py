@@ -12,7 +12,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from quotactl.config.checks import MAX_NAME_LENGTH, MAX_TAGS, RESERVED_TAG_PREFIXES
-from quotactl.config.instance_types import training_instance_types
 from quotactl.core.resources.desired import (
     MANAGED_TAGS,
     UNLIMITED,
@@ -22,6 +21,7 @@ from quotactl.core.resources.desired import (
     ShareSpec,
     policy_name_for,
 )
+from quotactl.servicemodel.instance_types import training_instance_types
 
 if TYPE_CHECKING:
     from collections.abc import Mapping

@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import TYPE_CHECKING, Literal, TypeVar
 
-from quotactl.config.instance_types import training_instance_types
 from quotactl.config.inventory import by_name
+from quotactl.servicemodel.instance_types import training_instance_types
 
 if TYPE_CHECKING:
     from quotactl.config.inventory import Inventory, Located, LocatedShare

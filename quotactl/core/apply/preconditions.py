@@ -1,4 +1,5 @@
-"""Apply's preconditions: every refusal before the first write, in one place (STYLE habit 2).
+"""Apply's preconditions: every refusal before the first write, in one place (apply decides
+nothing new: it executes the plan and refuses a stale one).
 
 ``check_preconditions`` runs under the apply lock, against live state read under it, after
 the plan has been computed (or a saved one verified by ``quotactl.core.plan.verify``): the

@@ -23,7 +23,7 @@ Modules: ``model`` (values), ``reasons`` (AWS statusReason texts), ``capacity`` 
 ledger), ``runnable`` (a share's queue of runnable jobs), ``state`` (jobs and bookkeeping),
 ``lifecycle`` (start, release, preempt, timers), ``preemption`` (victim choice), ``passes``
 (the scheduling pass), ``scheduler`` (the public ``QueueEngine``), ``api`` (the stateless entry
-point).
+point), ``live`` (a live queue's settings and jobs, in the engine's values).
 """
 
 from quotactl.core.engine.api import schedule

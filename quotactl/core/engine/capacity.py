@@ -6,8 +6,9 @@ Everything is indexed by integers for speed: share ``s``, instance type ``t`` an
 ``k = t * S + s``. Per type the ledger keeps the environment capacity, total usage, the idle
 capacity of lending shares (``idle = Σ_lenders max(0, L - O)``) and the borrowed total
 (``borrowed = Σ_s max(0, U - L)``). Their difference ``idle - borrowed`` is the *slack*: what a
-borrower may still take, and what a lending share's own start consumes. The invariant of §6 is
-``slack >= 0`` and ``used <= capacity`` for every type.
+borrower may still take, and what a lending share's own start consumes. The invariant (the
+"Invariant" rule of docs/scheduling.md) is ``slack >= 0`` and ``used <= capacity`` for every
+type.
 
 With ``metered=True`` (the simulator) every change also integrates, per pair, instance-seconds
 on borrowed capacity (``max(0, U - L)``) and instance-seconds lent. (Instance-seconds used are

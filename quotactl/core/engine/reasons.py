@@ -1,7 +1,8 @@
 """The statusReason texts the engine writes, verbatim from AWS where AWS publishes them.
 
-Sources: reference/aws-batch-quota-management.md §2.3 (preemption events) and §2.6 (the
-misconfiguration table, from the user guide page "Job stuck in RUNNABLE: misconfiguration").
+Sources: the AWS Batch user guide's quota-management pages, on preemption events
+(https://docs.aws.amazon.com/batch/latest/userguide/quota-management.html) and the
+misconfiguration table of "Job stuck in RUNNABLE: misconfiguration".
 AWS publishes no text for in-share preemption or for a job failed by its preemption-retry
 budget; those two are quotactl's own wording, shaped like AWS's.
 """

@@ -1,5 +1,9 @@
 """The live state of one quota-managed job queue, as typed values: ``LiveQueue``.
 
+It is the engine's ``QueueModel`` with the queue's live jobs, which it hands to the engine
+as ``Job`` values (``engine_jobs``), so it lives with the engine, above the resources
+(``observed``'s ``LiveJob``) it is made of.
+
 ``quotactl.aws.responses.live_queue(...)`` builds one from AWS Batch responses; everything here
 works on the values only, so the same figures come out of real AWS, an endpoint and the
 emulator.

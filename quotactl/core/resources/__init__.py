@@ -1,2 +1,3 @@
-"""Resources: what the configuration wants (desired), what the account holds (observed, live),
-and the flat attributes both are compared by."""
+"""Resources: what the configuration wants (desired), what the account holds (observed), and
+the flat attributes both are compared by. A live queue with its jobs, as the scheduling
+engine reads it, is ``quotactl.core.jobs.live``."""

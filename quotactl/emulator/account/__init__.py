@@ -1,2 +1,2 @@
 """The account's rules and records: resource and service-job records, ARNs, AWS's server-side
-rules, resource lifecycles, and what one request sees."""
+rules, and what one request sees."""

@@ -3,13 +3,13 @@ limits, states that must settle before a change."""
 
 from __future__ import annotations
 
-import functools
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from quotactl.emulator.account import rules as v
 from quotactl.emulator.account.arns import name_or_arn
 from quotactl.emulator.account.models import NUM_INSTANCES, SETTLING, Settling
 from quotactl.emulator.errors import ClientException
+from quotactl.servicemodel.instance_types import training_instance_types
 
 if TYPE_CHECKING:
     from quotactl.emulator.scheduling.context import Context
@@ -23,16 +23,6 @@ LABELS = {
     "job-queue": "job queue",
     "quota-share": "quota share",
 }
-
-
-@functools.cache
-def training_instance_types() -> frozenset[str]:
-    """SageMaker's training instance types, from botocore's SageMaker model (an immutable
-    constant; cached because the model takes ~0.1 s to load)."""
-    import botocore.loaders
-
-    model = botocore.loaders.create_loader().load_service_model("sagemaker", "service-2")
-    return frozenset(model["shapes"]["TrainingInstanceType"]["enum"])
 
 
 def find(ctx: Context, cls: type[S], value: str, field: str) -> S:

@@ -3,8 +3,9 @@
 AWS documents the statuses but not the timing; the emulator completes each step at the
 first request (or ``local advance`` step) at least ``status_delay`` emulated seconds after
 it began, and never within the request that started it, so a client must really wait.
-Deleting a quota share or job queue terminates its unfinished jobs ([API-DeleteQS]); a job
-queue takes its remaining quota shares with it.
+Deleting a quota share or job queue terminates its unfinished jobs (as AWS's DeleteQuotaShare
+reference says); a job queue takes its remaining quota shares with it. The steps are events
+that fall due as time moves, so ``tick`` takes them, before the jobs' own.
 """
 
 from __future__ import annotations

@@ -89,7 +89,7 @@ class Parser:
     def next_request(self) -> Request | None:
         """The next complete request, None if more bytes are needed; raises FramingError."""
         if self._head is None:
-            while self.buffer[:2] == b"\r\n":  # RFC 9112 §2.2: ignore leading empty lines
+            while self.buffer[:2] == b"\r\n":  # RFC 9112, section 2.2: ignore leading empty lines
                 del self.buffer[:2]
             end = self.buffer.find(b"\r\n\r\n", 0, MAX_HEAD + 4)
             if end < 0:

@@ -2,7 +2,8 @@
 
 The list changes with every AWS launch, so it is read from the installed botocore (the
 ``TrainingInstanceType`` enum of ``sagemaker/<version>/service-2.json``) instead of being kept
-by hand: upgrading boto3 is how quotactl learns a new instance type.
+by hand: upgrading boto3 is how quotactl learns a new instance type. The one list serves
+``config`` (capacities, job specs) and the emulator (capacity units it accepts).
 
 Loading that model through ``botocore.loaders`` costs about 0.15 s (importing botocore's HTTP
 stack, then decoding a 2.6 MB document), a third of ``validate``'s time. So the file

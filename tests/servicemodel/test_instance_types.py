@@ -19,8 +19,8 @@ import botocore
 import pytest
 from botocore.loaders import Loader
 
-from quotactl.config import instance_types
-from quotactl.config.instance_types import (
+from quotactl.servicemodel import instance_types
+from quotactl.servicemodel.instance_types import (
     botocore_data_root,
     forget_instance_types,
     loader_instance_types,
