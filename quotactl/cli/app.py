@@ -164,11 +164,14 @@ def _seconds(option: str, text: str | None) -> float | None:
     return seconds
 
 
-def runtime_of(ctx: typer.Context) -> Runtime:
-    """The invocation's Runtime, with the global options set (commands call this first)."""
+def runtime_of(ctx: typer.Context, output: str | None = None) -> Runtime:
+    """The invocation's Runtime, with the global options set (commands call this first);
+    ``output`` is the command's -o, when it has one."""
     runtime = ctx.find_object(Runtime)
     if runtime is None:  # pragma: no cover - run() always passes one
         raise RuntimeError("quotactl's commands run through quotactl.cli.app.run")
+    if output is not None:
+        runtime.output = str(output)
     return runtime
 
 
