@@ -68,6 +68,7 @@ if TYPE_CHECKING:
     from quotactl.aws.jobs import Submitted
     from quotactl.aws.session import Retries
     from quotactl.config import LoadedConfig
+    from quotactl.core.jobs.spec import SubmitOptions
 
 _WHERE = {
     "quotactl.api.adopt": ("config_yaml", "export", "import_resources", "write_config"),
@@ -120,6 +121,7 @@ _WHERE = {
     "quotactl.aws.jobs": ("Submitted",),
     "quotactl.aws.session": ("Retries",),
     "quotactl.config": ("LoadedConfig",),
+    "quotactl.core.jobs.spec": ("SubmitOptions",),
 }
 _MODULE_OF = {name: module for module, names in _WHERE.items() for name in names}
 
@@ -141,6 +143,7 @@ __all__ = [
     "Preview",
     "Refresh",
     "Retries",
+    "SubmitOptions",
     "SubmitResult",
     "Submitted",
     "TrainerRequest",

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from quotactl.errors import UsageError
 
@@ -52,7 +52,7 @@ def connect(
         raise UsageError(
             f"unknown backend {backend!r}", hint=f"choose one of: {', '.join(BACKENDS)}"
         )
-    limits = {
+    limits: dict[str, Any] = {
         "connect_timeout": connect_timeout,
         "read_timeout": read_timeout,
         "max_attempts": max_attempts,
@@ -64,7 +64,7 @@ def connect(
         region=region,
         endpoint_url=endpoint_url,
         faults=faults,
-        **{k: v for k, v in limits.items() if v is not None},  # type: ignore[arg-type]
+        **{k: v for k, v in limits.items() if v is not None},
     )
     if notice is None:
         return Account(target, retries=retries, clock=clock)
