@@ -37,6 +37,7 @@ def test_the_library_example_runs_and_prints_what_the_page_shows(
 
 def test_every_name_quotactl_api_offers_resolves() -> None:
     """A name in ``__all__`` is loaded on first use; none is shadowed by a submodule."""
+    assert sorted(quotactl.api._MODULE_OF) == sorted(quotactl.api.__all__)
     for name in quotactl.api.__all__:
         value = getattr(quotactl.api, name)
         assert not isinstance(value, type(quotactl)), name
