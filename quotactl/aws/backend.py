@@ -14,7 +14,7 @@ from concurrent.futures import FIRST_COMPLETED, wait
 from typing import TYPE_CHECKING, cast
 
 from quotactl.aws import convert
-from quotactl.aws.calls import READ_CONCURRENCY, BatchCalls
+from quotactl.aws.calls import DESCRIBE_BATCH, READ_CONCURRENCY, BatchCalls
 from quotactl.aws.lock import BatchLockStore
 from quotactl.core.apply.lock import LOCK_TAG
 from quotactl.core.resources.desired import EnvironmentSpec, PolicySpec, QueueSpec, ShareSpec
@@ -43,15 +43,19 @@ if TYPE_CHECKING:
 
     from quotactl.core.resources.observed import Spec
 
-DESCRIBE_BATCH = 100
-"""DescribeServiceEnvironments/JobQueues/SchedulingPolicies take at most 100 names."""
-
 
 class AwsBackend:
-    """Reads and writes AWS Batch quota-management resources through ``client``."""
+    """Reads and writes AWS Batch quota-management resources through ``client`` (a boto3
+    Batch client, or the ``BatchCalls`` an ``Account`` shares with its other facades)."""
 
-    def __init__(self, client: BatchClient, *, concurrency: int = READ_CONCURRENCY) -> None:
-        self.api = BatchCalls(client, concurrency=concurrency)
+    def __init__(
+        self, client: BatchClient | BatchCalls, *, concurrency: int = READ_CONCURRENCY
+    ) -> None:
+        self.api = (
+            client
+            if isinstance(client, BatchCalls)
+            else BatchCalls(client, concurrency=concurrency)
+        )
         self._lock = threading.Lock()
         self._queue_arns: dict[str, str] = {}
         self._policy_arns: dict[str, str] = {}

@@ -46,6 +46,9 @@ THROTTLING = frozenset(
 )
 T = TypeVar("T")
 R = TypeVar("R")
+DESCRIBE_BATCH = 100
+"""DescribeServiceEnvironments, DescribeJobQueues and DescribeSchedulingPolicies take at most
+100 names a call."""
 READ_CONCURRENCY = 32
 """Reads in flight at once: reading a 1,000-share stack is 1,000 ListTagsForResource calls."""
 _worker = threading.local()

@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from mypy_boto3_batch.type_defs import ServiceJobSummaryTypeDef
 
     from quotactl.aws.calls import BatchCalls
+    from quotactl.aws.live import LiveReader
     from quotactl.core.resources.observed import LiveJob
 
 PAGE = 100
@@ -78,13 +79,11 @@ def _described(
         yield live_responses.live_job(item, queue, detail), detail
 
 
-def queue_names(api: BatchCalls, queues: Sequence[str] | None) -> list[str]:
+def queue_names(live: LiveReader, queues: Sequence[str] | None) -> list[str]:
     """The queues to export: those named (each must exist), or every quota-managed one."""
-    from quotactl.aws.live import LiveReader
-
+    api = live.api
     if queues is None:
-        with LiveReader(api) as reader:
-            names = reader.queue_names()
+        names = live.queue_names()
         if not names:
             raise NotFoundError(
                 "no quota-managed job queue in this account and region to export jobs from",

@@ -1,5 +1,6 @@
 """Service jobs over the Batch API: submit (paced, idempotent), describe, resolve a job by
-name, ID or ARN, re-prioritise, terminate in bulk. Queues are read by ``quotactl.aws.live``.
+name, ID or ARN, re-prioritise, terminate in bulk. Queues are read by the ``LiveReader`` it is
+given (``quotactl.aws.live``; an ``Account`` gives it the one it shares).
 
 Every call goes through ``BatchCalls`` (only operations in ``permissions.OPERATIONS``). Time is
 injected (``clock``, ``sleep``) so the pacing of SubmitServiceJob is tested without sleeping.
@@ -73,15 +74,25 @@ class Submitted:
 class JobsApi:
     """The job commands' view of one Batch endpoint."""
 
-    def __init__(self, client: BatchClient, *, pacer: Pacer | None = None) -> None:
-        self.api = BatchCalls(client)
+    def __init__(
+        self,
+        client: BatchClient | BatchCalls,
+        *,
+        pacer: Pacer | None = None,
+        live: LiveReader | None = None,
+    ) -> None:
+        self.api = client if isinstance(client, BatchCalls) else BatchCalls(client)
         self.pacer = pacer or Pacer()
+        self._own_live = live is None
+        self.live = live or LiveReader(self.api)
 
     @property
     def calls(self) -> Counter[str]:
         return self.api.calls
 
     def close(self) -> None:
+        if self._own_live:
+            self.live.close()
         self.api.close()
 
     # -- submit ---------------------------------------------------------------------------
@@ -105,10 +116,6 @@ class JobsApi:
 
     # -- reads ----------------------------------------------------------------------------
 
-    def reader(self) -> LiveReader:
-        """A live-queue reader over the same client and counters."""
-        return LiveReader(self.api)
-
     def describe(self, job_id: str) -> JobDetail:
         try:
             item = self.api.call("DescribeServiceJob", jobId=job_id)
@@ -122,8 +129,7 @@ class JobsApi:
         """A job by ID, ARN or name (a name must match exactly one job of any status)."""
         if JOB_ID.fullmatch(ref) or ref.startswith("arn:"):
             return self.describe(ref)
-        with self.reader() as reader:
-            queues = reader.queue_names()
+        queues = self.live.queue_names()
         filters = [{"name": "JOB_NAME", "values": [ref]}]
         matches: list[tuple[float, str]] = []
         for queue in queues:

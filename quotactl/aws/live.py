@@ -19,7 +19,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any
 
 from quotactl.aws import responses as live_responses
-from quotactl.aws.calls import READ_CONCURRENCY, BatchCalls
+from quotactl.aws.calls import DESCRIBE_BATCH, READ_CONCURRENCY, BatchCalls
 from quotactl.aws.fanout import Fanout
 from quotactl.aws.live_reads import QueueReads
 from quotactl.core.jobs.live import UNFINISHED_STATUSES, LiveQueue
@@ -34,9 +34,6 @@ if TYPE_CHECKING:
 
     from quotactl.core.engine import JobStatus
     from quotactl.core.resources.observed import LiveJob
-
-DESCRIBE_BATCH = 100
-"""DescribeJobQueues and DescribeServiceEnvironments take at most 100 names."""
 
 
 def describe_none(job: LiveJob) -> bool:

@@ -8,6 +8,7 @@ before any client is built (clients copy the event emitter when they are created
 
 from __future__ import annotations
 
+import contextlib
 import os
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal, TypeAlias, overload
@@ -15,6 +16,7 @@ from typing import TYPE_CHECKING, Literal, TypeAlias, overload
 from quotactl.errors import AwsProfileError, UsageError
 
 if TYPE_CHECKING:
+    from collections.abc import Iterator
     from pathlib import Path
 
     import boto3
@@ -215,6 +217,40 @@ def client(
             f"--endpoint-url {endpoint!r} is not a URL",
             hint="give a full URL such as http://127.0.0.1:8765 (or fix AWS_ENDPOINT_URL_BATCH)",
         ) from exc
+
+
+@contextlib.contextmanager
+def default_session(target: Target, session: boto3.Session) -> Iterator[None]:
+    """boto3's default session is ``session`` meanwhile, for an SDK whose helpers build their
+    clients with ``boto3.client(...)`` (the SageMaker SDK's batch helpers).
+
+    On an ``--endpoint-url`` the SDK is pointed at it the way it documents
+    (``AWS_ENDPOINT_URL_BATCH``), from a session that reads that variable; both are restored
+    afterwards.
+    """
+    import boto3
+
+    saved_session = boto3.DEFAULT_SESSION
+    saved_endpoint = os.environ.get("AWS_ENDPOINT_URL_BATCH")
+    if target.endpoint_url:
+        local = target.backend != "aws"
+        boto3.DEFAULT_SESSION = boto3.Session(
+            aws_access_key_id=_DUMMY_KEY if local else None,
+            aws_secret_access_key=_DUMMY_KEY if local else None,
+            profile_name=None if local else target.profile,
+            region_name=_region(target),
+        )
+        os.environ["AWS_ENDPOINT_URL_BATCH"] = target.endpoint_url
+    else:
+        boto3.DEFAULT_SESSION = session
+    try:
+        yield
+    finally:
+        boto3.DEFAULT_SESSION = saved_session
+        if saved_endpoint is None:
+            os.environ.pop("AWS_ENDPOINT_URL_BATCH", None)
+        else:
+            os.environ["AWS_ENDPOINT_URL_BATCH"] = saved_endpoint
 
 
 def _region(target: Target) -> str:

@@ -8,7 +8,6 @@ modules import heavy libraries (boto3, botocore, rich) inside their functions on
 from __future__ import annotations
 
 import sys
-import traceback
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, NoReturn
 
@@ -16,7 +15,7 @@ import typer
 
 from quotactl import __version__
 from quotactl.cli import completion_commands, helptext
-from quotactl.cli.boundary import discard_stdout, report
+from quotactl.cli.boundary import discard_stdout, report, unexpected
 from quotactl.cli.exitcodes import ExitCode
 from quotactl.cli.runtime import BACKENDS, DEFAULT_STATE, Runtime
 from quotactl.errors import QuotactlError, UsageError
@@ -207,7 +206,7 @@ def run(argv: Sequence[str], runtime: Runtime | None = None) -> int:
     inject their own. The global options are set on it, and nothing here or below reads the
     process's own argv, streams or environment behind it.
     """
-    from quotactl.cli.argv import hoist_global_options, is_click_error, usage_error
+    from quotactl.cli.argv import hoist_global_options
     from quotactl.cli.tree import command_tree
 
     runtime = runtime or Runtime()
@@ -237,23 +236,7 @@ def run(argv: Sequence[str], runtime: Runtime | None = None) -> int:
             return ExitCode.OK
         raise
     except Exception as exc:
-        if is_click_error(exc):  # click's usage errors: unknown option, bad value
-            error = usage_error(exc)
-            if error is None:  # no arguments at all: the help, as click shows it
-                ctx = getattr(exc, "ctx", None)
-                print(ctx.get_help() if ctx is not None else exc, file=runtime.stderr)
-            else:
-                report(error, runtime, args)
-            return ExitCode.USAGE
-        if runtime.debug:
-            traceback.print_exc(file=runtime.stderr)
-        else:
-            print(
-                "error[internal]: quotactl hit an unexpected error\n"
-                "  hint: re-run with --debug for the traceback and report it",
-                file=runtime.stderr,
-            )
-        return ExitCode.ERROR
+        return unexpected(exc, runtime, args)
     return int(result) if isinstance(result, int) else ExitCode.OK
 
 

@@ -8,7 +8,8 @@ import sys
 import traceback
 from typing import TYPE_CHECKING
 
-from quotactl.cli.argv import wants_json
+from quotactl.cli.argv import is_click_error, usage_error, wants_json
+from quotactl.cli.exitcodes import ExitCode
 
 if TYPE_CHECKING:
     from quotactl.cli.runtime import Runtime
@@ -29,6 +30,28 @@ def report(exc: QuotactlError, runtime: Runtime, args: list[str]) -> None:
         from quotactl.render.errors import error_document
 
         runtime.stdout.write(json.dumps(error_document(exc), indent=2) + "\n")
+
+
+def unexpected(exc: Exception, runtime: Runtime, args: list[str]) -> int:
+    """The exit code of an exception that is no ``QuotactlError``: click's usage errors (an
+    unknown option, a bad value) are usage errors; anything else is quotactl's own bug."""
+    if is_click_error(exc):
+        error = usage_error(exc)
+        if error is None:  # no arguments at all: the help, as click shows it
+            ctx = getattr(exc, "ctx", None)
+            print(ctx.get_help() if ctx is not None else exc, file=runtime.stderr)
+        else:
+            report(error, runtime, args)
+        return ExitCode.USAGE
+    if runtime.debug:
+        traceback.print_exc(file=runtime.stderr)
+    else:
+        print(
+            "error[internal]: quotactl hit an unexpected error\n"
+            "  hint: re-run with --debug for the traceback and report it",
+            file=runtime.stderr,
+        )
+    return ExitCode.ERROR
 
 
 def discard_stdout() -> None:

@@ -10,12 +10,12 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from quotactl.cli.options import PathsArgument
-from quotactl.errors import ConfigError, QuotactlError
+from quotactl.errors import ConfigError
 
 if TYPE_CHECKING:
+    from quotactl.api import LoadedConfig
     from quotactl.cli.runtime import Runtime
-    from quotactl.config import LoadedConfig
-    from quotactl.errors import Diagnostic
+    from quotactl.errors import Diagnostic, QuotactlError
 
 FORMAT_VERSION = "1"
 
@@ -40,31 +40,21 @@ def validate(
     Every problem is printed as FILE:LINE:COL; warnings pass unless --strict. Exit code 0
     when the config is valid, 1 otherwise.
     """
+    from quotactl import api
     from quotactl.cli.runtime import runtime_of
-    from quotactl.config import load_config
 
-    runtime = runtime_of(ctx)
-    chosen = paths or [Path("configs")]
-    loaded: LoadedConfig | None = None
-    try:
-        loaded = load_config(chosen)
-        if strict and loaded.diagnostics:
-            count = len(loaded.diagnostics)
-            raise ConfigError(
-                loaded.diagnostics,
-                message=f"{_plural(count, 'warning')} with --strict",
-                hint="fix the warnings, or validate without --strict",
-            )
-    except QuotactlError as error:
-        if output is OutputFormat.JSON:
-            _print_json(runtime, _report(chosen, loaded, error))
-        raise
+    runtime = runtime_of(ctx, output)
+    result = api.validate(paths, strict=strict)
     if output is OutputFormat.JSON:
-        _print_json(runtime, _report(chosen, loaded, None))
+        _print_json(runtime, _report(result.paths, result.loaded, result.error))
+    if result.error is not None:
+        raise result.error
+    if output is OutputFormat.JSON:
         return
-    for warning in loaded.diagnostics:
+    assert result.loaded is not None
+    for warning in result.loaded.diagnostics:
         print(warning, file=runtime.stderr)
-    print(_summary(chosen, loaded), file=runtime.stdout)
+    print(_summary(result.paths, result.loaded), file=runtime.stdout)
 
 
 def schema(ctx: typer.Context) -> None:
@@ -73,10 +63,10 @@ def schema(ctx: typer.Context) -> None:
     Editors using yaml-language-server read it from a `$schema=` comment on a config
     file's first line (see configs/demo).
     """
+    from quotactl import api
     from quotactl.cli.runtime import runtime_of
-    from quotactl.config import json_schema
 
-    print(json.dumps(json_schema(), indent=2), file=runtime_of(ctx).stdout)
+    print(json.dumps(api.schema(), indent=2), file=runtime_of(ctx).stdout)
 
 
 def register(app: typer.Typer) -> None:

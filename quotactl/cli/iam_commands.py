@@ -3,14 +3,11 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Annotated
 
 import typer
 
 from quotactl.cli.options import PathsArgument
-
-DEFAULT_CONFIG = Path("configs")
 
 
 def iam_policy(
@@ -42,32 +39,21 @@ def iam_policy(
     reads configs/ like every other command; where there is no configs/, the policy is for
     any region and account (said on stderr).
     """
-    from quotactl.aws.permissions import OFFLINE_COMMANDS, commands, policy_document
+    from quotactl import api
     from quotactl.cli.runtime import runtime_of
-    from quotactl.cli.stack import load
-    from quotactl.errors import UsageError
+    from quotactl.cli.support import load
 
     runtime = runtime_of(ctx)
-    only = None
-    if command:
-        unknown = [c for c in command if c not in commands()]
-        if unknown:
-            offline = [c for c in unknown if c in OFFLINE_COMMANDS]
-            why = "makes no AWS call" if offline == unknown else "is not a command that calls AWS"
-            raise UsageError(
-                f"--command {unknown[0]!r} {why}",
-                hint="choose from: " + ", ".join(sorted(commands())),
-            )
-        only = frozenset(command)
+    only = api.policy_commands(command)
     region, account = "*", "*"
-    if paths or DEFAULT_CONFIG.is_dir():
-        desired = load(runtime, paths or [DEFAULT_CONFIG]).desired
+    if paths or api.DEFAULT_CONFIG.is_dir():
+        desired = load(runtime, paths or [api.DEFAULT_CONFIG]).desired
         region, account = desired.region, desired.account_id or "*"
     else:
         runtime.notice(
-            f"quotactl: no {DEFAULT_CONFIG}/ here: the policy is for every region and account"
+            f"quotactl: no {api.DEFAULT_CONFIG}/ here: the policy is for every region and account"
         )
-    document = policy_document(region=region, account=account, read_only=read_only, only=only)
+    document = api.iam_policy(region=region, account=account, read_only=read_only, commands=only)
     runtime.stdout.write(json.dumps(document, indent=2) + "\n")
 
 

@@ -7,17 +7,10 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from quotactl.cli.config_commands import OutputFormat
-from quotactl.errors import (
-    CancelFailedError,
-    JobFinishedError,
-    NoLogsError,
-    UsageError,
-)
+from quotactl.errors import CancelFailedError, UsageError
 
 if TYPE_CHECKING:
-    from quotactl.aws.jobs import JobsApi
     from quotactl.cli.runtime import Runtime
-    from quotactl.core.jobs.records import JobDetail
 
 job = typer.Typer(
     name="job",
@@ -31,16 +24,10 @@ Output = Annotated[OutputFormat, typer.Option("-o", "--output", help="Report as 
 DEFAULT_REASON = "Cancelled with quotactl job cancel"
 
 
-def _runtime(ctx: typer.Context) -> Runtime:
+def _runtime(ctx: typer.Context, output: OutputFormat | None = None) -> Runtime:
     from quotactl.cli.runtime import runtime_of
 
-    return runtime_of(ctx)
-
-
-def _api(runtime: Runtime) -> JobsApi:
-    from quotactl.cli.job_support import open_jobs
-
-    return open_jobs(runtime)
+    return runtime_of(ctx, output)
 
 
 def jobs(
@@ -65,11 +52,11 @@ def jobs(
     Unlike ListServiceJobs without a status (RUNNING only), every status is listed unless
     --status says otherwise.
     """
-    from quotactl.cli.job_support import read_live
-    from quotactl.core.durations import DurationError, parse_duration
+    from quotactl import api
+    from quotactl.cli.support import duration
     from quotactl.core.engine import JobStatus
 
-    runtime = _runtime(ctx)
+    runtime = _runtime(ctx, output)
     names = [s.value for s in JobStatus]
     wanted = list(dict.fromkeys(s.upper() for s in status or [])) or names
     unknown = [s for s in wanted if s not in names]
@@ -78,82 +65,37 @@ def jobs(
             f"--status {unknown[0]!r} is not a service job status",
             hint=f"use one of {', '.join(names)}",
         )
-    window = None
-    if since is not None:
-        try:
-            window = parse_duration(since)
-        except DurationError as exc:
-            raise UsageError(f"--since: {exc}") from exc
-    api = _api(runtime)
-    try:
-        queues = read_live(api, queue, [JobStatus(s) for s in wanted])
-    finally:
-        api.close()
-    now = max((q.read_at for q in queues), default=0.0)
-    found = [
-        j
-        for q in queues
-        for j in q.jobs
-        if (share is None or j.share == share)
-        and (window is None or (j.created_at or 0.0) >= now - window)
-    ]
-    found.sort(key=lambda j: (-(j.created_at or 0.0), j.job_id))
+    window = None if since is None else duration("--since", since)
+    with runtime.connect() as account:
+        found = api.list_jobs(
+            account, queue, statuses=[JobStatus(s) for s in wanted], share=share, since=window
+        )
     if output is OutputFormat.JSON:
         from quotactl.render.jobs_json import jobs_json
 
-        runtime.stdout.write(jobs_json(found))
+        runtime.stdout.write(jobs_json(found.jobs))
         return
     from quotactl.render.jobs import print_jobs
 
-    print_jobs(runtime.console(), found, now)
+    print_jobs(runtime.console(), found.jobs, found.now)
 
 
 @job.command("describe")
 def describe(ctx: typer.Context, ref: JobArgument, output: Output = OutputFormat.TEXT) -> None:
     """Show one job, its preemptions and its SageMaker training job."""
-    from quotactl.cli.job_support import read_live
-    from quotactl.core.jobs.live import ALL_STATUSES
-    from quotactl.core.jobs.why import preemptions_of
+    from quotactl import api
 
-    runtime = _runtime(ctx)
-    api = _api(runtime)
-    try:
-        detail = api.resolve(ref)
-        # The queue's jobs name who preempted it; the read also gives the account's clock.
-        (live,) = read_live(api, [detail.job.queue], ALL_STATUSES, details=False)
-        history = preemptions_of(detail.job, live.jobs)
-        now = max(detail.job.created_at or 0.0, live.read_at)
-        training = _training_job(runtime, detail)
-    finally:
-        api.close()
+    runtime = _runtime(ctx, output)
+    with runtime.connect() as account:
+        found = api.describe_job(account, ref)
     if output is OutputFormat.JSON:
         from quotactl.render.jobs_json import describe_json
 
-        runtime.stdout.write(describe_json(detail, history, training))
+        runtime.stdout.write(describe_json(found.detail, found.preemptions, found.training_job))
         return
     from quotactl.render.jobs import print_job
 
-    print_job(runtime.console(), detail, history, training, now)
-
-
-def _training_job(runtime: Runtime, detail: JobDetail) -> dict[str, object] | None:
-    """SageMaker's status of the latest attempt: DescribeTrainingJob on the aws backend; on
-    the emulator (no SageMaker) AWS's documented mapping from the service job's status."""
-    from quotactl.core.jobs.records import sagemaker_status
-
-    name = detail.latest_training_job
-    if name is None:
-        return None
-    if runtime.backend == "aws":
-        from quotactl.aws.training import describe_training_job
-        from quotactl.cli.job_support import aws_client
-
-        found = describe_training_job(aws_client(runtime, "sagemaker"), name)
-        if found is None:
-            return {"name": name, "status": None, "secondary_status": None}
-        return {"name": name, "status": found.status, "secondary_status": found.secondary_status}
-    status, secondary = sagemaker_status(detail.job.status.value)
-    return {"name": name, "status": status, "secondary_status": secondary}
+    print_job(runtime.console(), found.detail, found.preemptions, found.training_job, found.now)
 
 
 @job.command("cancel")
@@ -172,28 +114,25 @@ def cancel(
 
     Sends TerminateServiceJobs with up to 50 jobs per call.
     """
-    runtime = _runtime(ctx)
-    api = _api(runtime)
-    try:
-        details = [api.resolve(r) for r in refs]
-        ids = list(dict.fromkeys(d.job.job_id for d in details))
-        errors = api.terminate(ids, reason)
-    finally:
-        api.close()
-    failed = {e["job"] for e in errors}
-    done = [i for i in ids if i not in failed]
+    from quotactl import api
+
+    runtime = _runtime(ctx, output)
+    with runtime.connect() as account:
+        result = api.cancel_jobs(account, refs, reason)
     if output is OutputFormat.JSON:
         from quotactl.render.jobs_json import dump
 
-        runtime.stdout.write(dump({"cancelled": done, "errors": errors}))
+        runtime.stdout.write(dump({"cancelled": result.done, "errors": result.errors}))
     else:
-        names = {d.job.job_id: d.job.name for d in details}
-        for job_id in done:
+        names = {d.job.job_id: d.job.name for d in result.details}
+        for job_id in result.done:
             print(f"cancelled {names[job_id]} ({job_id})", file=runtime.stdout)
-    for error in errors:
+    for error in result.errors:
         print(f"error: {error['job']}: {error['code']}: {error['message']}", file=runtime.stderr)
-    if errors:
-        raise CancelFailedError(f"{len(errors)} of {len(ids)} jobs could not be cancelled")
+    if result.errors:
+        raise CancelFailedError(
+            f"{len(result.errors)} of {len(result.job_ids)} jobs could not be cancelled"
+        )
 
 
 @job.command("priority")
@@ -206,22 +145,11 @@ def priority(
     output: Output = OutputFormat.TEXT,
 ) -> None:
     """Change a job's priority; says which preemptions follow."""
-    from quotactl.cli.job_support import read_live
-    from quotactl.core.jobs.reprioritise import consequences
+    from quotactl import api
 
-    runtime = _runtime(ctx)
-    api = _api(runtime)
-    try:
-        detail = api.resolve(ref)
-        if detail.job.is_final:
-            raise JobFinishedError(
-                f"job {detail.job.name} is {detail.job.status.value}: its priority is final",
-            )
-        (live,) = read_live(api, [detail.job.queue])
-        effect = consequences(live, live.job(detail.job.job_id) or detail.job, value)
-        api.update_priority(detail.job.job_id, value)
-    finally:
-        api.close()
+    runtime = _runtime(ctx, output)
+    with runtime.connect() as account:
+        effect = api.set_priority(account, ref, value)
     if output is OutputFormat.JSON:
         from quotactl.render.jobs_json import priority_json
 
@@ -235,18 +163,11 @@ def priority(
 @job.command("why")
 def why(ctx: typer.Context, ref: JobArgument, output: Output = OutputFormat.TEXT) -> None:
     """Explain why a job waits and what preempted it."""
-    from quotactl.cli.job_support import read_live
-    from quotactl.core.jobs.live import ALL_STATUSES
-    from quotactl.core.jobs.why import explain
+    from quotactl import api
 
-    runtime = _runtime(ctx)
-    api = _api(runtime)
-    try:
-        detail = api.resolve(ref)
-        (live,) = read_live(api, [detail.job.queue], ALL_STATUSES)
-    finally:
-        api.close()
-    answer = explain(live, live.job(detail.job.job_id) or detail.job)
+    runtime = _runtime(ctx, output)
+    with runtime.connect() as account:
+        answer = api.why(account, ref)
     if output is OutputFormat.JSON:
         from quotactl.render.jobs_json import why_json
 
@@ -266,21 +187,16 @@ def logs(
     ] = False,
 ) -> None:
     """Print the job's training logs (CloudWatch, aws backend)."""
-    runtime = _runtime(ctx)
-    api = _api(runtime)
-    try:
-        detail = api.resolve(ref)
-        if runtime.backend != "aws":
-            raise NoLogsError(
-                "the local emulator runs no containers, so its jobs write no logs",
-                hint="on --backend aws, job logs reads the training job's streams in "
-                "/aws/sagemaker/TrainingJobs",
-            )
-        from quotactl.cli.job_logs import print_logs
+    from quotactl import api
+    from quotactl.render.job_logs import print_logs
 
-        print_logs(runtime, api, detail, follow=follow)
-    finally:
-        api.close()
+    runtime = _runtime(ctx)
+    with runtime.connect() as account:
+        detail, attempts = api.job_logs(account, ref, follow=follow, sleep=runtime.sleep)
+        if not attempts:
+            runtime.notice(f"quotactl: {detail.job.name} has not started: no training job, no logs")
+            return
+        print_logs(runtime.stdout, attempts, flush=follow)
 
 
 def register(app: typer.Typer) -> None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import errno
 import ipaddress
 import signal
 from datetime import UTC, datetime
@@ -10,7 +9,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from quotactl.errors import PortInUseError, QuotactlError, UsageError
+from quotactl.errors import UsageError
 
 if TYPE_CHECKING:
     from quotactl.cli.runtime import Runtime
@@ -79,8 +78,7 @@ def serve(
     Point clients at it with the printed AWS_ENDPOINT_URL_BATCH and any dummy credentials.
     Other quotactl commands and `local advance` may use the same state file meanwhile.
     """
-    from quotactl.emulator import Emulator
-    from quotactl.emulator.server import EmulatorServer
+    from quotactl import api
 
     runtime = _runtime(ctx)
     try:
@@ -91,47 +89,29 @@ def serve(
         runtime.notice(
             f"warning: serving on {host}: anyone who can reach it can change this account"
         )
-    emulator = Emulator(runtime.state_path, faults=faults, status_delay=status_delay)
-    try:
-        server = EmulatorServer(emulator, host, port)
-    except OSError as exc:
-        emulator.close()
-        raise _listen_error(host, port, exc) from exc
-    previous = signal.signal(signal.SIGTERM, _interrupt)
-    try:
-        emulator.set_speed(speed)
-        url = server.server_url
-        out = runtime.stdout
-        print(
-            f"Serving the local AWS Batch account at {url} (state {runtime.state_path})", file=out
-        )
-        print(f"export AWS_ENDPOINT_URL_BATCH={url}", file=out)
-        runtime.notice(
-            "Any AWS client works with dummy credentials, e.g. AWS_ACCESS_KEY_ID=local "
-            "AWS_SECRET_ACCESS_KEY=local AWS_DEFAULT_REGION=us-east-1. Ctrl-C stops."
-        )
-        out.flush()
-        server.serve_forever(poll_interval=0.2)
-    except KeyboardInterrupt:
-        runtime.notice("stopped")
-    finally:
-        signal.signal(signal.SIGTERM, previous)
-        server.server_close()
-        if speed:
-            emulator.set_speed(0)
-        emulator.close()
-
-
-def _listen_error(host: str, port: int, exc: OSError) -> QuotactlError:
-    if exc.errno == errno.EADDRINUSE:
-        return PortInUseError(
-            f"cannot listen on {host}:{port}: the port is in use",
-            hint="stop what holds it, pick another --port, or --port 0 for a free one",
-        )
-    return UsageError(
-        f"cannot listen on {host}:{port}: {exc.strerror or exc}",
-        hint="--host takes a local address such as 127.0.0.1, ::1 or 0.0.0.0",
+    server = api.serve(
+        runtime.state_path, host, port, speed=speed, faults=faults, status_delay=status_delay
     )
+    with server as running:
+        previous = signal.signal(signal.SIGTERM, _interrupt)
+        try:
+            url = running.server_url
+            out = runtime.stdout
+            print(
+                f"Serving the local AWS Batch account at {url} (state {runtime.state_path})",
+                file=out,
+            )
+            print(f"export AWS_ENDPOINT_URL_BATCH={url}", file=out)
+            runtime.notice(
+                "Any AWS client works with dummy credentials, e.g. AWS_ACCESS_KEY_ID=local "
+                "AWS_SECRET_ACCESS_KEY=local AWS_DEFAULT_REGION=us-east-1. Ctrl-C stops."
+            )
+            out.flush()
+            running.serve_forever(poll_interval=0.2)
+        except KeyboardInterrupt:
+            runtime.notice("stopped")
+        finally:
+            signal.signal(signal.SIGTERM, previous)
 
 
 def _interrupt(signum: int, frame: Any) -> None:
@@ -148,16 +128,15 @@ def advance(
     Jobs start, finish and time out in order at their own times. A `local serve` on the same
     state file sees the new time at once.
     """
+    from quotactl import api
     from quotactl.core.durations import DurationError, format_duration, parse_duration
-    from quotactl.emulator import Emulator
 
     runtime = _runtime(ctx)
     try:
         seconds = parse_duration(duration)
     except DurationError as exc:
         raise UsageError(str(exc)) from None
-    with Emulator(runtime.state_path) as emulator:
-        moved = emulator.advance(seconds)
+    moved = api.advance(runtime.state_path, seconds)
     print(
         f"Clock at {_stamp(moved.now)} (+{format_duration(seconds)}); "
         f"{moved.changes} job or resource change(s)",
@@ -168,10 +147,10 @@ def advance(
 @local.command("reset")
 def reset(ctx: typer.Context) -> None:
     """Delete the emulator's state (every resource and job, and its clock)."""
-    from quotactl.emulator import delete_state
+    from quotactl import api
 
     runtime = _runtime(ctx)
-    if delete_state(runtime.state_path):
+    if api.reset(runtime.state_path):
         print(f"Deleted the emulator state {runtime.state_path}", file=runtime.stdout)
     else:
         print(f"No emulator state at {runtime.state_path}; nothing to delete", file=runtime.stdout)

@@ -22,28 +22,25 @@ def force_unlock(
     Shows who holds it and asks first. Only for a holder that is gone: clearing the lock of a
     running apply lets a second one interleave with it.
     """
+    from quotactl import api
     from quotactl.cli.runtime import runtime_of
-    from quotactl.cli.stack import confirm, load, open_backend, reach
-    from quotactl.core.apply.lock import force_unlock as clear
-    from quotactl.core.apply.lock import held_by
+    from quotactl.cli.support import confirm, load
 
     runtime = runtime_of(ctx)
     desired = load(runtime, paths).desired
-    backend = open_backend(runtime, desired.region)
-    reach(runtime, backend, desired.region, desired.account_id)
-    store = backend.lock_store()
-    info = held_by(store, desired.stack)
     console = runtime.console()
-    if info is None:
-        console.print(f"Stack {desired.stack!r} is not locked: nothing to do.", markup=False)
-        return
-    import time
-
-    console.print(
-        f"Stack {desired.stack!r} is locked by {info.describe(time.time())}.", markup=False
-    )
-    confirm(runtime, "Remove this lock?", auto_approve=auto_approve)
-    clear(store, desired.stack)
+    with runtime.connect(desired.region) as account:
+        account.reach(desired.account_id)
+        info = api.lock_holder(account, desired.stack)
+        if info is None:
+            console.print(f"Stack {desired.stack!r} is not locked: nothing to do.", markup=False)
+            return
+        console.print(
+            f"Stack {desired.stack!r} is locked by {info.describe(runtime.clock())}.",
+            markup=False,
+        )
+        confirm(runtime, "Remove this lock?", auto_approve=auto_approve)
+        api.force_unlock(account, desired.stack)
     console.print(f"Removed the lock of stack {desired.stack!r}.", markup=False)
 
 

@@ -5,8 +5,8 @@ The reference is docs/plan-and-apply.md.
 
 from __future__ import annotations
 
+import contextlib
 import enum
-import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -17,12 +17,11 @@ from quotactl.cli.options import LockTimeoutOption, PathsArgument
 from quotactl.errors import ApplyFailedError, UsageError
 
 if TYPE_CHECKING:
+    from collections.abc import Iterator
+
     from quotactl.cli.runtime import Runtime
     from quotactl.core.plan.model import Plan
-    from quotactl.core.resources.desired import DesiredState
-
-PLAN_KEY = "QUOTACTL_PLAN_KEY"
-"""The signing secret of plan files (HMAC-SHA256); set it from a CI secret."""
+    from quotactl.render.progress import ProgressHooks
 
 
 class PlanFormat(enum.StrEnum):
@@ -53,19 +52,18 @@ def plan(
     Nothing is changed. Exit code 0 (1 on error); with --detailed-exitcode, 2 when the plan
     has changes.
     """
+    from quotactl import api
     from quotactl.cli.runtime import runtime_of
-    from quotactl.cli.stack import load, open_backend, reach, report_calls
-    from quotactl.core.plan.diff import make_plan
+    from quotactl.cli.support import load
 
-    runtime = runtime_of(ctx)
+    runtime = runtime_of(ctx, output)
     desired = load(runtime, paths).desired
-    backend = open_backend(runtime, desired.region)
-    identity = reach(runtime, backend, desired.region, desired.account_id)
-    the_plan = make_plan(desired, backend, identity)
-    report_calls(runtime, backend)
+    with runtime.connect(desired.region) as account:
+        the_plan = api.plan(account, desired)
+        runtime.report_calls(account)
     _show(runtime, the_plan, output)
     if out is not None:
-        _save(the_plan, out, runtime.environ.get(PLAN_KEY))
+        api.save_plan(the_plan, out, runtime.environ.get(api.PLAN_KEY))
         runtime.notice(
             f"Saved the plan to {out}; apply exactly it with: quotactl apply --plan {out}"
         )
@@ -119,10 +117,9 @@ def apply(
     --max-disruption N. Holds the stack's lock throughout; waits for every resource to be
     VALID.
     """
+    from quotactl import api
     from quotactl.cli.runtime import runtime_of
-    from quotactl.cli.stack import confirm, load, lock_request, open_backend, reach, report_calls
-    from quotactl.core.apply.flow import run_apply
-    from quotactl.core.apply.preconditions import Guards
+    from quotactl.cli.support import confirm, duration, load
     from quotactl.render.progress import ProgressHooks
 
     runtime = runtime_of(ctx)
@@ -130,32 +127,39 @@ def apply(
         raise UsageError("give config PATHs or --plan FILE, not both")
     if max_disruption is not None and max_disruption < 0:
         raise UsageError(f"--max-disruption must be 0 or more, not {max_disruption}")
-    source: DesiredState | Plan
-    if plan_file is not None:
-        source = _read_plan(plan_file, runtime.environ.get(PLAN_KEY))
-        expected = None
-    else:
-        source = load(runtime, paths).desired
-        expected = source.account_id
-    backend = open_backend(runtime, source.region)
-    guards = Guards(
-        reach(runtime, backend, source.region, expected),
-        allow_delete=allow_delete,
-        allow_disruption=allow_disruption,
-        max_disruption=max_disruption,
-    )
-    lock = None if dry_run else lock_request(runtime, backend, "apply", lock_timeout)
-    hooks = ProgressHooks(runtime.console())
-    try:
-        result = run_apply(
-            source,
-            backend,
-            guards,
-            lock=lock,
-            show=lambda p: _show(runtime, p, PlanFormat.TEXT),
-            approve=lambda _: confirm(runtime, "Apply this plan?", auto_approve=auto_approve),
-            hooks=hooks,
+    key = runtime.environ.get(api.PLAN_KEY)
+    source = api.read_plan(plan_file, key) if plan_file else load(runtime, paths).desired
+    with runtime.connect(source.region) as account:
+        hooks = ProgressHooks(runtime.console())
+        with _interruptible(runtime, hooks):
+            result = api.apply(
+                account,
+                source,
+                show=lambda p: _show(runtime, p, PlanFormat.TEXT),
+                approve=lambda _: confirm(runtime, "Apply this plan?", auto_approve=auto_approve),
+                hooks=hooks,
+                dry_run=dry_run,
+                allow_delete=allow_delete,
+                allow_disruption=allow_disruption,
+                max_disruption=max_disruption,
+                lock_timeout=0.0 if dry_run else duration("--lock-timeout", lock_timeout),
+                on_lock_warning=runtime.warn,
+            )
+        if dry_run:
+            runtime.notice("Dry run: nothing was changed.")
+        runtime.report_calls(account)
+    if result is not None and not result.ok:
+        raise ApplyFailedError(
+            f"{len(result.failed)} change(s) failed and {len(result.skipped)} were skipped",
+            hint="fix the cause above and run apply again: it picks up where this one stopped",
         )
+
+
+@contextlib.contextmanager
+def _interruptible(runtime: Runtime, hooks: ProgressHooks) -> Iterator[None]:
+    """Progress closed however apply ends; on Ctrl-C, says that running it again resumes."""
+    try:
+        yield
     except KeyboardInterrupt:
         hooks.close()
         print(
@@ -166,31 +170,6 @@ def apply(
         raise
     finally:
         hooks.close()
-    if dry_run:
-        runtime.notice("Dry run: nothing was changed.")
-    report_calls(runtime, backend)
-    if result is not None and not result.ok:
-        raise ApplyFailedError(
-            f"{len(result.failed)} change(s) failed and {len(result.skipped)} were skipped",
-            hint="fix the cause above and run apply again: it picks up where this one stopped",
-        )
-
-
-def _read_plan(path: Path, key: str | None) -> Plan:
-    """The saved plan at ``path``, verified (``quotactl.core.plan.verify``)."""
-    from quotactl.config.rules import CONFIG_RULES
-    from quotactl.core.plan.envelope import MAX_PLAN_BYTES
-    from quotactl.core.plan.verify import load
-    from quotactl.errors import NotFoundError
-
-    try:
-        with path.open("rb") as handle:
-            data = handle.read(MAX_PLAN_BYTES + 1)
-    except FileNotFoundError as exc:
-        raise NotFoundError(f"no plan file {path}") from exc
-    except OSError as exc:
-        raise UsageError(f"cannot read plan file {path}: {exc.strerror or exc}") from exc
-    return load(data, CONFIG_RULES, key=key)
 
 
 def _show(runtime: Runtime, the_plan: Plan, output: PlanFormat) -> None:
@@ -202,30 +181,6 @@ def _show(runtime: Runtime, the_plan: Plan, output: PlanFormat) -> None:
         runtime.stdout.write(plan_markdown(the_plan))
     else:
         print_plan(the_plan, runtime.console())
-
-
-def _save(the_plan: Plan, path: Path, key: str | None) -> None:
-    """Write the plan file; signed (HMAC-SHA256) when QUOTACTL_PLAN_KEY is set."""
-    from quotactl.core.plan.document import to_document
-    from quotactl.core.plan.envelope import sign
-    from quotactl.errors import PlanSignatureError
-
-    document = to_document(the_plan)
-    if key is not None:
-        if not key:
-            raise PlanSignatureError(
-                "QUOTACTL_PLAN_KEY is set but empty: refusing to write an unsigned plan",
-                hint="set it to the signing secret, or unset it to write unsigned plans",
-            )
-        document = sign(document, key)
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(document, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-    except OSError as exc:
-        raise UsageError(
-            f"cannot save the plan to {path}: {exc.strerror or exc}",
-            hint="give --out a file path in a writable directory",
-        ) from exc
 
 
 def register(app: typer.Typer) -> None:

@@ -2,34 +2,42 @@
 
 A ``Runtime`` is made once per invocation (``app.run`` makes one from the process's streams
 and environment; tests inject their own) and the root callback sets the global options on it.
-Commands read streams, environment variables and the terminal through it only, and nothing
-below ``cli`` reads ``os.environ``.
+Commands read streams, environment variables, the clock and the terminal through it only,
+reach AWS through its connect factory (``quotactl.api.connect`` unless a test gives another),
+and nothing below ``cli`` reads ``os.environ``.
 """
 
 from __future__ import annotations
 
 import os
 import sys
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
+import typer
+
+from quotactl.api.connection import BACKENDS, DEFAULT_STATE
+
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from collections.abc import Callable, Mapping
 
-    import boto3
-    import typer
-    from rich.console import Console
+    from quotactl.api import Account, Retries
+    from quotactl.render.console import Console
 
-    from quotactl.aws.session import Target
+__all__ = ["BACKENDS", "DEFAULT_STATE", "Runtime"]
 
-DEFAULT_STATE = Path(".quotactl") / "emulator.db"
-BACKENDS = ("local", "aws")
+
+def _connect(*args: Any, **kwargs: Any) -> Account:
+    from quotactl.api import connect
+
+    return connect(*args, **kwargs)
 
 
 @dataclass
 class Runtime:
-    """Global options plus the streams and environment a command may use."""
+    """Global options plus the streams, environment, clock and AWS connection a command uses."""
 
     backend: str = "local"
     state_path: Path = DEFAULT_STATE
@@ -45,9 +53,16 @@ class Runtime:
     stdin: TextIO = field(default_factory=lambda: sys.stdin)
     width: int | None = None
     connect_timeout: float | None = None
-    """Seconds; None is the session's default (``quotactl.aws.session``)."""
+    """Seconds; None is the default of ``quotactl.api.connect``."""
     read_timeout: float | None = None
     max_attempts: int | None = None
+    clock: Callable[[], float] = time.time
+    """Wall-clock seconds (stamps, ages, the watch's refresh times)."""
+    sleep: Callable[[float], None] = time.sleep
+    connect_factory: Callable[..., Account] = _connect
+    """Builds the account object (``quotactl.api.connect``'s signature)."""
+    output: str = "text"
+    """The command's output format (its -o), set when the command starts."""
 
     def console(self, *, stderr: bool = False) -> Console:
         """A rich console on stdout or stderr honouring --no-color/NO_COLOR."""
@@ -58,7 +73,6 @@ class Runtime:
         )
 
     _noticed: bool = field(default=False, init=False, repr=False)
-    _sessions: dict[Target, boto3.Session] = field(default_factory=dict, init=False, repr=False)
 
     json_written: bool = field(default=False, init=False, repr=False)
     """A JSON document went to stdout: the error boundary adds no error document after it."""
@@ -75,38 +89,44 @@ class Runtime:
         if not self.quiet:
             print(message, file=self.stderr)
 
-    def target(self, region: str | None = None) -> Target:
-        """Where AWS calls go; on the local backend, says so once on stderr.
+    def warn(self, message: str) -> None:
+        """A ``warning: ...`` line on stderr (not silenced by -q)."""
+        print(f"warning: {message}", file=self.stderr)
+
+    def connect(self, region: str | None = None, *, retries: Retries | None = None) -> Account:
+        """The account the global options name; on the local backend, says so once on stderr.
 
         ``region`` is the configuration's ``platform.region``: ``--region`` wins over it, and
         it wins over the AWS environment's default.
         """
-        from quotactl.aws.session import Target
-
-        target = Target(
-            backend=self.backend,
-            state_path=self.state_path,
+        local = self.backend == "local"
+        if local and not self.endpoint_url:
+            self._check_state_directory()
+        if local and not self._noticed:
+            self._noticed = True
+            where = self.endpoint_url or f"state {self.state_path.absolute()}"
+            self.notice(f"quotactl: using the local emulator ({where}); --backend aws for AWS")
+        return self.connect_factory(
+            self.backend,
+            state=self.state_path,
             profile=self.profile,
             region=self.region or region,
             endpoint_url=self.endpoint_url,
             faults=self.environ.get("QUOTACTL_EMULATOR_FAULTS"),
-            **self._limits(),
+            connect_timeout=self.connect_timeout,
+            read_timeout=self.read_timeout,
+            max_attempts=self.max_attempts,
+            retries=retries,
+            notice=self.notice,
+            clock=self.clock,
         )
-        if target.backend == "local" and not self.endpoint_url:
-            self._check_state_directory()
-        if target.backend == "local" and not self._noticed:
-            self._noticed = True
-            where = self.endpoint_url or f"state {self.state_path.absolute()}"
-            self.notice(f"quotactl: using the local emulator ({where}); --backend aws for AWS")
-        return target
 
-    def _limits(self) -> dict[str, Any]:
-        limits = {
-            "connect_timeout": self.connect_timeout,
-            "read_timeout": self.read_timeout,
-            "max_attempts": self.max_attempts,
-        }
-        return {k: v for k, v in limits.items() if v is not None}
+    def report_calls(self, account: Account) -> None:
+        """With --debug, the AWS API calls made, by operation, on stderr."""
+        if self.debug:
+            calls = account.calls
+            detail = ", ".join(f"{op} {n}" for op, n in sorted(calls.items()))
+            print(f"quotactl: {sum(calls.values())} API calls ({detail})", file=self.stderr)
 
     def _check_state_directory(self) -> None:
         """Only the default state location is created; a --state elsewhere must have its
@@ -121,19 +141,13 @@ class Runtime:
             hint=f"create {folder} first, or choose another --state (QUOTACTL_STATE)",
         )
 
-    def session(self, target: Target) -> boto3.Session:
-        """One boto3 session per target and invocation: the account guard's STS client and
-        the Batch client share credentials, so an assume-role profile asks for MFA once."""
-        if target not in self._sessions:
-            from quotactl.aws.session import make_session
 
-            self._sessions[target] = make_session(target)
-        return self._sessions[target]
-
-
-def runtime_of(ctx: typer.Context) -> Runtime:
-    """The invocation's Runtime, with the global options set (commands call this first)."""
+def runtime_of(ctx: typer.Context, output: str | None = None) -> Runtime:
+    """The invocation's Runtime, with the global options set (commands call this first);
+    ``output`` is the command's -o, when it has one."""
     runtime = ctx.find_object(Runtime)
     if runtime is None:  # pragma: no cover - run() always passes one
         raise RuntimeError("quotactl's commands run through quotactl.cli.app.run")
+    if output is not None:
+        runtime.output = str(output)
     return runtime

@@ -1,26 +1,19 @@
 """``simulate``: replay a job trace against a config offline, or against two to compare them.
 
-The work (reading the trace, the worker processes, the replays) is in ``quotactl.core.simulate``;
-this module only parses options and picks the view.
+The work (reading the trace, the worker processes, the replays) is in ``quotactl.core.simulate``
+behind ``quotactl.api.simulate``; this module only parses options and picks the view.
 """
 
 from __future__ import annotations
 
 import enum
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, TypeVar
+from typing import Annotated
 
 import typer
 
 from quotactl.cli.options import PathsArgument
 from quotactl.errors import UsageError
-
-if TYPE_CHECKING:
-    from collections.abc import Callable
-
-    from quotactl.cli.runtime import Runtime
-
-T = TypeVar("T")
 
 
 class OutputFormat(enum.StrEnum):
@@ -77,45 +70,31 @@ def simulate(
     before → after of waits, preemptions, work lost, borrowing and lending, and who gains and
     who loses.
     """
+    from quotactl import api
     from quotactl.cli.runtime import runtime_of
-    from quotactl.cli.stack import load
-    from quotactl.core.resources.desired import Strategy
-    from quotactl.core.simulate import Side, compare, queue_models, run_both, run_one
+    from quotactl.cli.support import load
     from quotactl.render.compare import render_comparison
     from quotactl.render.simulate import render_simulation
 
-    runtime = runtime_of(ctx)
+    runtime = runtime_of(ctx, output)
     if baseline is not None and other is not None:
         raise UsageError("give --baseline reserve or --compare OTHER_PATH, not both")
     label = ", ".join(str(p) for p in paths) if paths else "configs"
-    queues = tuple(queue_models(load(runtime, paths).desired))
+    desired = load(runtime, paths).desired
     name = str(trace)
+
+    def unsorted(why: str) -> None:
+        runtime.notice(f"quotactl: {why}: replaying the trace sorted by submit_time")
+
     if baseline is None and other is None:
-        result = _in_order(runtime, trace, lambda path: run_one(queues, path))
+        result = api.simulate(desired, trace, on_unsorted=unsorted)
         render_simulation(runtime.console(), runtime.stdout, output, result, trace=name)
         return
-    if other is not None:
-        reference = Side(str(other), tuple(queue_models(load(runtime, [other]).desired)))
-    else:
-        reserved = tuple(q.with_strategy(Strategy.RESERVE) for q in queues)
-        reference = Side("every share RESERVE", reserved, override="RESERVE")
-    after_side = Side(label, queues)
-    before, after = _in_order(runtime, trace, lambda path: run_both(reference, after_side, path))
-    comparison = compare(before, after)
+    reference = None if other is None else (str(other), load(runtime, [other]).desired)
+    comparison = api.simulate_compare(
+        desired, trace, label=label, other=reference, on_unsorted=unsorted
+    )
     render_comparison(runtime.console(), runtime.stdout, output, comparison, trace=name)
-
-
-def _in_order(runtime: Runtime, trace: Path, replay: Callable[[Path], T]) -> T:
-    """Replay ``trace``; one that is not in submission order is replayed sorted, with a note."""
-    from quotactl.core.simulate.ordering import sorted_trace
-    from quotactl.errors import TraceUnsorted
-
-    try:
-        return replay(trace)
-    except TraceUnsorted as exc:
-        runtime.notice(f"quotactl: {exc.message}: replaying the trace sorted by submit_time")
-    with sorted_trace(trace) as ordered:
-        return replay(ordered)
 
 
 def register(app: typer.Typer) -> None:

@@ -3,23 +3,19 @@
 from __future__ import annotations
 
 import enum
-import time
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from quotactl.errors import QuotactlError, UsageError
+from quotactl.errors import UsageError
 
 if TYPE_CHECKING:
-    from quotactl.aws.live import LiveReader
-    from quotactl.aws.session import Retries
+    from quotactl.api import Account
     from quotactl.cli.runtime import Runtime
     from quotactl.core.status.report import StatusReport
 
 DEFAULT_INTERVAL = "5s"
 MIN_INTERVAL = 0.2
-WATCH_RETRIES: Retries = {"mode": "standard", "max_attempts": 2}
-"""A live view retries on its next refresh, so its calls give up sooner than apply's."""
 
 
 class StatusFormat(enum.StrEnum):
@@ -59,33 +55,20 @@ def status(
     ] = StatusFormat.TEXT,
 ) -> None:
     """Show per queue and share: limits, in use, own, borrowed, lent, headroom and jobs."""
+    from quotactl import api
     from quotactl.cli.runtime import runtime_of
 
-    runtime = runtime_of(ctx)
+    runtime = runtime_of(ctx, output)
     seconds = _interval(interval) if watch else 0.0
-    reader = _reader(runtime, retries=WATCH_RETRIES if watch else None)
+    account = runtime.connect(retries=api.WATCH_RETRIES if watch else None)
     try:
         if watch:
-            _watch(runtime, reader, queue, team, seconds, output)
+            _watch(runtime, account, queue, team, seconds, output)
         else:
-            _show(runtime, _read(reader, queue, team), output)
+            _show(runtime, api.status(account, queue, team=team, clock=runtime.clock), output)
     finally:
-        _report_calls(runtime, reader)
-        reader.close()
-
-
-def _reader(runtime: Runtime, *, retries: Retries | None) -> LiveReader:
-    from quotactl.aws.live import LiveReader
-    from quotactl.aws.session import client
-
-    target = runtime.target(None)
-    return LiveReader(client(target, session=runtime.session(target), retries=retries))
-
-
-def _read(reader: LiveReader, queues: list[str] | None, team: str | None) -> StatusReport:
-    from quotactl.core.status.compute import status_of
-
-    return status_of(reader.read_queues(queues or None), team=team, at=time.time())
+        runtime.report_calls(account)
+        account.close()
 
 
 def _show(runtime: Runtime, report: StatusReport, output: StatusFormat) -> None:
@@ -101,82 +84,24 @@ def _show(runtime: Runtime, report: StatusReport, output: StatusFormat) -> None:
 
 def _watch(
     runtime: Runtime,
-    reader: LiveReader,
+    account: Account,
     queues: list[str] | None,
     team: str | None,
     interval: float,
     output: StatusFormat,
 ) -> None:
-    """Refresh until Ctrl-C (which ends the watch normally: exit 0, the last view stays).
+    """Refresh until Ctrl-C (which ends the watch normally: exit 0, the last view stays)."""
+    from quotactl import api
+    from quotactl.render.status_watch import show_watch
 
-    A failed refresh is shown and the last good view kept; the next refresh retries. Only a
-    first read failing for a reason that is not transient (a queue that does not exist,
-    missing permissions) ends the command, as an error.
-    """
-    from quotactl.core.status.changes import changes
-    from quotactl.core.status.compute import status_of
-    from quotactl.errors import BackendError
-    from quotactl.render.status_json import status_document
-    from quotactl.render.status_watch import watch_frame
-
-    console = runtime.console()
-    live = _live(console) if output is StatusFormat.TEXT else None
-    state: dict[str, Any] = {"report": None, "queues": None, "refreshed": None}
+    refreshes = api.watch(
+        account, queues, team=team, interval=interval, clock=runtime.clock, sleep=runtime.sleep
+    )
+    streams = (runtime.stdout, runtime.stderr) if output is StatusFormat.JSON else None
     try:
-        while True:
-            error: str | None = None
-            found = None
-            try:
-                read = reader.read_queues(queues or None)
-            except QuotactlError as exc:
-                transient = isinstance(exc, BackendError) and exc.retryable
-                if state["report"] is None and not transient:
-                    raise
-                error = f"error[{exc.code}]: {exc.message}"
-            else:
-                found = changes(state["queues"], read) if state["queues"] is not None else None
-                state["queues"] = read
-                state["report"] = status_of(read, team=team, at=time.time())
-                state["refreshed"] = time.time()
-            if output is StatusFormat.JSON:
-                if error is not None:
-                    print(error, file=runtime.stderr, flush=True)
-                else:
-                    import json
-
-                    document = status_document(state["report"])
-                    print(json.dumps(document), file=runtime.stdout, flush=True)
-            else:
-                frame = watch_frame(
-                    console,
-                    state["report"],
-                    refreshed=state["refreshed"],
-                    interval=interval,
-                    changes=found,
-                    error=error,
-                    failed_at=time.time() if error else None,
-                )
-                if live is not None and console.is_terminal:
-                    live.update(frame, refresh=True)
-                else:
-                    console.print(frame)
-                    console.print()
-            time.sleep(interval)
+        show_watch(runtime.console(), refreshes, interval=interval, json_streams=streams)
     except KeyboardInterrupt:
         return
-    finally:
-        if live is not None and console.is_terminal:
-            live.stop()
-
-
-def _live(console: Any) -> Any:
-    if not console.is_terminal:
-        return None
-    from rich.live import Live
-
-    live = Live(console=console, auto_refresh=False, redirect_stdout=False, transient=False)
-    live.start()
-    return live
 
 
 def _interval(text: str) -> float:
@@ -189,13 +114,6 @@ def _interval(text: str) -> float:
     if seconds < MIN_INTERVAL:
         raise UsageError(f"--interval must be at least {MIN_INTERVAL:g}s, got {text!r}")
     return seconds
-
-
-def _report_calls(runtime: Runtime, reader: LiveReader) -> None:
-    if runtime.debug:
-        calls = reader.calls
-        detail = ", ".join(f"{op} {n}" for op, n in sorted(calls.items()))
-        print(f"quotactl: {sum(calls.values())} API calls ({detail})", file=runtime.stderr)
 
 
 def register(app: typer.Typer) -> None:

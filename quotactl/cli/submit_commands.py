@@ -11,9 +11,8 @@ from quotactl.cli.config_commands import OutputFormat
 from quotactl.errors import UsageError
 
 if TYPE_CHECKING:
-    from quotactl.aws.jobs import JobsApi
+    from quotactl.api import Preview, Submitted, TrainerRequest
     from quotactl.cli.runtime import Runtime
-    from quotactl.core.jobs.spec import JobSpec, SubmitOptions
 
 
 def submit(
@@ -73,10 +72,11 @@ def submit(
     first (FILE:LINE:COL errors; nothing is sent when it fails). On
     --backend aws the job's IAM role and output bucket must exist.
     """
+    from quotactl import api
     from quotactl.cli.runtime import runtime_of
     from quotactl.core.jobs.spec import SubmitOptions
 
-    runtime = runtime_of(ctx)
+    runtime = runtime_of(ctx, output)
     options = SubmitOptions(
         queue=queue,
         share=share,
@@ -90,91 +90,37 @@ def submit(
     if trainer is not None:
         if jobspec is not None or dry_run:
             raise UsageError("--trainer takes no JOBSPEC and no --dry-run")
-        from quotactl.cli.trainer import submit_trainer
-
-        submit_trainer(runtime, trainer, options, output is OutputFormat.JSON)
+        _submit_trainer(runtime, api.trainer_request(trainer, options), output)
         return
     if jobspec is None:
         raise UsageError("give a JOBSPEC file (or --trainer MODULE:ATTR)")
-    from quotactl.config.jobspec import load_job_spec
-    from quotactl.core.jobs.spec import resolve_target
-
-    spec = load_job_spec(jobspec)
-    target_queue, target_share = resolve_target(spec, options)
-    from quotactl.cli.job_support import open_jobs
-
-    api = open_jobs(runtime)
-    try:
+    request = api.job_request(jobspec, options)
+    with runtime.connect() as account:
         if dry_run:
-            _dry_run(runtime, api, spec, options, target_queue, target_share, output)
-        else:
-            _submit(runtime, api, spec, options, target_queue, target_share, output)
-    finally:
-        api.close()
+            _show_preview(runtime, api.preview(account, request), output)
+            return
+        result = api.submit(account, request, clock=runtime.clock)
+    _show_submitted(runtime, result.submitted, result.warnings, output)
 
 
-def _dry_run(
-    runtime: Runtime,
-    api: JobsApi,
-    spec: JobSpec,
-    options: SubmitOptions,
-    queue: str,
-    share: str,
-    output: OutputFormat,
-) -> None:
-    from quotactl.cli.job_support import read_live
-    from quotactl.core.jobs.placement import preview
-    from quotactl.core.jobs.spec import instance_of
-
-    (live,) = read_live(api, [queue])
-    instance_type, count = instance_of(spec)
-    priority = options.priority if options.priority is not None else (spec.priority or 0)
-    placement = preview(
-        live, share=share, instance_type=instance_type, count=count, priority=priority
-    )
+def _show_preview(runtime: Runtime, found: Preview, output: OutputFormat) -> None:
     if output is OutputFormat.JSON:
         from quotactl.render.jobs_json import placement_json
 
-        runtime.stdout.write(placement_json(placement))
+        runtime.stdout.write(placement_json(found.placement))
         return
     from quotactl.render.jobs import print_placement
 
-    names = {j.job_id: j.name for j in live.jobs}
-    print_placement(runtime.console(), placement, queue=queue, share=share, names=names)
+    print_placement(
+        runtime.console(), found.placement, queue=found.queue, share=found.share, names=found.names
+    )
 
 
-def _submit(
-    runtime: Runtime,
-    api: JobsApi,
-    spec: JobSpec,
-    options: SubmitOptions,
-    queue: str,
-    share: str,
-    output: OutputFormat,
+def _show_submitted(
+    runtime: Runtime, submitted: list[Submitted], warnings: list[str], output: OutputFormat
 ) -> None:
-    import time
-    import uuid
-
-    from quotactl.cli.job_support import read_live
-    from quotactl.core.jobs.placement import preview
-    from quotactl.core.jobs.spec import instance_of, requests
-
-    # Whether the share could ever run the job depends on the configuration only: no jobs.
-    (live,) = read_live(api, [queue], statuses=(), details=False)
-    instance_type, count = instance_of(spec)
-    static = preview(live, share=share, instance_type=instance_type, count=count, priority=0)
-    warnings: list[str] = []
-    if static.placement == "misconfigured":
-        warnings.append(
-            f"the job will sit RUNNABLE on {queue}/{share} and never start: {static.status_reason}"
-        )
-    if runtime.backend == "aws":
-        _preflight(runtime, spec)
-    now = max(time.time(), live.read_at)
-    batch = requests(spec, options, now=now, token=lambda: uuid.uuid4().hex)
-    submitted = api.submit(batch)
     for warning in warnings:
-        print(f"warning: {warning}", file=runtime.stderr)
+        runtime.warn(warning)
     if output is OutputFormat.JSON:
         from quotactl.render.jobs_json import submitted_json
 
@@ -186,16 +132,18 @@ def _submit(
         )
 
 
-def _preflight(runtime: Runtime, spec: JobSpec) -> None:
-    from quotactl.aws.training import preflight
-    from quotactl.cli.job_support import aws_client
+def _submit_trainer(runtime: Runtime, request: TrainerRequest, output: OutputFormat) -> None:
+    from quotactl import api
 
-    output_path = (spec.payload.get("OutputDataConfig") or {}).get("S3OutputPath")
-    preflight(
-        aws_client(runtime, "iam"),
-        aws_client(runtime, "s3"),
-        role_arn=spec.payload.get("RoleArn"),
-        output_s3=output_path,
+    with runtime.connect() as account:
+        job = api.submit_trainer(account, request)
+    if output is OutputFormat.JSON:
+        _show_submitted(runtime, [job], [], output)
+        return
+    print(
+        f"submitted {job.name} ({job.job_id}) to {job.queue}/{job.share} "
+        "through the SageMaker SDK's TrainingQueue",
+        file=runtime.stdout,
     )
 
 

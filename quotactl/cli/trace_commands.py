@@ -3,18 +3,11 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, TextIO
+from typing import Annotated
 
 import typer
 
 from quotactl.cli.options import PathsArgument
-from quotactl.errors import FileIOError, NothingToGenerateError
-
-if TYPE_CHECKING:
-    from collections.abc import Iterator
-
-    from quotactl.core.engine import QueueModel
-    from quotactl.core.simulate import TraceRow
 
 trace_app = typer.Typer(
     name="trace",
@@ -45,39 +38,21 @@ def generate(
     job sizes that fit it, log-normal durations and a few priorities; the model is documented
     in quotactl/core/simulate/generate.py. The trace is streamed, so a million jobs is fine.
     """
+    from quotactl import api
     from quotactl.cli.runtime import runtime_of
-    from quotactl.cli.stack import load
-    from quotactl.core.simulate import (
-        generate_trace,
-        human_duration,
-        queue_models,
-        workloads,
-        write_trace,
-    )
+    from quotactl.cli.support import load
+    from quotactl.core.simulate import human_duration
 
     runtime = runtime_of(ctx)
-    queues = [q for q in queue_models(load(runtime, paths).desired) if _has_jobs(q)]
-    if not queues:
-        raise NothingToGenerateError(
-            "the configuration has no enabled quota share to generate jobs for",
-        )
-    last = [0.0]
-
-    def rows() -> Iterator[TraceRow]:
-        for row in generate_trace(queues, jobs, seed):
-            last[0] = row[0]
-            yield row
-
-    if out is None:
-        written = write_trace(rows(), runtime.stdout)
-    else:
-        with open_for_writing(out) as stream:
-            written = write_trace(rows(), stream)
-    span = human_duration(last[0])
+    desired = load(runtime, paths).desired
+    result = api.generate_trace(
+        desired, jobs, out if out is not None else runtime.stdout, seed=seed
+    )
+    span = human_duration(result.last_submit)
     where = str(out) if out else "stdout"
-    runtime.notice(f"quotactl: wrote {written:,} jobs over {span} to {where}")
+    runtime.notice(f"quotactl: wrote {result.jobs:,} jobs over {span} to {where}")
     runtime.notice("  per share (times of day on the trace's clock, which starts at 00:00):")
-    for w in workloads(queues, seed):
+    for w in result.workloads:
         runtime.notice(
             f"  {w.queue}/{w.share}: load {w.load:.2f} of its limit,"
             f" {w.jobs_per_hour:.1f} jobs/h on average, arrivals peak daily at"
@@ -130,9 +105,8 @@ def export(
     last attempt. Jobs still running get the time they have run so far (a lower bound), queued
     ones the run time they asked for (an upper bound); the closing note counts both.
     """
-    from quotactl.aws.history import export_trace, queue_names
+    from quotactl import api
     from quotactl.cli.runtime import runtime_of
-    from quotactl.cli.stack import open_backend, report_calls
     from quotactl.core.durations import parse_duration
     from quotactl.core.simulate import human_duration
     from quotactl.errors import UsageError
@@ -142,16 +116,13 @@ def export(
         look_back = parse_duration(since) if since is not None else None
     except ValueError as exc:
         raise UsageError(f"--since {since!r}: {exc}") from None
-    backend = open_backend(runtime, None)
-    names = queue_names(backend.api, queues or None)
-    partial = out.with_name(out.name + ".partial")  # the trace appears whole, or not at all
-    with open_for_writing(partial) as stream:
-        tally = export_trace(backend.api, names, since=look_back, priorities=priorities, out=stream)
-    partial.replace(out)
-    report_calls(runtime, backend)
+    with runtime.connect() as account:
+        found = api.export_trace(account, out, queues, since=look_back, priorities=priorities)
+        runtime.report_calls(account)
+    tally = found.tally
     span = human_duration((tally.last or 0.0) - (tally.first or 0.0))
     runtime.notice(
-        f"quotactl: wrote {tally.rows:,} jobs from {', '.join(names)} (submissions over"
+        f"quotactl: wrote {tally.rows:,} jobs from {', '.join(found.queues)} (submissions over"
         f" {span}) to {out}"
     )
     if tally.lower_bounds:
@@ -166,17 +137,6 @@ def export(
         )
     for reason, n in sorted(tally.left_out.items()):
         runtime.notice(f"  {n:,} jobs left out: {reason}")
-
-
-def open_for_writing(path: Path) -> TextIO:
-    try:
-        return path.open("w", encoding="utf-8", newline="")
-    except OSError as exc:
-        raise FileIOError(f"cannot write {path}: {exc.strerror}") from None
-
-
-def _has_jobs(queue: QueueModel) -> bool:
-    return any(s.enabled and any(n > 0 for n in s.limits.values()) for s in queue.shares)
 
 
 def register(app: typer.Typer) -> None:

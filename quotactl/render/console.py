@@ -6,6 +6,8 @@ from typing import TextIO
 
 from rich.console import Console
 
+__all__ = ["Console", "make_console"]
+
 
 def make_console(file: TextIO, *, color: bool = True, width: int | None = None) -> Console:
     """A console writing to ``file``; colourless and fixed-width when asked (tests, NO_COLOR)."""

@@ -1,21 +1,97 @@
 """``status --watch``: one frame of the live view (header, change line, error) around the
-status view, redrawn in place by rich ``Live``."""
+status view, redrawn in place by rich ``Live``; with JSON, one document per refresh."""
 
 from __future__ import annotations
 
+import json
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from rich.console import Group
 from rich.text import Text
 
 from quotactl.render.status import status_view
+from quotactl.render.status_json import status_document
 
 if TYPE_CHECKING:
+    from collections.abc import Iterable
+    from typing import TextIO
+
     from rich.console import Console, RenderableType
 
     from quotactl.core.status.changes import Changes
     from quotactl.core.status.report import StatusReport
+    from quotactl.errors import QuotactlError
+
+
+class Refresh(Protocol):
+    """One refresh of the watch (``quotactl.api.reporting.Refresh``)."""
+
+    @property
+    def report(self) -> StatusReport | None: ...
+    @property
+    def refreshed(self) -> float | None: ...
+    @property
+    def changes(self) -> Changes | None: ...
+    @property
+    def error(self) -> QuotactlError | None: ...
+    @property
+    def failed_at(self) -> float | None: ...
+
+
+def show_watch(
+    console: Console,
+    refreshes: Iterable[Refresh],
+    *,
+    interval: float,
+    json_streams: tuple[TextIO, TextIO] | None = None,
+) -> None:
+    """Draw each refresh as it comes: redrawn in place on a terminal, one frame after another
+    elsewhere; with ``json_streams`` (stdout, stderr), one JSON document per refresh instead
+    (errors on stderr). Runs until ``refreshes`` ends or raises (Ctrl-C); the last view stays."""
+    live = None
+    if json_streams is None and console.is_terminal:
+        from rich.live import Live
+
+        live = Live(console=console, auto_refresh=False, redirect_stdout=False, transient=False)
+        live.start()
+    try:
+        for refresh in refreshes:
+            error = _error(refresh.error)
+            if json_streams is not None:
+                _write_json(refresh.report, error, *json_streams)
+                continue
+            frame = watch_frame(
+                console,
+                refresh.report,
+                refreshed=refresh.refreshed,
+                interval=interval,
+                changes=refresh.changes,
+                error=error,
+                failed_at=refresh.failed_at if error else None,
+            )
+            if live is not None:
+                live.update(frame, refresh=True)
+            else:
+                console.print(frame)
+                console.print()
+    finally:
+        if live is not None:
+            live.stop()
+
+
+def _write_json(
+    report: StatusReport | None, error: str | None, stdout: TextIO, stderr: TextIO
+) -> None:
+    if error is not None or report is None:
+        print(error, file=stderr, flush=True)
+    else:
+        print(json.dumps(status_document(report)), file=stdout, flush=True)
+
+
+def _error(error: QuotactlError | None) -> str | None:
+    return None if error is None else f"error[{error.code}]: {error.message}"
+
 
 MAX_NAMES = 5
 

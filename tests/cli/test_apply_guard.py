@@ -76,7 +76,6 @@ def test_the_guard_and_the_backend_share_one_aws_session(
     for the code twice in one apply."""
     from quotactl.aws import session as sessions
     from quotactl.cli.runtime import Runtime
-    from quotactl.cli.stack import open_backend, reach
 
     made: list[object] = []
     real = sessions.make_session
@@ -87,7 +86,7 @@ def test_the_guard_and_the_backend_share_one_aws_session(
 
     monkeypatch.setattr(sessions, "make_session", counting)
     runtime = Runtime(backend="aws")
-    backend = open_backend(runtime, "us-east-1")
-    reach(runtime, backend, "us-east-1", MOTO_ACCOUNT)
-    backend.close()
+    account = runtime.connect("us-east-1")
+    account.reach(MOTO_ACCOUNT)
+    account.close()
     assert len(made) == 1

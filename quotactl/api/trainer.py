@@ -1,29 +1,38 @@
 """``submit --trainer MODULE:ATTR``: a SageMaker SDK ``ModelTrainer`` through ``TrainingQueue``.
 
 The SDK (the optional ``quotactl[sagemaker]`` extra) is imported here only. Its batch helpers
-build clients with ``boto3.client("batch")``, i.e. from boto3's default session: for the
-duration of the submit that session is quotactl's own (the emulator, ``--profile`` and
-``--region`` apply), and on an ``--endpoint-url`` the SDK is pointed at it the way the SDK
-documents (``AWS_ENDPOINT_URL_BATCH``).
+build clients with ``boto3.client("batch")``, so they run inside the account's
+``sdk_session()``: boto3's default session is then the account's (the emulator, ``--profile``,
+``--region`` and ``--endpoint-url`` apply).
 """
 
 from __future__ import annotations
 
-import contextlib
 import importlib
 import os
 import sys
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from quotactl.errors import QuotactlError, SageMakerSdkMissingError, TrainerInvalidError, UsageError
 
 if TYPE_CHECKING:
-    from collections.abc import Iterator
-
-    from quotactl.cli.runtime import Runtime
+    from quotactl.aws.account import Account
+    from quotactl.aws.jobs import Submitted
     from quotactl.core.jobs.spec import SubmitOptions
 
 INSTALL = "pip install 'quotactl[sagemaker]'"
+
+
+@dataclass(frozen=True)
+class TrainerRequest:
+    """A loaded ``ModelTrainer``, the queue and share it goes to, and the SDK's options."""
+
+    trainer: Any
+    queue: str
+    share: str
+    name: str | None
+    extra: dict[str, Any]
 
 
 def load_trainer(ref: str) -> Any:
@@ -59,9 +68,11 @@ def _missing_sdk() -> QuotactlError:
     )
 
 
-def submit_trainer(runtime: Runtime, ref: str, options: SubmitOptions, as_json: bool) -> None:
+def trainer_request(ref: str, options: SubmitOptions) -> TrainerRequest:
+    """The ``ModelTrainer`` at ``ref`` with the options the SDK takes (one job, to the
+    options' queue and share)."""
     try:
-        from sagemaker.train.aws_batch.training_queue import TrainingQueue
+        import sagemaker.train.aws_batch.training_queue  # noqa: F401
     except ImportError as exc:
         raise _missing_sdk() from exc
     if not options.queue or not options.share:
@@ -82,58 +93,28 @@ def submit_trainer(runtime: Runtime, ref: str, options: SubmitOptions, as_json: 
         extra["timeout"] = {"attemptDurationSeconds": options.timeout_seconds}
     if options.tags:
         extra["tags"] = dict(options.tags)
-    with _sdk_session(runtime):
+    return TrainerRequest(trainer, options.queue, options.share, options.name, extra)
+
+
+def submit_trainer(account: Account, request: TrainerRequest) -> Submitted:
+    """Submit the trainer through the SDK's ``TrainingQueue``, on ``account``."""
+    from sagemaker.train.aws_batch.training_queue import TrainingQueue
+
+    from quotactl.aws.calls import translate
+    from quotactl.aws.jobs import Submitted
+
+    with account.sdk_session():
         try:
-            job = TrainingQueue(options.queue).submit(
-                training_job=trainer,
+            job = TrainingQueue(request.queue).submit(
+                training_job=request.trainer,
                 inputs=None,
-                job_name=options.name,
-                quota_share_name=options.share,
-                **extra,
+                job_name=request.name,
+                quota_share_name=request.share,
+                **request.extra,
             )
         except (TypeError, ValueError) as exc:
             raise TrainerInvalidError(f"the SageMaker SDK refused the job: {exc}") from exc
         except Exception as exc:
-            from quotactl.aws.calls import translate
-
             raise translate(exc, "SubmitServiceJob") from exc
     job_id = job.job_arn.rsplit("/", 1)[-1]
-    if as_json:
-        from quotactl.aws.jobs import Submitted
-        from quotactl.render.jobs_json import submitted_json
-
-        done = Submitted(job_id, job.job_arn, job.job_name, options.queue, options.share)
-        runtime.stdout.write(submitted_json([done], []))
-        return
-    print(
-        f"submitted {job.job_name} ({job_id}) to {options.queue}/{options.share} "
-        "through the SageMaker SDK's TrainingQueue",
-        file=runtime.stdout,
-    )
-
-
-@contextlib.contextmanager
-def _sdk_session(runtime: Runtime) -> Iterator[None]:
-    import boto3
-
-    target = runtime.target()
-    saved_session = boto3.DEFAULT_SESSION
-    saved_endpoint = os.environ.get("AWS_ENDPOINT_URL_BATCH")
-    if target.endpoint_url:
-        boto3.DEFAULT_SESSION = boto3.Session(
-            aws_access_key_id=None if target.backend == "aws" else "quotactl-local",
-            aws_secret_access_key=None if target.backend == "aws" else "quotactl-local",
-            profile_name=target.profile if target.backend == "aws" else None,
-            region_name=target.region or "us-east-1",
-        )
-        os.environ["AWS_ENDPOINT_URL_BATCH"] = target.endpoint_url
-    else:
-        boto3.DEFAULT_SESSION = runtime.session(target)
-    try:
-        yield
-    finally:
-        boto3.DEFAULT_SESSION = saved_session
-        if saved_endpoint is None:
-            os.environ.pop("AWS_ENDPOINT_URL_BATCH", None)
-        else:
-            os.environ["AWS_ENDPOINT_URL_BATCH"] = saved_endpoint
+    return Submitted(job_id, job.job_arn, job.job_name, request.queue, request.share)

@@ -1,0 +1,113 @@
+"""Between a live account and configuration: ``export`` (live -> config files) and
+``import_resources`` (adopt live resources that config names into its stack)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from quotactl.errors import NotFoundError, UsageError
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
+    from pathlib import Path
+
+    from quotactl.aws.account import Account
+    from quotactl.config.export import Export
+    from quotactl.config.writer import Written
+    from quotactl.core.apply.flow import LockRequest
+    from quotactl.core.resources.desired import DesiredState
+    from quotactl.core.resources.observed import ObservedResource, ObservedState
+
+
+def export(
+    account: Account,
+    queues: Sequence[str] | None = None,
+    *,
+    stack: str | None = None,
+    region: str | None = None,
+) -> Export:
+    """Configuration documents for ``queues`` (default: every quota-management queue) such
+    that a plan on them shows no change; ``stack`` defaults to the queues' stack tag."""
+    from quotactl.config.export import export as to_config
+    from quotactl.config.export import quota_queues
+    from quotactl.core.resources.desired import address_of
+
+    observed = account.backend.observe("", queues or [])
+    chosen = list(queues or quota_queues(observed))
+    if not chosen:
+        raise NotFoundError(
+            "the account has no quota-management job queue to export",
+            hint="check --backend/--state/--region; `quotactl apply` creates them",
+        )
+    missing = [q for q in chosen if address_of("queue", q) not in observed.present()]
+    if missing:
+        raise UsageError(f"no such job queue: {', '.join(missing)}")
+    if not queues:
+        observed = account.backend.observe("", chosen)
+    name = stack or _stack_of(observed, chosen)
+    found_region, account_id = _region_and_account(observed, region)
+    return to_config(observed, chosen, stack=name, region=found_region, account_id=account_id)
+
+
+def config_yaml(exported: Export) -> str:
+    """The exported configuration as one YAML document."""
+    from quotactl.config.writer import dump
+
+    return dump(exported.combined())
+
+
+def write_config(exported: Export, out: Path, *, force: bool = False) -> Written:
+    """Write ``platform.yaml`` and ``teams/<team>.yaml`` under ``out`` (refusing a non-empty
+    directory unless ``force``, which also removes the files of teams that are gone)."""
+    from quotactl.config.writer import write
+
+    return write(exported.files, out, force=force)
+
+
+def import_resources(
+    account: Account,
+    desired: DesiredState,
+    lock: LockRequest,
+    *,
+    review: Callable[[Sequence[ObservedResource]], None],
+    on_imported: Callable[[ObservedResource], None] | None = None,
+) -> list[ObservedResource]:
+    """Tag with ``quotactl:stack`` what ``desired`` names and no stack owns, under the stack's
+    lock; ``review`` sees them first and raises to refuse. Returns what was imported."""
+    from quotactl.core.plan.adoption import adoptable
+    from quotactl.core.resources.desired import STACK_TAG
+
+    with lock.hold(desired.stack):
+        observed = account.backend.observe(desired.stack, [q.name for q in desired.queues])
+        found = adoptable(desired, observed)
+        if not found:
+            return []
+        review(found)
+        for resource in found:
+            account.backend.tag(resource.arn, {STACK_TAG: desired.stack})
+            if on_imported is not None:
+                on_imported(resource)
+    return list(found)
+
+
+def _stack_of(observed: ObservedState, queues: list[str]) -> str:
+    from quotactl.core.resources.desired import STACK_TAG, address_of
+
+    present = observed.present()
+    stacks = {present[address_of("queue", q)].stack for q in queues}
+    stacks.discard(None)
+    if len(stacks) == 1:
+        return str(stacks.pop())
+    found = ", ".join(sorted(str(s) for s in stacks)) or "none"
+    raise UsageError(
+        f"cannot tell the stack name from the queues' {STACK_TAG} tags (found: {found})",
+        hint="name it with --stack NAME",
+    )
+
+
+def _region_and_account(observed: ObservedState, region: str | None) -> tuple[str, str | None]:
+    for resource in observed.resources:
+        parts = resource.arn.split(":")
+        if len(parts) > 4:
+            return region or parts[3], parts[4] or None
+    return region or "us-east-1", None

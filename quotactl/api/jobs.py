@@ -1,0 +1,207 @@
+"""Service-job use cases after submission: ``list_jobs``, ``describe_job``, ``cancel_jobs``,
+``set_priority``, ``why`` and ``job_logs``. Submitting is in ``quotactl.api.submission``."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from quotactl.errors import JobFinishedError, NoLogsError
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterator, Sequence
+
+    from quotactl.aws.account import Account
+    from quotactl.aws.training import LogLine
+    from quotactl.core.engine import JobStatus
+    from quotactl.core.jobs.live import LiveQueue
+    from quotactl.core.jobs.records import JobDetail
+    from quotactl.core.jobs.reprioritise import PriorityChange
+    from quotactl.core.jobs.why import Preemption, Why
+    from quotactl.core.resources.observed import LiveJob
+
+
+@dataclass(frozen=True)
+class JobList:
+    """Jobs newest first, and the account's clock when they were read."""
+
+    jobs: list[LiveJob]
+    now: float
+
+
+@dataclass(frozen=True)
+class JobDescription:
+    """One job, its preemptions (each with the job that took the capacity), its SageMaker
+    training job's status, and the account's clock when it was read."""
+
+    detail: JobDetail
+    preemptions: tuple[Preemption, ...]
+    training_job: dict[str, object] | None
+    now: float
+
+
+@dataclass(frozen=True)
+class Cancelled:
+    """What ``cancel_jobs`` did: the jobs named, and per-job errors AWS reported."""
+
+    details: list[JobDetail]
+    job_ids: list[str]
+    errors: list[dict[str, str]]
+
+    @property
+    def done(self) -> list[str]:
+        failed = {e["job"] for e in self.errors}
+        return [i for i in self.job_ids if i not in failed]
+
+
+@dataclass(frozen=True)
+class AttemptLog:
+    """The log lines of one attempt's training job (read as they are iterated)."""
+
+    training_job: str
+    attempt: int
+    lines: Iterator[LogLine]
+
+
+def read_live(
+    account: Account,
+    queues: Sequence[str] | None,
+    statuses: Sequence[JobStatus] | None = None,
+    *,
+    details: bool = True,
+) -> list[LiveQueue]:
+    """Live queues (default: every quota-managed one), every listed job described when
+    ``details`` (ListServiceJobs has no priority, attempts or preemptions)."""
+    from quotactl.aws.live import describe_all, describe_none
+    from quotactl.core.jobs.live import UNFINISHED_STATUSES
+
+    return account.live.read_queues(
+        list(queues) if queues else None,
+        statuses=UNFINISHED_STATUSES if statuses is None else statuses,
+        describe=describe_all if details else describe_none,
+    )
+
+
+def list_jobs(
+    account: Account,
+    queues: Sequence[str] | None = None,
+    *,
+    statuses: Sequence[JobStatus] | None = None,
+    share: str | None = None,
+    since: float | None = None,
+) -> JobList:
+    """Jobs of ``statuses`` (default: every status), of one ``share`` if given, submitted in
+    the last ``since`` seconds if given; newest first."""
+    from quotactl.core.engine import JobStatus
+
+    read = read_live(account, queues, list(JobStatus) if statuses is None else statuses)
+    now = max((q.read_at for q in read), default=0.0)
+    found = [
+        j
+        for q in read
+        for j in q.jobs
+        if (share is None or j.share == share)
+        and (since is None or (j.created_at or 0.0) >= now - since)
+    ]
+    found.sort(key=lambda j: (-(j.created_at or 0.0), j.job_id))
+    return JobList(found, now)
+
+
+def describe_job(account: Account, ref: str) -> JobDescription:
+    """The job named by ``ref`` (name, ID or ARN), with its preemption history."""
+    from quotactl.core.jobs.live import ALL_STATUSES
+    from quotactl.core.jobs.why import preemptions_of
+
+    detail = account.jobs.resolve(ref)
+    # The queue's jobs name who preempted it; the read also gives the account's clock.
+    (live,) = read_live(account, [detail.job.queue], ALL_STATUSES, details=False)
+    history = preemptions_of(detail.job, live.jobs)
+    now = max(detail.job.created_at or 0.0, live.read_at)
+    return JobDescription(detail, history, _training_job(account, detail), now)
+
+
+def _training_job(account: Account, detail: JobDetail) -> dict[str, object] | None:
+    """SageMaker's status of the latest attempt: DescribeTrainingJob on the aws backend; on
+    the emulator (no SageMaker) AWS's documented mapping from the service job's status."""
+    from quotactl.core.jobs.records import sagemaker_status
+
+    name = detail.latest_training_job
+    if name is None:
+        return None
+    if account.backend_name == "aws":
+        from quotactl.aws.training import describe_training_job
+
+        found = describe_training_job(account.client("sagemaker"), name)
+        if found is None:
+            return {"name": name, "status": None, "secondary_status": None}
+        return {"name": name, "status": found.status, "secondary_status": found.secondary_status}
+    status, secondary = sagemaker_status(detail.job.status.value)
+    return {"name": name, "status": status, "secondary_status": secondary}
+
+
+def cancel_jobs(account: Account, refs: Sequence[str], reason: str) -> Cancelled:
+    """Terminate the jobs named by ``refs`` (TerminateServiceJobs, 50 a call)."""
+    details = [account.jobs.resolve(r) for r in refs]
+    ids = list(dict.fromkeys(d.job.job_id for d in details))
+    return Cancelled(details, ids, account.jobs.terminate(ids, reason))
+
+
+def set_priority(account: Account, ref: str, priority: int) -> PriorityChange:
+    """Change a job's scheduling priority; says which preemptions follow."""
+    from quotactl.core.jobs.reprioritise import consequences
+
+    detail = account.jobs.resolve(ref)
+    if detail.job.is_final:
+        raise JobFinishedError(
+            f"job {detail.job.name} is {detail.job.status.value}: its priority is final"
+        )
+    (live,) = read_live(account, [detail.job.queue])
+    effect = consequences(live, live.job(detail.job.job_id) or detail.job, priority)
+    account.jobs.update_priority(detail.job.job_id, priority)
+    return effect
+
+
+def why(account: Account, ref: str) -> Why:
+    """Why a job waits (what is ahead of it, what it lacks) and what preempted it."""
+    from quotactl.core.jobs.live import ALL_STATUSES
+    from quotactl.core.jobs.why import explain
+
+    detail = account.jobs.resolve(ref)
+    (live,) = read_live(account, [detail.job.queue], ALL_STATUSES)
+    return explain(live, live.job(detail.job.job_id) or detail.job)
+
+
+def job_logs(
+    account: Account,
+    ref: str,
+    *,
+    follow: bool = False,
+    sleep: Callable[[float], None] = time.sleep,
+) -> tuple[JobDetail, list[AttemptLog]]:
+    """The job and the CloudWatch logs of each attempt's training job (aws backend); with
+    ``follow``, the last attempt's lines keep coming until the job ends."""
+    from quotactl.aws.training import LogReader
+    from quotactl.aws.training import follow as follow_lines
+
+    detail = account.jobs.resolve(ref)
+    if account.backend_name != "aws":
+        raise NoLogsError(
+            "the local emulator runs no containers, so its jobs write no logs",
+            hint="on --backend aws, job logs reads the training job's streams in "
+            "/aws/sagemaker/TrainingJobs",
+        )
+    logs = account.client("logs")
+    names = list(detail.training_jobs)
+
+    def finished() -> bool:
+        return account.jobs.describe(detail.job.job_id).job.is_final
+
+    def lines(index: int, name: str) -> Iterator[LogLine]:
+        reader = LogReader(logs, name)
+        if follow and index == len(names) - 1:
+            yield from follow_lines(reader, finished, sleep=sleep)
+        else:
+            yield from reader.read()
+
+    return detail, [AttemptLog(n, i + 1, lines(i, n)) for i, n in enumerate(names)]

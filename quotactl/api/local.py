@@ -1,0 +1,76 @@
+"""The embedded emulated account: ``serve`` it over HTTP, ``advance`` its clock, ``reset`` it."""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from quotactl.errors import PortInUseError, QuotactlError, UsageError
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+
+    from quotactl.emulator.server import EmulatorServer
+    from quotactl.emulator.service import Advanced
+
+
+def advance(state: Path | str, seconds: float) -> Advanced:
+    """Move the emulator's clock forward ``seconds``, running the scheduler on the way (jobs
+    start, finish and time out in order at their own times)."""
+    from quotactl.emulator import Emulator
+
+    with Emulator(Path(state)) as emulator:
+        return emulator.advance(seconds)
+
+
+def reset(state: Path | str) -> bool:
+    """Delete the emulator's state (every resource and job, and its clock); False when there
+    was none."""
+    from quotactl.emulator import delete_state
+
+    return delete_state(Path(state))
+
+
+@contextlib.contextmanager
+def serve(
+    state: Path | str,
+    host: str = "127.0.0.1",
+    port: int = 8765,
+    *,
+    speed: float = 0.0,
+    faults: str | None = None,
+    status_delay: float = 0.0,
+) -> Iterator[EmulatorServer]:
+    """An HTTP server for the emulator over ``state``, bound but not yet serving (call its
+    ``serve_forever``); its clock runs at ``speed`` meanwhile. Closed on the way out."""
+    from quotactl.emulator import Emulator
+    from quotactl.emulator.server import EmulatorServer
+
+    emulator = Emulator(Path(state), faults=faults, status_delay=status_delay)
+    try:
+        server = EmulatorServer(emulator, host, port)
+    except OSError as exc:
+        emulator.close()
+        raise _listen_error(host, port, exc) from exc
+    try:
+        emulator.set_speed(speed)
+        yield server
+    finally:
+        server.server_close()
+        if speed:
+            emulator.set_speed(0)
+        emulator.close()
+
+
+def _listen_error(host: str, port: int, exc: OSError) -> QuotactlError:
+    if exc.errno == errno.EADDRINUSE:
+        return PortInUseError(
+            f"cannot listen on {host}:{port}: the port is in use",
+            hint="stop what holds it, pick another --port, or --port 0 for a free one",
+        )
+    return UsageError(
+        f"cannot listen on {host}:{port}: {exc.strerror or exc}",
+        hint="--host takes a local address such as 127.0.0.1, ::1 or 0.0.0.0",
+    )

@@ -1,0 +1,158 @@
+"""Use cases that call no AWS: ``simulate`` (replay a trace against a configuration, or two),
+``generate_trace`` (a synthetic one) and ``iam_policy`` (what quotactl's calls need)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from quotactl.errors import FileIOError, NothingToGenerateError, UsageError
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Collection, Iterator
+    from typing import TextIO
+
+    from quotactl.core.engine import QueueModel
+    from quotactl.core.resources.desired import DesiredState
+    from quotactl.core.simulate import Comparison, ShareWorkload, SimulationResult, TraceRow
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class GeneratedTrace:
+    """How many jobs were written, the submit time of the last one, and each share's load."""
+
+    jobs: int
+    last_submit: float
+    workloads: list[ShareWorkload]
+
+
+def simulate(
+    desired: DesiredState,
+    trace: Path,
+    *,
+    on_unsorted: Callable[[str], None] | None = None,
+) -> SimulationResult:
+    """Replay the trace at ``trace`` against ``desired`` offline, on a virtual clock. A trace
+    out of submission order is replayed sorted (``on_unsorted`` hears why)."""
+    from quotactl.core.simulate import queue_models, run_one
+
+    queues = tuple(queue_models(desired))
+    return _in_order(trace, lambda path: run_one(queues, path), on_unsorted)
+
+
+def simulate_compare(
+    desired: DesiredState,
+    trace: Path,
+    *,
+    label: str,
+    other: tuple[str, DesiredState] | None = None,
+    on_unsorted: Callable[[str], None] | None = None,
+) -> Comparison:
+    """Replay ``trace`` against ``desired`` (called ``label``) and against ``other`` (a name
+    and a configuration; default: the same one with every share RESERVE), and compare."""
+    from quotactl.core.resources.desired import Strategy
+    from quotactl.core.simulate import Side, compare, queue_models, run_both
+
+    queues = tuple(queue_models(desired))
+    if other is not None:
+        reference = Side(other[0], tuple(queue_models(other[1])))
+    else:
+        reserved = tuple(q.with_strategy(Strategy.RESERVE) for q in queues)
+        reference = Side("every share RESERVE", reserved, override="RESERVE")
+    after_side = Side(label, queues)
+    before, after = _in_order(
+        trace, lambda path: run_both(reference, after_side, path), on_unsorted
+    )
+    return compare(before, after)
+
+
+def _in_order(
+    trace: Path, replay: Callable[[Path], T], on_unsorted: Callable[[str], None] | None
+) -> T:
+    """Replay ``trace``; one that is not in submission order is replayed sorted."""
+    from quotactl.core.simulate.ordering import sorted_trace
+    from quotactl.errors import TraceUnsorted
+
+    try:
+        return replay(trace)
+    except TraceUnsorted as exc:
+        if on_unsorted is not None:
+            on_unsorted(exc.message)
+    with sorted_trace(trace) as ordered:
+        return replay(ordered)
+
+
+def generate_trace(
+    desired: DesiredState, jobs: int, out: TextIO | Path, *, seed: int = 1
+) -> GeneratedTrace:
+    """Write ``jobs`` rows of synthetic workload for the enabled shares of ``desired`` to
+    ``out`` (a stream or a file path; CSV, in submission order, streamed)."""
+    from quotactl.core.simulate import generate_trace as rows_of
+    from quotactl.core.simulate import queue_models, workloads, write_trace
+
+    queues = [q for q in queue_models(desired) if _has_jobs(q)]
+    if not queues:
+        raise NothingToGenerateError(
+            "the configuration has no enabled quota share to generate jobs for"
+        )
+    last = [0.0]
+
+    def rows() -> Iterator[TraceRow]:
+        for row in rows_of(queues, jobs, seed):
+            last[0] = row[0]
+            yield row
+
+    if isinstance(out, Path):
+        with open_for_writing(out) as stream:
+            written = write_trace(rows(), stream)
+    else:
+        written = write_trace(rows(), out)
+    return GeneratedTrace(written, last[0], workloads(queues, seed))
+
+
+def open_for_writing(path: Path) -> TextIO:
+    """``path`` opened for a trace (CSV: no newline translation)."""
+    try:
+        return path.open("w", encoding="utf-8", newline="")
+    except OSError as exc:
+        raise FileIOError(f"cannot write {path}: {exc.strerror}") from None
+
+
+def _has_jobs(queue: QueueModel) -> bool:
+    return any(s.enabled and any(n > 0 for n in s.limits.values()) for s in queue.shares)
+
+
+def policy_commands(commands: Collection[str] | None) -> frozenset[str] | None:
+    """``commands`` checked against the ones that call AWS (None: every command)."""
+    from quotactl.aws.permissions import OFFLINE_COMMANDS
+    from quotactl.aws.permissions import commands as calling
+
+    if not commands:
+        return None
+    unknown = [c for c in commands if c not in calling()]
+    if unknown:
+        offline = [c for c in unknown if c in OFFLINE_COMMANDS]
+        why = "makes no AWS call" if offline == unknown else "is not a command that calls AWS"
+        raise UsageError(
+            f"--command {unknown[0]!r} {why}",
+            hint="choose from: " + ", ".join(sorted(calling())),
+        )
+    return frozenset(commands)
+
+
+def iam_policy(
+    *,
+    region: str = "*",
+    account: str = "*",
+    read_only: bool = False,
+    commands: Collection[str] | None = None,
+) -> dict[str, Any]:
+    """The least-privilege IAM policy document for quotactl's ``commands`` (default: all),
+    derived from the calls each makes; ``read_only`` keeps the commands that change nothing."""
+    from quotactl.aws.permissions import policy_document
+
+    only = policy_commands(commands)
+    return policy_document(region=region, account=account, read_only=read_only, only=only)

@@ -1,0 +1,150 @@
+"""Stack use cases: ``plan``, ``apply``, saved plan files, and the stack lock.
+
+Each takes typed values and returns typed results; the views (showing the plan, asking for
+approval, progress) are callables the caller passes in, so nothing here prints.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING
+
+from quotactl.errors import NotFoundError, UsageError
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from pathlib import Path
+
+    from quotactl.aws.account import Account
+    from quotactl.core.apply.flow import LockRequest
+    from quotactl.core.apply.hooks import ApplyHooks, ApplyResult
+    from quotactl.core.apply.lock import LockInfo
+    from quotactl.core.plan.model import Plan
+    from quotactl.core.resources.desired import DesiredState
+
+PLAN_KEY = "QUOTACTL_PLAN_KEY"
+"""The environment variable of the plan files' signing secret (HMAC-SHA256)."""
+
+
+def plan(account: Account, desired: DesiredState) -> Plan:
+    """What apply would change in ``account`` to make it match ``desired`` (changes nothing);
+    ``platform.account_id``, when set, must be the account reached."""
+    from quotactl.core.plan.diff import make_plan
+
+    identity = account.reach(desired.account_id)
+    return make_plan(desired, account.backend, identity)
+
+
+def read_plan(path: Path, key: str | None = None) -> Plan:
+    """The saved plan at ``path``, verified (refused when edited, unsigned under ``key``,
+    or written by another version)."""
+    from quotactl.config.rules import CONFIG_RULES
+    from quotactl.core.plan.envelope import MAX_PLAN_BYTES
+    from quotactl.core.plan.verify import load
+
+    try:
+        with path.open("rb") as handle:
+            data = handle.read(MAX_PLAN_BYTES + 1)
+    except FileNotFoundError as exc:
+        raise NotFoundError(f"no plan file {path}") from exc
+    except OSError as exc:
+        raise UsageError(f"cannot read plan file {path}: {exc.strerror or exc}") from exc
+    return load(data, CONFIG_RULES, key=key)
+
+
+def save_plan(the_plan: Plan, path: Path, key: str | None = None) -> None:
+    """Write the plan file; signed (HMAC-SHA256) with ``key`` when it is given."""
+    from quotactl.core.plan.document import to_document
+    from quotactl.core.plan.envelope import sign
+    from quotactl.errors import PlanSignatureError
+
+    document = to_document(the_plan)
+    if key is not None:
+        if not key:
+            raise PlanSignatureError(
+                "QUOTACTL_PLAN_KEY is set but empty: refusing to write an unsigned plan",
+                hint="set it to the signing secret, or unset it to write unsigned plans",
+            )
+        document = sign(document, key)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(document, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    except OSError as exc:
+        raise UsageError(
+            f"cannot save the plan to {path}: {exc.strerror or exc}",
+            hint="give --out a file path in a writable directory",
+        ) from exc
+
+
+def lock_request(
+    account: Account,
+    command: str,
+    timeout: float = 0.0,
+    on_warning: Callable[[str], None] | None = None,
+) -> LockRequest:
+    """The stack lock for a writing ``command``, held by this user, host and process;
+    ``timeout`` is how long to wait for another holder (seconds)."""
+    import getpass
+    import os
+    import socket
+
+    from quotactl.core.apply.flow import LockRequest
+
+    try:
+        user = getpass.getuser()
+    except (KeyError, OSError):  # no passwd entry (some containers)
+        user = "unknown"
+    holder = f"{user}@{socket.gethostname()} pid {os.getpid()}"
+    return LockRequest(account.lock_store(), holder, command, timeout, on_warning=on_warning)
+
+
+def apply(
+    account: Account,
+    source: DesiredState | Plan,
+    *,
+    show: Callable[[Plan], None],
+    approve: Callable[[Plan], None],
+    hooks: ApplyHooks | None = None,
+    dry_run: bool = False,
+    allow_delete: bool = False,
+    allow_disruption: bool = False,
+    max_disruption: int | None = None,
+    lock_timeout: float = 0.0,
+    on_lock_warning: Callable[[str], None] | None = None,
+) -> ApplyResult | None:
+    """Make ``account`` match ``source`` (a configuration's desired state, or a verified
+    saved plan), under the stack's lock. ``show`` sees the plan and ``approve`` raises to
+    refuse it. Returns None when nothing was applied (an empty plan, or ``dry_run``)."""
+    from quotactl.core.apply.flow import run_apply
+    from quotactl.core.apply.preconditions import Guards
+    from quotactl.core.plan.model import Plan
+
+    expected = None if isinstance(source, Plan) else source.account_id
+    guards = Guards(
+        account.reach(expected),
+        allow_delete=allow_delete,
+        allow_disruption=allow_disruption,
+        max_disruption=max_disruption,
+    )
+    lock = (
+        None
+        if dry_run
+        else lock_request(account, "apply", lock_timeout, on_warning=on_lock_warning)
+    )
+    return run_apply(
+        source, account.backend, guards, lock=lock, show=show, approve=approve, hooks=hooks
+    )
+
+
+def lock_holder(account: Account, stack: str) -> LockInfo | None:
+    """Who holds ``stack``'s lock, or None when it is free."""
+    from quotactl.core.apply.lock import held_by
+
+    return held_by(account.lock_store(), stack)
+
+
+def force_unlock(account: Account, stack: str) -> None:
+    """Remove ``stack``'s lock, whoever holds it (only for a holder that is gone)."""
+    from quotactl.core.apply.lock import force_unlock as clear
+
+    clear(account.lock_store(), stack)

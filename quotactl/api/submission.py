@@ -1,0 +1,117 @@
+"""Submitting SageMaker Training jobs: ``job_request`` (a checked spec and where it goes),
+``preview`` (where it would run now) and ``submit``; ``submit_trainer`` for a SageMaker SDK
+``ModelTrainer`` is in ``quotactl.api.trainer``."""
+
+from __future__ import annotations
+
+import time
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from quotactl.api.jobs import read_live
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from quotactl.aws.account import Account
+    from quotactl.aws.jobs import Submitted
+    from quotactl.core.jobs.placement import Placement
+    from quotactl.core.jobs.spec import JobSpec, SubmitOptions
+
+
+@dataclass(frozen=True)
+class JobRequest:
+    """A checked job spec with the command line's options, and the queue and share it goes to."""
+
+    spec: JobSpec
+    options: SubmitOptions
+    queue: str
+    share: str
+
+
+@dataclass(frozen=True)
+class Preview:
+    """Where the job would run now, and the names of the jobs the placement mentions."""
+
+    placement: Placement
+    queue: str
+    share: str
+    names: dict[str, str]
+
+
+@dataclass(frozen=True)
+class SubmitResult:
+    """The jobs submitted, and warnings about them (a share that can never run the job)."""
+
+    submitted: list[Submitted]
+    warnings: list[str]
+
+
+def job_request(spec_file: Path | str, options: SubmitOptions) -> JobRequest:
+    """Read and check the job spec at ``spec_file`` (``ConfigError`` lists every problem);
+    the options' queue and share win over the spec's."""
+    from quotactl.config.jobspec import load_job_spec
+    from quotactl.core.jobs.spec import resolve_target
+
+    spec = load_job_spec(Path(spec_file))
+    queue, share = resolve_target(spec, options)
+    return JobRequest(spec, options, queue, share)
+
+
+def preview(account: Account, request: JobRequest) -> Preview:
+    """Where the job would run now (submits nothing)."""
+    from quotactl.core.jobs.placement import preview as place
+    from quotactl.core.jobs.spec import instance_of
+
+    (live,) = read_live(account, [request.queue])
+    instance_type, count = instance_of(request.spec)
+    chosen = request.options.priority
+    priority = chosen if chosen is not None else (request.spec.priority or 0)
+    placement = place(
+        live, share=request.share, instance_type=instance_type, count=count, priority=priority
+    )
+    names = {j.job_id: j.name for j in live.jobs}
+    return Preview(placement, request.queue, request.share, names)
+
+
+def submit(
+    account: Account,
+    request: JobRequest,
+    *,
+    clock: Callable[[], float] = time.time,
+    token: Callable[[], str] = lambda: uuid.uuid4().hex,
+) -> SubmitResult:
+    """Submit the job (``options.count`` of them, paced to AWS's 5 a second). On the aws
+    backend the job's IAM role and output bucket are checked first."""
+    from quotactl.core.jobs.placement import preview as place
+    from quotactl.core.jobs.spec import instance_of, requests
+
+    # Whether the share could ever run the job depends on the configuration only: no jobs.
+    (live,) = read_live(account, [request.queue], statuses=(), details=False)
+    instance_type, count = instance_of(request.spec)
+    static = place(live, share=request.share, instance_type=instance_type, count=count, priority=0)
+    warnings: list[str] = []
+    if static.placement == "misconfigured":
+        warnings.append(
+            f"the job will sit RUNNABLE on {request.queue}/{request.share} and never start: "
+            f"{static.status_reason}"
+        )
+    if account.backend_name == "aws":
+        _preflight(account, request.spec)
+    now = max(clock(), live.read_at)
+    batch = requests(request.spec, request.options, now=now, token=token)
+    return SubmitResult(account.jobs.submit(batch), warnings)
+
+
+def _preflight(account: Account, spec: JobSpec) -> None:
+    from quotactl.aws.training import preflight
+
+    output_path = (spec.payload.get("OutputDataConfig") or {}).get("S3OutputPath")
+    preflight(
+        account.client("iam"),
+        account.client("s3"),
+        role_arn=spec.payload.get("RoleArn"),
+        output_s3=output_path,
+    )

@@ -1,0 +1,133 @@
+"""``Account``: one AWS account (or the emulator) behind one session and one Batch client.
+
+The three Batch facades share that client (``BatchCalls``: the operations table, the error
+translation, the call counters): ``backend`` (``AwsBackend``, what plan and apply read and
+write), ``live`` (``LiveReader``, live queues for status and the job commands) and ``jobs``
+(``JobsApi``: submit, describe, resolve, terminate). The other services (STS for the account
+guard; IAM, S3, SageMaker and CloudWatch Logs for the job commands) come from the same
+session, so an assume-role profile asks for MFA once per account object.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import TYPE_CHECKING, Literal, overload
+
+from quotactl.aws.backend import AwsBackend
+from quotactl.aws.calls import BatchCalls
+from quotactl.aws.jobs import JobsApi
+from quotactl.aws.live import LiveReader
+from quotactl.errors import BackendSettingsError
+
+if TYPE_CHECKING:
+    from collections import Counter
+    from collections.abc import Callable
+    from contextlib import AbstractContextManager
+
+    import boto3
+    from mypy_boto3_iam import IAMClient
+    from mypy_boto3_logs import CloudWatchLogsClient
+    from mypy_boto3_s3 import S3Client
+    from mypy_boto3_sagemaker import SageMakerClient
+
+    from quotactl.aws.lock import BatchLockStore
+    from quotactl.aws.session import Retries, Target
+    from quotactl.core.apply.preconditions import Identity
+
+OtherService = Literal["iam", "s3", "sagemaker", "logs"]
+
+
+def _ignore(message: str) -> None:
+    """The default ``notice``: a library prints nothing."""
+
+
+class Account:
+    """The backend, the live reads and the jobs of one account, over one Batch client."""
+
+    def __init__(
+        self,
+        target: Target,
+        session: boto3.Session | None = None,
+        *,
+        retries: Retries | None = None,
+        notice: Callable[[str], None] = _ignore,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        from quotactl.aws.session import client, make_session
+
+        self.target = target
+        self.session = session or make_session(target)
+        self.notice = notice
+        self.batch = BatchCalls(client(target, session=self.session, retries=retries))
+        self.live = LiveReader(self.batch, clock=clock)
+        self.backend = AwsBackend(self.batch)
+        self.jobs = JobsApi(self.batch, live=self.live)
+
+    @property
+    def backend_name(self) -> str:
+        """``local`` (the emulator, or an endpoint such as ``local serve``) or ``aws``."""
+        return self.target.backend
+
+    @property
+    def region(self) -> str:
+        """The region the Batch client calls."""
+        return str(self.batch.client.meta.region_name)
+
+    @property
+    def calls(self) -> Counter[str]:
+        """Batch API calls made, by operation (pages included)."""
+        return self.batch.calls
+
+    def close(self) -> None:
+        self.live.close()
+        self.batch.close()
+
+    def __enter__(self) -> Account:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.close()
+
+    def lock_store(self) -> BatchLockStore:
+        """Where this account keeps the stack lock."""
+        return self.backend.lock_store()
+
+    def reach(self, expected: str | None = None) -> Identity:
+        """The account and region calls reach; ``expected`` (``platform.account_id``), when
+        set, must be that account on the aws backend (the local emulator's account is fixed)."""
+        from quotactl.aws.guard import identity
+        from quotactl.aws.session import client
+        from quotactl.core.apply.preconditions import check_expected_account
+
+        local = self.target.backend == "local"
+        sts = None if local else client(self.target, "sts", session=self.session)
+        found = identity(self.target, sts, self.region)
+        if expected is not None and local:
+            self.notice("quotactl: account guard not checked on the local emulator")
+        elif expected is not None:
+            check_expected_account(expected, found)
+        return found
+
+    @overload
+    def client(self, service: Literal["iam"]) -> IAMClient: ...
+    @overload
+    def client(self, service: Literal["s3"]) -> S3Client: ...
+    @overload
+    def client(self, service: Literal["sagemaker"]) -> SageMakerClient: ...
+    @overload
+    def client(self, service: Literal["logs"]) -> CloudWatchLogsClient: ...
+    def client(
+        self, service: OtherService
+    ) -> IAMClient | S3Client | SageMakerClient | CloudWatchLogsClient:
+        """A client of a non-Batch service; only on the aws backend (the emulator has none)."""
+        from quotactl.aws.session import client
+
+        if self.target.backend != "aws":
+            raise BackendSettingsError(f"{service} is only reachable on --backend aws")
+        return client(self.target, service, session=self.session)
+
+    def sdk_session(self) -> AbstractContextManager[None]:
+        """boto3's default session set to this account's while an SDK builds its clients."""
+        from quotactl.aws.session import default_session
+
+        return default_session(self.target, self.session)

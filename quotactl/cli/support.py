@@ -1,0 +1,54 @@
+"""What several commands share: the configuration with its warnings on stderr, a duration
+option, and the terminal confirmation. Each call into the library goes through ``quotactl.api``.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from quotactl.errors import ApprovalRequiredError, NotConfirmedError, UsageError
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from pathlib import Path
+
+    from quotactl.api import LoadedConfig
+    from quotactl.cli.runtime import Runtime
+
+
+def load(runtime: Runtime, paths: Sequence[Path] | None) -> LoadedConfig:
+    """The configuration at ``paths`` (default ``configs/``); warnings go to stderr."""
+    from quotactl import api
+
+    loaded = api.load(paths)
+    for warning in loaded.warnings:
+        runtime.notice(str(warning))
+    return loaded
+
+
+def duration(option: str, text: str | None, default: float = 0.0) -> float:
+    """A duration option (``--lock-timeout 2m``) in seconds; ``default`` when not given."""
+    from quotactl.core.durations import DurationError, parse_duration
+
+    if text is None:
+        return default
+    try:
+        return parse_duration(text)
+    except DurationError as exc:
+        raise UsageError(f"{option}: {exc}") from None
+
+
+def confirm(runtime: Runtime, question: str, *, auto_approve: bool) -> None:
+    """Ask for ``yes`` on a terminal; refuse without one (CI) unless ``--auto-approve``."""
+    if auto_approve:
+        return
+    if not runtime.stdin.isatty():
+        raise ApprovalRequiredError(
+            "no terminal to confirm on and --auto-approve not given: nothing was changed",
+            hint="review the plan, then re-run with --auto-approve (or apply a saved --plan)",
+        )
+    print(f"\n{question}\n  Only 'yes' will be accepted.", file=runtime.stdout)
+    print("  Enter a value: ", end="", file=runtime.stdout, flush=True)
+    answer = runtime.stdin.readline().strip()
+    if answer != "yes":
+        raise NotConfirmedError("cancelled: the answer was not 'yes'; nothing was changed")
