@@ -22,8 +22,7 @@ from quotactl.aws import responses as live_responses
 from quotactl.aws.calls import READ_CONCURRENCY, BatchCalls
 from quotactl.aws.fanout import Fanout
 from quotactl.aws.live_reads import QueueReads
-from quotactl.core.resources.live import UNFINISHED_STATUSES, LiveQueue
-from quotactl.core.resources.observed import GOING_STATUSES
+from quotactl.core.states import GOING, UNFINISHED
 from quotactl.errors import NotFoundError
 
 if TYPE_CHECKING:
@@ -32,8 +31,9 @@ if TYPE_CHECKING:
 
     from mypy_boto3_batch import BatchClient
 
-    from quotactl.core.engine import JobStatus
+    from quotactl.core.resources.live import LiveQueue
     from quotactl.core.resources.observed import LiveJob
+    from quotactl.core.states import JobStatus
 
 DESCRIBE_BATCH = 100
 """DescribeJobQueues and DescribeServiceEnvironments take at most 100 names."""
@@ -96,7 +96,7 @@ class LiveReader:
         self,
         queue: str,
         *,
-        statuses: Sequence[JobStatus] = UNFINISHED_STATUSES,
+        statuses: Sequence[JobStatus] = UNFINISHED,
         describe: Callable[[LiveJob], bool] = describe_started,
     ) -> LiveQueue:
         """One queue (name or ARN); ``describe`` picks the jobs to read details of."""
@@ -106,7 +106,7 @@ class LiveReader:
         self,
         queues: Sequence[str] | None = None,
         *,
-        statuses: Sequence[JobStatus] = UNFINISHED_STATUSES,
+        statuses: Sequence[JobStatus] = UNFINISHED,
         describe: Callable[[LiveJob], bool] = describe_started,
     ) -> list[LiveQueue]:
         """The named queues (default: every quota-managed queue), in the order given."""
@@ -143,7 +143,7 @@ class LiveReader:
         for i in range(0, len(wanted), DESCRIBE_BATCH):
             out = self.api.call("DescribeJobQueues", jobQueues=wanted[i : i + DESCRIBE_BATCH])
             for q in out.get("jobQueues", []):
-                if q.get("status") not in GOING_STATUSES:
+                if q.get("status") not in GOING:
                     found[q["jobQueueName"]] = found[q["jobQueueArn"]] = q
         missing = [n for n in wanted if n not in found]
         if missing:
@@ -172,7 +172,7 @@ def _quota_managed(queue: Mapping[str, Any]) -> bool:
     return (
         queue.get("jobQueueType") == "SAGEMAKER_TRAINING"
         and bool(queue.get("schedulingPolicyArn"))
-        and queue.get("status") not in GOING_STATUSES
+        and queue.get("status") not in GOING
     )
 
 

@@ -108,14 +108,14 @@ def describe(ctx: typer.Context, ref: JobArgument, output: Output = OutputFormat
     """Show one job, its preemptions and its SageMaker training job."""
     from quotactl.cli.job_support import read_live
     from quotactl.core.jobs.why import preemptions_of
-    from quotactl.core.resources.live import ALL_STATUSES
+    from quotactl.core.states import LISTED
 
     runtime = _runtime(ctx)
     api = _api(runtime)
     try:
         detail = api.resolve(ref)
         # The queue's jobs name who preempted it; the read also gives the account's clock.
-        (live,) = read_live(api, [detail.job.queue], ALL_STATUSES, details=False)
+        (live,) = read_live(api, [detail.job.queue], LISTED, details=False)
         history = preemptions_of(detail.job, live.jobs)
         now = max(detail.job.created_at or 0.0, live.read_at)
         training = _training_job(runtime, detail)
@@ -235,13 +235,13 @@ def why(ctx: typer.Context, ref: JobArgument, output: Output = OutputFormat.TEXT
     """Explain why a job waits and what preempted it."""
     from quotactl.cli.job_support import read_live
     from quotactl.core.jobs.why import explain
-    from quotactl.core.resources.live import ALL_STATUSES
+    from quotactl.core.states import LISTED
 
     runtime = _runtime(ctx)
     api = _api(runtime)
     try:
         detail = api.resolve(ref)
-        (live,) = read_live(api, [detail.job.queue], ALL_STATUSES)
+        (live,) = read_live(api, [detail.job.queue], LISTED)
     finally:
         api.close()
     answer = explain(live, live.job(detail.job.job_id) or detail.job)

@@ -62,11 +62,11 @@ def read_live(
     """Live queues (default: every quota-managed one), every listed job described when
     ``details`` (ListServiceJobs has no priority, attempts or preemptions)."""
     from quotactl.aws.live import describe_all, describe_none
-    from quotactl.core.resources.live import UNFINISHED_STATUSES
+    from quotactl.core.states import UNFINISHED
 
     with api.reader() as reader:
         return reader.read_queues(
             list(queues) if queues else None,
-            statuses=UNFINISHED_STATUSES if statuses is None else statuses,
+            statuses=UNFINISHED if statuses is None else statuses,
             describe=describe_all if details else describe_none,
         )

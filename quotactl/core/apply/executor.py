@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 from quotactl.core.apply.hooks import ApplyResult, NullHooks, Outcome, Status
 from quotactl.core.apply.steps import Call, Step, Wait, build_steps, program
 from quotactl.core.backend import BackendError
+from quotactl.core.states import LifecycleStatus
 from quotactl.errors import QuotactlError
 
 if TYPE_CHECKING:
@@ -229,10 +230,12 @@ class _Runner:
 
 def _judge(wait: Wait, status: ResourceStatus | None) -> bool | BackendError:
     if wait.until == "gone":
-        return status is None or status.status == "DELETED"
-    if status is None or status.status == "DELETED":
+        return status is None or status.status == LifecycleStatus.DELETED
+    if status is None or status.status == LifecycleStatus.DELETED:
         return BackendError(f"{wait.ref.address} disappeared while {wait.label}")
-    if status.status == "INVALID":
+    if status.status == LifecycleStatus.INVALID:
         reason = f": {status.reason}" if status.reason else ""
         return BackendError(f"{wait.ref.address} became INVALID{reason}")
-    return status.status == "VALID" and (wait.enabled is None or wait.enabled == status.enabled)
+    return status.status == LifecycleStatus.VALID and (
+        wait.enabled is None or wait.enabled == status.enabled
+    )

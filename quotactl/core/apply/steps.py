@@ -18,7 +18,8 @@ from quotactl.core.plan.diff import field_changes
 from quotactl.core.plan.model import Action, Change, Plan
 from quotactl.core.resources.attributes import IMMUTABLE, attributes, top_field
 from quotactl.core.resources.desired import STACK_TAG, PolicySpec, QueueSpec, ShareSpec
-from quotactl.core.resources.observed import GOING_STATUSES, SETTLING_STATUSES, Kind, Ref, Spec
+from quotactl.core.resources.observed import Kind, Ref, Spec
+from quotactl.core.states import GOING, SETTLING
 
 if TYPE_CHECKING:
     from quotactl.core.backend import Backend
@@ -180,7 +181,7 @@ def _create(spec: Spec, backend: Backend, stack: str) -> Program:
         # An interrupted earlier apply (or a retried call that did succeed): adopt what is ours.
         found = yield Call(lambda: backend.describe(ref), "already exists: checking owner")
         existing: ObservedResource | None = found  # type: ignore[assignment]
-        if existing is not None and existing.status in GOING_STATUSES:
+        if existing is not None and existing.status in GOING:
             yield Wait(ref, "gone")
             existing = None
         if existing is None:
@@ -208,7 +209,7 @@ def _adopt(existing: ObservedResource, spec: Spec, backend: Backend, stack: str)
             f"{spec.address} already exists with a different {', '.join(sorted(fixed))}",
             hint="delete it (or remove it from config and apply with --allow-delete) first",
         )
-    if existing.status in SETTLING_STATUSES and _waits(existing.kind):
+    if existing.status in SETTLING and _waits(existing.kind):
         yield Wait(existing.ref, "valid")
     if fields:
         changed = frozenset(top_field(f.path) for f in fields)

@@ -15,8 +15,9 @@ from heapq import heappop, heappush
 
 from quotactl.core.engine import reasons
 from quotactl.core.engine.capacity import NO_CAP
-from quotactl.core.engine.model import Job, JobStatus, PreemptedAttempt
+from quotactl.core.engine.model import Job, PreemptedAttempt
 from quotactl.core.engine.state import EngineState
+from quotactl.core.states import JobStatus
 
 _RUNNABLE = JobStatus.RUNNABLE
 _SCHEDULED = JobStatus.SCHEDULED

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from quotactl.core.engine.model import SIMULATOR_TIMING, Job, JobStatus, QueueModel, Timing
+from quotactl.core.engine.model import SIMULATOR_TIMING, Job, QueueModel, Timing
 from quotactl.core.engine.passes import Passes
+from quotactl.core.states import JobStatus
 
 if TYPE_CHECKING:
     from collections.abc import Iterable

@@ -11,9 +11,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from quotactl.core.engine import EMULATOR_TIMING, Job, JobStatus, QueueEngine
+from quotactl.core.engine import EMULATOR_TIMING, Job, QueueEngine
 from quotactl.core.engine import reasons as engine_reasons
 from quotactl.core.resources.desired import UNLIMITED, Strategy
+from quotactl.core.states import JobStatus
 
 if TYPE_CHECKING:
     from collections.abc import Sequence

@@ -15,8 +15,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from quotactl.core.engine import Job, JobStatus
+from quotactl.core.engine import Job
 from quotactl.core.jobs.analysis import Victim, Wait, run_pass
+from quotactl.core.states import JobStatus
 from quotactl.errors import NotFoundError, QuotactlError
 
 if TYPE_CHECKING:

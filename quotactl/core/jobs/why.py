@@ -12,8 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from quotactl.core.engine.model import JobStatus
 from quotactl.core.jobs.analysis import Wait, kind_of, run_pass
+from quotactl.core.states import JobStatus
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence

@@ -28,8 +28,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from quotactl.core.durations import DurationError, parse_duration
-from quotactl.core.engine import JobStatus
 from quotactl.core.simulate import spill
+from quotactl.core.states import JobStatus
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator, Mapping

@@ -15,9 +15,10 @@ from array import array
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from quotactl.core.engine import SIMULATOR_TIMING, Job, JobStatus, QueueEngine, QueueModel
+from quotactl.core.engine import SIMULATOR_TIMING, Job, QueueEngine, QueueModel
 from quotactl.core.simulate.metrics import RawShare, RunTotals
 from quotactl.core.simulate.trace import TraceError
+from quotactl.core.states import JobStatus
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Sequence

@@ -11,17 +11,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from quotactl.core.engine import UNFINISHED, reasons
+from quotactl.core.engine import reasons
+from quotactl.core.states import UNFINISHED, LifecycleStatus
 from quotactl.emulator.account.context import EPSILON
-from quotactl.emulator.account.models import (
-    CREATING,
-    DELETING,
-    UPDATING,
-    VALID,
-    JobQueue,
-    QuotaShare,
-    Settling,
-)
+from quotactl.emulator.account.models import JobQueue, QuotaShare, Settling
 from quotactl.emulator.scheduling import jobs
 
 if TYPE_CHECKING:
@@ -38,13 +31,13 @@ def settle(ctx: Context) -> int:
         if not ctx.due(record.status_since + ctx.status_delay, record.arn):
             continue
         changed += 1
-        if record.status in (CREATING, UPDATING):
-            record.status = VALID
+        if record.status in (LifecycleStatus.CREATING, LifecycleStatus.UPDATING):
+            record.status = LifecycleStatus.VALID
             record.status_since = ctx.now
             if isinstance(record, JobQueue):
                 record.status_reason = QUEUE_HEALTHY
             ctx.tx.update(record)
-        elif record.status == DELETING:
+        elif record.status == LifecycleStatus.DELETING:
             remove(ctx, record)
     return changed
 

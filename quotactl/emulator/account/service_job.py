@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from quotactl.core.engine import JobStatus
+from quotactl.core.states import JobStatus
 from quotactl.emulator.account.models import drop_none, ms
 
 

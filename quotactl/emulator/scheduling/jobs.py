@@ -17,7 +17,8 @@ import secrets
 from typing import TYPE_CHECKING, Any
 
 from quotactl.core.durations import DurationError, parse_duration
-from quotactl.core.engine import FINAL, HOLDING, Job, JobStatus, reasons
+from quotactl.core.engine import Job, reasons
+from quotactl.core.states import FINAL, HOLDING, JobStatus
 from quotactl.emulator.account.models import NUM_INSTANCES
 from quotactl.emulator.account.rules import training_request
 from quotactl.emulator.account.service_job import Attempt

@@ -14,7 +14,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from quotactl.core.engine import HOLDING, JobStatus, reasons
+from quotactl.core.engine import reasons
+from quotactl.core.states import HOLDING, JobStatus
 from quotactl.emulator.account import lifecycle
 from quotactl.emulator.account.context import EPSILON
 from quotactl.emulator.account.models import JobQueue

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
-from quotactl.core.engine import FINAL, HOLDING, JobStatus
+from quotactl.core.states import FINAL, HOLDING, JobStatus
 from quotactl.emulator.account.service_job import ServiceJob
 from quotactl.emulator.scheduling import jobs
 
