@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from quotactl.core.engine import reasons
 from quotactl.core.states import UNFINISHED, LifecycleStatus
+from quotactl.core.transitions import transition_resource
 from quotactl.emulator.account.context import EPSILON
 from quotactl.emulator.account.models import JobQueue, QuotaShare, Settling
 from quotactl.emulator.scheduling import jobs
@@ -32,12 +33,12 @@ def settle(ctx: Context) -> int:
             continue
         changed += 1
         if record.status in (LifecycleStatus.CREATING, LifecycleStatus.UPDATING):
-            record.status = LifecycleStatus.VALID
-            record.status_since = ctx.now
+            transition_resource(record, LifecycleStatus.VALID, ctx.now)
             if isinstance(record, JobQueue):
                 record.status_reason = QUEUE_HEALTHY
             ctx.tx.update(record)
         elif record.status == LifecycleStatus.DELETING:
+            transition_resource(record, LifecycleStatus.DELETED, ctx.now)
             remove(ctx, record)
     return changed
 

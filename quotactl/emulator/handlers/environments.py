@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from quotactl.core.states import STATES, LifecycleStatus, State
+from quotactl.core.transitions import transition_resource
 from quotactl.emulator.account import rules as v
 from quotactl.emulator.account.models import NUM_INSTANCES, JobQueue, ServiceEnvironment
 from quotactl.emulator.errors import ClientException
@@ -70,7 +71,7 @@ def update_service_environment(ctx: Context, params: Params) -> dict[str, Any]:
         )
         environment.capacity_limits = limits
     environment.state = state
-    environment.status, environment.status_since = LifecycleStatus.UPDATING, ctx.now
+    transition_resource(environment, LifecycleStatus.UPDATING, ctx.now)
     ctx.tx.update(environment)
     ctx.settling(environment.arn)
     ctx.changed()
@@ -97,7 +98,7 @@ def delete_service_environment(ctx: Context, params: Params) -> dict[str, Any]:
             f"service environment {environment.name!r} is still used by job queue(s) "
             f"{', '.join(users)}; remove it from their serviceEnvironmentOrder first"
         )
-    environment.status, environment.status_since = LifecycleStatus.DELETING, ctx.now
+    transition_resource(environment, LifecycleStatus.DELETING, ctx.now)
     ctx.tx.update(environment)
     ctx.settling(environment.arn)
     return {}

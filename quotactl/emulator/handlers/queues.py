@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 from quotactl.core.resources.desired import TIME_LIMIT_REASONS
 from quotactl.core.states import STATES, JobStatus, LifecycleStatus, State
+from quotactl.core.transitions import transition_resource
 from quotactl.emulator.account import rules as v
 from quotactl.emulator.account.models import JobQueue, ServiceEnvironment
 from quotactl.emulator.errors import ClientException
@@ -187,7 +188,8 @@ def update_job_queue(ctx: Context, params: Params) -> dict[str, Any]:
     limits = _time_limits(params)
     if limits is not None:
         queue.job_state_time_limit_actions = limits
-    queue.status, queue.status_since, queue.status_reason = LifecycleStatus.UPDATING, ctx.now, None
+    transition_resource(queue, LifecycleStatus.UPDATING, ctx.now)
+    queue.status_reason = None
     ctx.tx.update(queue)
     ctx.settling(queue.arn)
     ctx.remodelled(queue.name)
@@ -200,7 +202,8 @@ def delete_job_queue(ctx: Context, params: Params) -> dict[str, Any]:
         return {}
     require_disabled(queue)
     require_settled(queue, "delete")
-    queue.status, queue.status_since, queue.status_reason = LifecycleStatus.DELETING, ctx.now, None
+    transition_resource(queue, LifecycleStatus.DELETING, ctx.now)
+    queue.status_reason = None
     ctx.tx.update(queue)
     ctx.settling(queue.arn)
     return {}

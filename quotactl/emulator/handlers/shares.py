@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 from quotactl.core.resources.desired import Strategy
 from quotactl.core.states import STATES, LifecycleStatus, State
+from quotactl.core.transitions import transition_resource
 from quotactl.emulator.account import rules as v
 from quotactl.emulator.account.arns import parse_arn
 from quotactl.emulator.account.models import JobQueue, QuotaShare
@@ -118,7 +119,7 @@ def update_quota_share(ctx: Context, params: Params) -> dict[str, Any]:
     if params.get("preemptionConfiguration") is not None:
         share.in_share_preemption = _preemption(params)
     share.state = v.enum(params, "state", STATES, default=share.state)
-    share.status, share.status_since = LifecycleStatus.UPDATING, ctx.now
+    transition_resource(share, LifecycleStatus.UPDATING, ctx.now)
     ctx.tx.update(share)
     ctx.settling(share.arn)
     ctx.remodelled(share.queue)
@@ -131,7 +132,7 @@ def delete_quota_share(ctx: Context, params: Params) -> dict[str, Any]:
         return {}
     require_disabled(share)
     require_settled(share, "delete")
-    share.status, share.status_since = LifecycleStatus.DELETING, ctx.now
+    transition_resource(share, LifecycleStatus.DELETING, ctx.now)
     ctx.tx.update(share)
     ctx.settling(share.arn)
     return {}

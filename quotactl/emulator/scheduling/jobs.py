@@ -19,12 +19,13 @@ from typing import TYPE_CHECKING, Any
 from quotactl.core.durations import DurationError, parse_duration
 from quotactl.core.engine import Job, reasons
 from quotactl.core.states import FINAL, HOLDING, JobStatus
+from quotactl.core.transitions import transition
 from quotactl.emulator.account.models import NUM_INSTANCES
 from quotactl.emulator.account.rules import training_request
 from quotactl.emulator.account.service_job import Attempt
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from collections.abc import Callable, Mapping
 
     from quotactl.core.engine import Transition
     from quotactl.emulator.account.arns import Account
@@ -148,55 +149,90 @@ def engine_job(job_id: str, fields: dict[str, Any], share: str | None, *, count_
 
 
 def apply(account: Account, job: ServiceJob, tr: Transition) -> None:
-    """Store one engine decision on the job: status, times, attempts, preemption summary."""
+    """Store one engine decision on the job: status, times, attempts, preemption summary.
+
+    The change itself is ``quotactl.core.transitions.transition`` (an edge the table lacks
+    raises); what the emulator records beside it depends on the status the job enters."""
     if job.status in FINAL:
         return  # terminated meanwhile
-    at, status = tr.at, tr.status
     if tr.preempted_attempt is not None:
-        attempt = job.attempts[-1]
-        attempt.stopped_at, attempt.status_reason = at, tr.preempted_attempt.status_reason
-        job.preempted_count += 1
-        recent = [Attempt(**vars(attempt)), *job.recent_preempted]
-        job.recent_preempted = recent[:RECENT_PREEMPTIONS]
-        job.running_since = None
-        if status is JobStatus.FAILED:
-            job.stopped_at = at
-        _set_status(job, status, tr.reason, at)
-    elif status is JobStatus.SCHEDULED:
-        # The job's times are those of its latest attempt, which has not started yet.
-        job.scheduled_at, job.started_at, job.stopped_at = at, None, None
-        name = f"AWSBatch{job.name[:23]}{secrets.token_hex(16)}"  # 63 characters at most
-        job.attempts.append(Attempt(account.training_job_arn(name)))
-        _set_status(job, status, None, at)
-    elif status is JobStatus.STARTING:
-        job.started_at = job.attempts[-1].started_at = at
-        _set_status(job, status, None, at)
-    elif status is JobStatus.RUNNING:
-        job.running_since = at
-        _set_status(job, status, None, at)
-    elif status is JobStatus.SUCCEEDED:
-        stop(job, status, None, at)
-    elif status is JobStatus.FAILED or job.status in HOLDING:  # a failed attempt
-        job.failed_attempts += 1
-        stop(job, status, tr.reason, at)
-        if status is _RUNNABLE:
-            job.stopped_at = None  # retried
+        _preempted(job, tr)
+    else:
+        _ENTER[tr.status](account, job, tr)
+
+
+def _preempted(job: ServiceJob, tr: Transition) -> None:
+    """A holding job preempted: RUNNABLE again, or FAILED with its retries spent."""
+    assert tr.preempted_attempt is not None
+    attempt = job.attempts[-1]
+    attempt.stopped_at, attempt.status_reason = tr.at, tr.preempted_attempt.status_reason
+    job.preempted_count += 1
+    recent = [Attempt(**vars(attempt)), *job.recent_preempted]
+    job.recent_preempted = recent[:RECENT_PREEMPTIONS]
+    job.running_since = None
+    if tr.status is JobStatus.FAILED:
+        job.stopped_at = tr.at
+    _set_status(job, tr.status, tr.reason, tr.at)
+
+
+def _scheduled(account: Account, job: ServiceJob, tr: Transition) -> None:
+    # The job's times are those of its latest attempt, which has not started yet.
+    job.scheduled_at, job.started_at, job.stopped_at = tr.at, None, None
+    name = f"AWSBatch{job.name[:23]}{secrets.token_hex(16)}"  # 63 characters at most
+    job.attempts.append(Attempt(account.training_job_arn(name)))
+    _set_status(job, tr.status, None, tr.at)
+
+
+def _starting(account: Account, job: ServiceJob, tr: Transition) -> None:
+    job.started_at = job.attempts[-1].started_at = tr.at
+    _set_status(job, tr.status, None, tr.at)
+
+
+def _running(account: Account, job: ServiceJob, tr: Transition) -> None:
+    job.running_since = tr.at
+    _set_status(job, tr.status, None, tr.at)
+
+
+def _succeeded(account: Account, job: ServiceJob, tr: Transition) -> None:
+    stop(job, tr.status, None, tr.at)
+
+
+def _failed(account: Account, job: ServiceJob, tr: Transition) -> None:
+    """An attempt failed (its run time or timeout is over): FAILED, or RUNNABLE to retry."""
+    job.failed_attempts += 1
+    stop(job, tr.status, tr.reason, tr.at)
+    if tr.status is _RUNNABLE:
+        job.stopped_at = None  # retried
+
+
+def _runnable(account: Account, job: ServiceJob, tr: Transition) -> None:
+    if job.status in HOLDING:
+        _failed(account, job, tr)
     elif job.status == _RUNNABLE:  # only the statusReason changes
         if tr.reason != job.status_reason:
-            job.status_reason, job.reason_since = tr.reason, at
+            job.status_reason, job.reason_since = tr.reason, tr.at
     else:
-        _set_status(job, status, tr.reason, at)
+        _set_status(job, tr.status, tr.reason, tr.at)
 
 
-def _set_status(job: ServiceJob, status: str, reason: str | None, at: float) -> None:
-    job.status = status
-    job.status_since = at
+_ENTER: dict[JobStatus, Callable[[Account, ServiceJob, Transition], None]] = {
+    JobStatus.RUNNABLE: _runnable,
+    JobStatus.SCHEDULED: _scheduled,
+    JobStatus.STARTING: _starting,
+    JobStatus.RUNNING: _running,
+    JobStatus.SUCCEEDED: _succeeded,
+    JobStatus.FAILED: _failed,
+}
+"""What the emulator records when an engine decision moves a job into each status."""
+
+
+def _set_status(job: ServiceJob, status: JobStatus, reason: str | None, at: float) -> None:
     if reason != job.status_reason:
         job.reason_since = at
-    job.status_reason = reason
+    transition(job, status, reason, at)
 
 
-def stop(job: ServiceJob, status: str, reason: str | None, at: float) -> None:
+def stop(job: ServiceJob, status: JobStatus, reason: str | None, at: float) -> None:
     """The current attempt (if one runs) ends with ``reason``; the job becomes ``status``."""
     if job.attempts and job.attempts[-1].stopped_at is None and job.status in HOLDING:
         job.attempts[-1].stopped_at = at
