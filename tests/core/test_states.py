@@ -35,3 +35,16 @@ def test_the_guard_finds_a_spelled_status(tmp_path: Path) -> None:
     (tmp_path / "core" / "states.py").write_text('RUNNING = "RUNNING"\n')
     (tmp_path / "stray.py").write_text("if job['status'] == 'RUNNABLE' or s == \"DELETED\":\n")
     assert literals_outside_states(tmp_path) == ["stray.py:1: 'RUNNABLE'", 'stray.py:1: "DELETED"']
+
+
+def test_wait_codes_keep_their_documented_spelling() -> None:
+    from quotactl.core.jobs.analysis import WaitCode
+
+    assert [str(c) for c in WaitCode] == [
+        "misconfigured",
+        "share-at-limit",
+        "borrow-limit",
+        "no-idle-capacity",
+        "behind",
+        "starting",
+    ]

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from quotactl.core.apply.hooks import ApplyResult, NullHooks, Outcome, Status
-from quotactl.core.apply.steps import Call, Step, Wait, build_steps, program
+from quotactl.core.apply.steps import Call, Step, WaitFor, build_steps, program
 from quotactl.core.backend import BackendError
 from quotactl.core.states import LifecycleStatus
 from quotactl.errors import QuotactlError
@@ -64,7 +64,7 @@ class _Runner:
         self.state: dict[str, Status | None] = dict.fromkeys(self.steps)
         self.programs: dict[str, Program] = {}
         self.calls: dict[futures.Future[object], tuple[str, Call]] = {}
-        self.waits: dict[str, tuple[Wait, float, str | None]] = {}
+        self.waits: dict[str, tuple[WaitFor, float, str | None]] = {}
         self.started: dict[str, float] = {}
         self.outcomes: dict[str, Outcome] = {}
         self.groups: dict[str, list[str]] = {}
@@ -228,7 +228,7 @@ class _Runner:
             self.hooks.after_change(outcome)
 
 
-def _judge(wait: Wait, status: ResourceStatus | None) -> bool | BackendError:
+def _judge(wait: WaitFor, status: ResourceStatus | None) -> bool | BackendError:
     if wait.until == "gone":
         return status is None or status.status == LifecycleStatus.DELETED
     if status is None or status.status == LifecycleStatus.DELETED:
