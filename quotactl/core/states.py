@@ -16,6 +16,7 @@ Resources (environments, queues, shares) have a lifecycle ``LifecycleStatus`` an
 - ``SETTLING``: CREATING, UPDATING: on the way to VALID.
 - ``GOING``: DELETING, DELETED: on the way out; for planning the resource no longer exists.
 - ``CHANGING``: CREATING, UPDATING, DELETING: a change under way that completes by itself.
+- ``UNAVAILABLE``: CREATING, DELETING: not there yet, or no longer; takes no new jobs.
 
 The transitions between the statuses are declared in ``quotactl.core.transitions``.
 """
@@ -90,6 +91,8 @@ GOING = (LifecycleStatus.DELETING, LifecycleStatus.DELETED)
 """A resource in one of these is on its way out: for planning it no longer exists."""
 CHANGING = (*SETTLING, LifecycleStatus.DELETING)
 """A lifecycle change under way, which completes by itself after a while."""
+UNAVAILABLE = (LifecycleStatus.CREATING, LifecycleStatus.DELETING)
+"""Not there yet, or no longer: a queue or share in one of these takes no new jobs."""
 
 
 class State(StrEnum):

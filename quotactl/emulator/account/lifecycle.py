@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from quotactl.core.engine import reasons
-from quotactl.core.states import UNFINISHED, LifecycleStatus
+from quotactl.core.states import SETTLING, UNFINISHED, LifecycleStatus
 from quotactl.core.transitions import transition_resource
 from quotactl.emulator.account.context import EPSILON
 from quotactl.emulator.account.models import JobQueue, QuotaShare, Settling
@@ -32,7 +32,7 @@ def settle(ctx: Context) -> int:
         if not ctx.due(record.status_since + ctx.status_delay, record.arn):
             continue
         changed += 1
-        if record.status in (LifecycleStatus.CREATING, LifecycleStatus.UPDATING):
+        if record.status in SETTLING:
             transition_resource(record, LifecycleStatus.VALID, ctx.now)
             if isinstance(record, JobQueue):
                 record.status_reason = QUEUE_HEALTHY

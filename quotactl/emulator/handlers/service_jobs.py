@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
-from quotactl.core.states import FINAL, LifecycleStatus, State
+from quotactl.core.states import FINAL, UNAVAILABLE, State
 from quotactl.emulator.account import rules as v
 from quotactl.emulator.account.arns import job_id_of, new_job_id
 from quotactl.emulator.account.models import JobQueue, QuotaShare, SchedulingPolicy
@@ -72,7 +72,7 @@ def _share_fields(ctx: Context, params: Params, queue: JobQueue) -> tuple[str | 
                 f"quotaShareName is required: job queue {queue.name!r} uses quota shares"
             )
         share = ctx.tx.get(QuotaShare, share_name, parent=queue.name)
-        if share is None or share.status in (LifecycleStatus.CREATING, LifecycleStatus.DELETING):
+        if share is None or share.status in UNAVAILABLE:
             raise ClientException(
                 f"quota share {share_name!r} does not exist on job queue {queue.name!r}"
             )
@@ -129,10 +129,7 @@ def submit_service_job(ctx: Context, params: Params) -> dict[str, Any]:
                     "request"
                 )
             return {"jobArn": earlier.arn, "jobName": earlier.name, "jobId": earlier.job_id}
-    if queue.state == State.DISABLED or queue.status in (
-        LifecycleStatus.CREATING,
-        LifecycleStatus.DELETING,
-    ):
+    if queue.state == State.DISABLED or queue.status in UNAVAILABLE:
         state = queue.state if queue.state == State.DISABLED else queue.status
         raise ClientException(f"job queue {queue.name!r} is {state} and accepts no jobs")
     share, identifier = _share_fields(ctx, params, queue)
