@@ -74,7 +74,7 @@ def read_live(
     """Live queues (default: every quota-managed one), every listed job described when
     ``details`` (ListServiceJobs has no priority, attempts or preemptions)."""
     from quotactl.aws.live import describe_all, describe_none
-    from quotactl.core.jobs.live import UNFINISHED_STATUSES
+    from quotactl.core.states import UNFINISHED as UNFINISHED_STATUSES
 
     return account.live.read_queues(
         list(queues) if queues else None,
@@ -110,8 +110,8 @@ def list_jobs(
 
 def describe_job(account: Account, ref: str) -> JobDescription:
     """The job named by ``ref`` (name, ID or ARN), with its preemption history."""
-    from quotactl.core.jobs.live import ALL_STATUSES
     from quotactl.core.jobs.why import preemptions_of
+    from quotactl.core.states import LISTED as ALL_STATUSES
 
     detail = account.jobs.resolve(ref)
     # The queue's jobs name who preempted it; the read also gives the account's clock.
@@ -164,8 +164,8 @@ def set_priority(account: Account, ref: str, priority: int) -> PriorityChange:
 
 def why(account: Account, ref: str) -> Why:
     """Why a job waits (what is ahead of it, what it lacks) and what preempted it."""
-    from quotactl.core.jobs.live import ALL_STATUSES
     from quotactl.core.jobs.why import explain
+    from quotactl.core.states import LISTED as ALL_STATUSES
 
     detail = account.jobs.resolve(ref)
     (live,) = read_live(account, [detail.job.queue], ALL_STATUSES)

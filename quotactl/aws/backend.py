@@ -19,8 +19,6 @@ from quotactl.aws.lock import BatchLockStore
 from quotactl.core.apply.lock import LOCK_TAG
 from quotactl.core.resources.desired import EnvironmentSpec, PolicySpec, QueueSpec, ShareSpec
 from quotactl.core.resources.observed import (
-    ACTIVE_JOB_STATUSES,
-    GOING_STATUSES,
     Kind,
     LiveJob,
     ObservedResource,
@@ -28,6 +26,7 @@ from quotactl.core.resources.observed import (
     Ref,
     ResourceStatus,
 )
+from quotactl.core.states import GOING, UNFINISHED, LifecycleStatus
 from quotactl.errors import AlreadyExistsError, BackendError, ResourceGoneError
 
 if TYPE_CHECKING:
@@ -85,7 +84,7 @@ class AwsBackend:
         share_queues = [
             q
             for q in live_queues
-            if (q.stack == stack or q.spec.name in wanted) and q.status not in GOING_STATUSES
+            if (q.stack == stack or q.spec.name in wanted) and q.status not in GOING
         ]
         with self._lock:
             self._queue_arns.update({q.spec.name: q.arn for q in live_queues})
@@ -148,7 +147,7 @@ class AwsBackend:
         return dict(found.get("tags") or {})
 
     def live_jobs(self, queues: Collection[str]) -> tuple[LiveJob, ...]:
-        pairs = [(q, s) for q in sorted(queues) for s in ACTIVE_JOB_STATUSES]
+        pairs = [(q, s) for q in sorted(queues) for s in UNFINISHED]
 
         def read(pair: tuple[str, str]) -> list[LiveJob]:
             queue, status = pair
@@ -229,7 +228,7 @@ class AwsBackend:
             if exc.retryable:
                 raise
             current = self.describe(ref)
-            if current is None or current.status in GOING_STATUSES:
+            if current is None or current.status in GOING:
                 raise ResourceGoneError(f"{ref.address} is already gone") from exc
             raise
 
@@ -249,7 +248,10 @@ class AwsBackend:
             items = [p for p in self._policies() if p.spec.name == ref.name]
         else:
             return self._describe_share(ref)
-        return next((i for i in items if i.spec.name == ref.name and i.status != "DELETED"), None)
+        return next(
+            (i for i in items if i.spec.name == ref.name and i.status != LifecycleStatus.DELETED),
+            None,
+        )
 
     def _describe_share(self, ref: Ref) -> ObservedResource | None:
         assert ref.queue is not None
@@ -289,7 +291,7 @@ class AwsBackend:
         for queue in sorted({r.queue for r in by_kind.get(Kind.SHARE, []) if r.queue}):
             tasks.append(_share_task(self, queue))
         for ref in by_kind.get(Kind.POLICY, []):
-            found[ref] = ResourceStatus("VALID", True)  # policies have no lifecycle
+            found[ref] = ResourceStatus(LifecycleStatus.VALID, True)  # policies have no lifecycle
         for results in self.api.map(lambda task: task(), tasks):
             for ref, status in results:
                 if ref in found:
@@ -319,13 +321,13 @@ def _describe_task(
             (
                 Ref(kind, item[name_key]),
                 ResourceStatus(
-                    item.get("status") or "VALID",
+                    item.get("status") or LifecycleStatus.VALID,
                     convert.enabled(item.get("state")),
                     item.get("statusReason"),
                 ),
             )
             for item in items
-            if item.get("status") != "DELETED"
+            if item.get("status") != LifecycleStatus.DELETED
         ]
 
     return run
@@ -342,7 +344,9 @@ def _share_task(backend: AwsBackend, queue: str) -> Callable[[], list[tuple[Ref,
         return [
             (
                 Ref(Kind.SHARE, item["quotaShareName"], queue),
-                ResourceStatus(item.get("status") or "VALID", convert.enabled(item.get("state"))),
+                ResourceStatus(
+                    item.get("status") or LifecycleStatus.VALID, convert.enabled(item.get("state"))
+                ),
             )
             for item in items
         ]

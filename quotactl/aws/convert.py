@@ -6,7 +6,7 @@ service model by sending them through a real client with a Stubber.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Literal, cast
 
 from quotactl.aws import responses as live_responses
 from quotactl.core.resources.desired import (
@@ -19,10 +19,12 @@ from quotactl.core.resources.desired import (
     Strategy,
 )
 from quotactl.core.resources.observed import LiveJob, ObservedResource
+from quotactl.core.states import JobStatus, LifecycleStatus, State
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
 
+    from mypy_boto3_batch.literals import JobStateTimeLimitActionsStateType, JQStateType
     from mypy_boto3_batch.type_defs import (
         CapacityLimitTypeDef,
         CreateJobQueueRequestTypeDef,
@@ -47,12 +49,13 @@ if TYPE_CHECKING:
 SAGEMAKER_TRAINING: Literal["SAGEMAKER_TRAINING"] = "SAGEMAKER_TRAINING"
 
 
-def state(enabled: bool) -> Literal["ENABLED", "DISABLED"]:
-    return "ENABLED" if enabled else "DISABLED"
+def state(enabled: bool) -> JQStateType:
+    """The ``state`` of an environment, queue or share (the stubs' literal types agree)."""
+    return cast("JQStateType", State.ENABLED if enabled else State.DISABLED)
 
 
 def enabled(api_state: str | None) -> bool:
-    return api_state != "DISABLED"
+    return api_state != State.DISABLED
 
 
 def capacity_limits(capacity: Mapping[str, int]) -> list[QuotaShareCapacityLimitTypeDef]:
@@ -103,7 +106,9 @@ def observed_environment(item: ServiceEnvironmentDetailTypeDef) -> ObservedResou
         enabled=enabled(item.get("state")),
         tags=dict(item.get("tags") or {}),
     )
-    return ObservedResource(spec, item["serviceEnvironmentArn"], item.get("status") or "VALID")
+    return ObservedResource(
+        spec, item["serviceEnvironmentArn"], item.get("status") or LifecycleStatus.VALID
+    )
 
 
 # -- scheduling policies --------------------------------------------------------------------
@@ -127,17 +132,21 @@ def observed_policy(item: SchedulingPolicyDetailTypeDef) -> ObservedResource:
     else:
         policy_type = "none"
     spec = PolicySpec(name=item["name"], tags=dict(item.get("tags") or {}))
-    return ObservedResource(spec, item["arn"], "VALID", policy_type)
+    return ObservedResource(spec, item["arn"], LifecycleStatus.VALID, policy_type)
 
 
 # -- job queues -----------------------------------------------------------------------------
+
+
+_RUNNABLE = cast("JobStateTimeLimitActionsStateType", JobStatus.RUNNABLE)
+"""The one job status a jobStateTimeLimitAction applies to."""
 
 
 def _time_limits(timeout: RunnableTimeout | None) -> list[JobStateTimeLimitActionTypeDef]:
     if timeout is None:
         return []
     return [
-        {"reason": r, "state": "RUNNABLE", "maxTimeSeconds": timeout.seconds, "action": "TERMINATE"}
+        {"reason": r, "state": _RUNNABLE, "maxTimeSeconds": timeout.seconds, "action": "TERMINATE"}
         for r in sorted(timeout.reasons)
     ]
 
@@ -183,7 +192,7 @@ def observed_queue(item: JobQueueDetailTypeDef) -> ObservedResource:
     actions = [
         a
         for a in item.get("jobStateTimeLimitActions") or []
-        if a.get("state") == "RUNNABLE" and a.get("action") == "TERMINATE"
+        if a.get("state") == JobStatus.RUNNABLE and a.get("action") == "TERMINATE"
     ]
     timeout = None
     if actions:
@@ -199,7 +208,7 @@ def observed_queue(item: JobQueueDetailTypeDef) -> ObservedResource:
         runnable_timeout=timeout,
         tags=dict(item.get("tags") or {}),
     )
-    return ObservedResource(spec, item["jobQueueArn"], item.get("status") or "VALID")
+    return ObservedResource(spec, item["jobQueueArn"], item.get("status") or LifecycleStatus.VALID)
 
 
 # -- quota shares ---------------------------------------------------------------------------
@@ -261,11 +270,13 @@ def observed_share(
         capacity=capacity(item.get("capacityLimits")),
         strategy=strategy,
         borrow_limit=UNLIMITED if borrow is None else int(borrow),
-        in_share_preemption=preemption == "ENABLED",
+        in_share_preemption=preemption == State.ENABLED,
         enabled=enabled(item.get("state")),
         tags=dict(tags),
     )
-    return ObservedResource(spec, item["quotaShareArn"], item.get("status") or "VALID")
+    return ObservedResource(
+        spec, item["quotaShareArn"], item.get("status") or LifecycleStatus.VALID
+    )
 
 
 def share_arn(queue_arn: str, name: str) -> str:

@@ -22,8 +22,8 @@ from quotactl.aws import responses as live_responses
 from quotactl.aws.calls import DESCRIBE_BATCH, READ_CONCURRENCY, BatchCalls
 from quotactl.aws.fanout import Fanout
 from quotactl.aws.live_reads import QueueReads
-from quotactl.core.jobs.live import UNFINISHED_STATUSES, LiveQueue
-from quotactl.core.resources.observed import GOING_STATUSES
+from quotactl.core.jobs.live import LiveQueue
+from quotactl.core.states import GOING, UNFINISHED
 from quotactl.errors import NotFoundError
 
 if TYPE_CHECKING:
@@ -32,8 +32,9 @@ if TYPE_CHECKING:
 
     from mypy_boto3_batch import BatchClient
 
-    from quotactl.core.engine import JobStatus
+    from quotactl.core.jobs.live import LiveQueue
     from quotactl.core.resources.observed import LiveJob
+    from quotactl.core.states import JobStatus
 
 
 def describe_none(job: LiveJob) -> bool:
@@ -93,7 +94,7 @@ class LiveReader:
         self,
         queue: str,
         *,
-        statuses: Sequence[JobStatus] = UNFINISHED_STATUSES,
+        statuses: Sequence[JobStatus] = UNFINISHED,
         describe: Callable[[LiveJob], bool] = describe_started,
     ) -> LiveQueue:
         """One queue (name or ARN); ``describe`` picks the jobs to read details of."""
@@ -103,7 +104,7 @@ class LiveReader:
         self,
         queues: Sequence[str] | None = None,
         *,
-        statuses: Sequence[JobStatus] = UNFINISHED_STATUSES,
+        statuses: Sequence[JobStatus] = UNFINISHED,
         describe: Callable[[LiveJob], bool] = describe_started,
     ) -> list[LiveQueue]:
         """The named queues (default: every quota-managed queue), in the order given."""
@@ -140,7 +141,7 @@ class LiveReader:
         for i in range(0, len(wanted), DESCRIBE_BATCH):
             out = self.api.call("DescribeJobQueues", jobQueues=wanted[i : i + DESCRIBE_BATCH])
             for q in out.get("jobQueues", []):
-                if q.get("status") not in GOING_STATUSES:
+                if q.get("status") not in GOING:
                     found[q["jobQueueName"]] = found[q["jobQueueArn"]] = q
         missing = [n for n in wanted if n not in found]
         if missing:
@@ -169,7 +170,7 @@ def _quota_managed(queue: Mapping[str, Any]) -> bool:
     return (
         queue.get("jobQueueType") == "SAGEMAKER_TRAINING"
         and bool(queue.get("schedulingPolicyArn"))
-        and queue.get("status") not in GOING_STATUSES
+        and queue.get("status") not in GOING
     )
 
 

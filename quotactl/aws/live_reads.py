@@ -17,8 +17,8 @@ if TYPE_CHECKING:
 
     from quotactl.aws.calls import BatchCalls
     from quotactl.aws.fanout import Fanout
-    from quotactl.core.engine import JobStatus
     from quotactl.core.resources.observed import LiveJob
+    from quotactl.core.states import JobStatus
 
 PAGE = 100
 """ListServiceJobs' largest page."""

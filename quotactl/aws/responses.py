@@ -9,11 +9,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from quotactl.core.engine.model import JobStatus, QueueModel, ShareModel
-from quotactl.core.jobs.live import ALL_STATUSES, LiveQueue
+from quotactl.core.engine.model import QueueModel, ShareModel
+from quotactl.core.jobs.live import LiveQueue
 from quotactl.core.jobs.records import JobDetail, training_job_name
 from quotactl.core.resources.desired import TEAM_TAG, UNLIMITED, Strategy
 from quotactl.core.resources.observed import LiveJob, PastPreemption
+from quotactl.core.states import LISTED, JobStatus, LifecycleStatus, State
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping
@@ -27,7 +28,7 @@ def seconds(value: Any) -> float | None:
 def job_status(value: str | None) -> JobStatus:
     """AWS's status -> the engine's. PENDING (in the API enum, never documented for service
     jobs) counts as SUBMITTED: waiting, holding nothing."""
-    if not value or value == "PENDING":
+    if not value or value == JobStatus.PENDING:
         return JobStatus.SUBMITTED
     return JobStatus(value)
 
@@ -103,9 +104,9 @@ def share_model(item: Mapping[str, Any], tags: Mapping[str, str] | None = None) 
         strategy=strategy,
         borrow_limit=UNLIMITED if borrow is None else int(borrow),
         in_share_preemption=(item.get("preemptionConfiguration") or {}).get("inSharePreemption")
-        == "ENABLED",
+        == State.ENABLED,
         team=found.get(TEAM_TAG),
-        enabled=item.get("state") != "DISABLED",
+        enabled=item.get("state") != State.DISABLED,
     )
 
 
@@ -142,7 +143,7 @@ def _int(value: Any) -> int | None:
     return None if value is None else int(value)
 
 
-_RANK = {status: rank for rank, status in enumerate(ALL_STATUSES)}
+_RANK = {status: rank for rank, status in enumerate(LISTED)}
 
 
 def live_queue(
@@ -193,10 +194,10 @@ def live_queue(
         arn=queue.get("jobQueueArn") or "",
         model=model,
         jobs=tuple(sorted(by_id.values(), key=lambda j: (j.created_at or 0.0, j.job_id))),
-        enabled=queue.get("state") != "DISABLED",
-        status=queue.get("status") or "VALID",
+        enabled=queue.get("state") != State.DISABLED,
+        status=queue.get("status") or LifecycleStatus.VALID,
         environment=name_from_arn(env_order[0]["serviceEnvironment"]) if env_order else "",
-        environment_enabled=bool(environment) and env.get("state") != "DISABLED",
+        environment_enabled=bool(environment) and env.get("state") != State.DISABLED,
         share_arns={s["quotaShareName"]: s.get("quotaShareArn") or "" for s in items},
         heads=snapshot_heads(snapshot),
         read_at=snapshot_time(snapshot) or read_at,

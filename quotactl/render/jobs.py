@@ -6,8 +6,8 @@ from typing import TYPE_CHECKING
 
 from rich.table import Table
 
-from quotactl.core.engine.model import JobStatus
 from quotactl.core.simulate import human_duration
+from quotactl.core.states import JobStatus
 from quotactl.render.jobs_json import iso
 from quotactl.render.symbols import DASH
 

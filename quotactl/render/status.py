@@ -17,7 +17,7 @@ from rich.measure import Measurement
 from rich.table import Table
 from rich.text import Text
 
-from quotactl.core.engine.model import HOLDING, JobStatus
+from quotactl.core.states import HOLDING, QUEUED
 from quotactl.render.status_json import iso_time
 from quotactl.render.status_parts import (
     DASH,
@@ -36,8 +36,6 @@ if TYPE_CHECKING:
     from quotactl.core.status.report import CapacityRow, QueueStatus, ShareStatus, StatusReport
 
 FOLDED_NAME = 12  # a share name may fold to this width in the narrowest table
-QUEUED = (JobStatus.SUBMITTED.value, JobStatus.RUNNABLE.value)
-ACTIVE = tuple(s.value for s in HOLDING)
 
 
 @dataclass(frozen=True)
@@ -68,14 +66,14 @@ COLUMNS = (
     Column("HEADROOM", 0, row=lambda r: DASH if r.headroom is None else str(r.headroom)),
     Column("USAGE", 2, row=lambda r: usage_bar(r), right=False),
     Column("QUEUED", 3, share=lambda s: _jobs([s], QUEUED)),
-    Column("ACTIVE", 3, share=lambda s: _jobs([s], ACTIVE)),
+    Column("ACTIVE", 3, share=lambda s: _jobs([s], HOLDING)),
     Column("PRE 24H", 4, share=lambda s: str(s.preempted_24h)),
     Column("HEAD", 10, share=lambda s: _head(s), right=False),
 )
 TOTALS: dict[str, Callable[[QueueStatus], str]] = {
     "SHARE": lambda q: "total",
     "QUEUED": lambda q: _jobs(q.shares, QUEUED),
-    "ACTIVE": lambda q: _jobs(q.shares, ACTIVE),
+    "ACTIVE": lambda q: _jobs(q.shares, HOLDING),
     "PRE 24H": lambda q: str(sum(s.preempted_24h for s in q.shares)),
 }
 

@@ -6,8 +6,8 @@
                              "state",
                              "capacity": [{"instance_type", "limit", "in_use", "own",
                                            "borrowed", "idle", "lent", "headroom"}],
-                             "jobs": {"SUBMITTED": n, "RUNNABLE": n, "SCHEDULED": n,
-                                      "STARTING": n, "RUNNING": n},
+                             "jobs": {status: n, for SUBMITTED, RUNNABLE, SCHEDULED,
+                                      STARTING and RUNNING},
                              "preempted_24h", "head": {"job_id", "name", "wait_code"} | null}],
                  "borrowing": [{"instance_type", "borrower", "lender", "instances"}]}],
      "teams": [{"name", "capacity": [{"instance_type", "limit", "in_use", "borrowed",
@@ -24,6 +24,8 @@ from __future__ import annotations
 import json
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
+
+from quotactl.core.states import State
 
 if TYPE_CHECKING:
     from fractions import Fraction
@@ -85,7 +87,7 @@ def _share(share: ShareStatus) -> dict[str, Any]:
         "sharing": share.sharing.value,
         "borrow_limit": share.borrow_limit,
         "in_share_preemption": share.in_share_preemption,
-        "state": "ENABLED" if share.enabled else "DISABLED",
+        "state": State.ENABLED if share.enabled else State.DISABLED,
         "capacity": [
             {
                 "instance_type": r.instance_type,

@@ -17,7 +17,8 @@ import pytest
 
 from quotactl.aws.backend import AwsBackend
 from quotactl.aws.session import Target, client
-from quotactl.core.resources.observed import GOING_STATUSES, Kind, Ref
+from quotactl.core.resources.observed import Kind, Ref
+from quotactl.core.states import GOING
 from quotactl.errors import AlreadyExistsError, BackendError
 from tests.core.plan_support import MemoryBackend, arn_of, env, policy, queue, share
 
@@ -111,7 +112,7 @@ def final_state(backend: Backend) -> dict[str, tuple[str, bool, object]]:
     return {
         r.address: (r.status, getattr(r.spec, "enabled", True), getattr(r.spec, "capacity", None))
         for r in observed.resources
-        if r.status not in GOING_STATUSES
+        if r.status not in GOING
     }
 
 

@@ -19,8 +19,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from quotactl.core.apply.hooks import ApplyResult, NullHooks, Outcome, Status
-from quotactl.core.apply.steps import Call, Step, Wait, build_steps, program
+from quotactl.core.apply.steps import Call, Step, WaitFor, build_steps, program
 from quotactl.core.apply.system import SYSTEM_CLOCK, thread_pool
+from quotactl.core.states import LifecycleStatus
 from quotactl.errors import ApplyTimeoutError, BackendError, QuotactlError
 
 if TYPE_CHECKING:
@@ -75,7 +76,7 @@ class _Runner:
         self.state: dict[str, Status | None] = dict.fromkeys(self.steps)
         self.programs: dict[str, Program] = {}
         self.calls: dict[futures.Future[object], tuple[str, Call]] = {}
-        self.waits: dict[str, tuple[Wait, float, str | None]] = {}
+        self.waits: dict[str, tuple[WaitFor, float, str | None]] = {}
         self.started: dict[str, float] = {}
         self.outcomes: dict[str, Outcome] = {}
         self.groups: dict[str, list[str]] = {}
@@ -239,12 +240,14 @@ class _Runner:
             self.hooks.after_change(outcome)
 
 
-def _judge(wait: Wait, status: ResourceStatus | None) -> bool | BackendError:
+def _judge(wait: WaitFor, status: ResourceStatus | None) -> bool | BackendError:
     if wait.until == "gone":
-        return status is None or status.status == "DELETED"
-    if status is None or status.status == "DELETED":
+        return status is None or status.status == LifecycleStatus.DELETED
+    if status is None or status.status == LifecycleStatus.DELETED:
         return BackendError(f"{wait.ref.address} disappeared while {wait.label}")
-    if status.status == "INVALID":
+    if status.status == LifecycleStatus.INVALID:
         reason = f": {status.reason}" if status.reason else ""
         return BackendError(f"{wait.ref.address} became INVALID{reason}")
-    return status.status == "VALID" and (wait.enabled is None or wait.enabled == status.enabled)
+    return status.status == LifecycleStatus.VALID and (
+        wait.enabled is None or wait.enabled == status.enabled
+    )

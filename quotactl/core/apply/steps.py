@@ -3,7 +3,7 @@
 A change becomes one step (create, update, delete) or two (a replace: delete, then create).
 Dependencies follow AWS: policies and environments before the queue that uses them, a queue
 before its shares; deletes the other way round (shares, then queues, then what they used).
-Each step is a generator of instructions (``Call`` an API, ``Wait`` for a status) so that the
+Each step is a generator of instructions (``Call`` an API, ``WaitFor`` a status) so that the
 executor can run calls on a thread pool and batch every wait into one status poll.
 """
 
@@ -17,13 +17,9 @@ from quotactl.core.plan.diff import field_changes
 from quotactl.core.plan.model import Action, Change, Plan
 from quotactl.core.resources.attributes import IMMUTABLE, attributes, top_field
 from quotactl.core.resources.desired import STACK_TAG, PolicySpec, QueueSpec, ShareSpec
-from quotactl.core.resources.observed import GOING_STATUSES, SETTLING_STATUSES, Kind, Ref, Spec
-from quotactl.errors import (
-    AlreadyExistsError,
-    BackendError,
-    NotFoundError,
-    TakeoverRefusedError,
-)
+from quotactl.core.resources.observed import Kind, Ref, Spec
+from quotactl.core.states import GOING, SETTLING
+from quotactl.errors import AlreadyExistsError, BackendError, NotFoundError, TakeoverRefusedError
 
 if TYPE_CHECKING:
     from quotactl.core.backend import Backend
@@ -41,7 +37,7 @@ class Call:
 
 
 @dataclass(frozen=True)
-class Wait:
+class WaitFor:
     """Suspend the step until ``ref`` is VALID (with ``enabled`` if given) or gone."""
 
     ref: Ref
@@ -56,7 +52,7 @@ class Wait:
         return f"waiting for VALID{state}"
 
 
-Instruction = Call | Wait
+Instruction = Call | WaitFor
 Program = Generator[Instruction, object, None]
 
 
@@ -155,7 +151,7 @@ def _releases(step: Step, name: str, kind: Kind = Kind.ENVIRONMENT) -> bool:
 def program(step: Step, backend: Backend, stack: str) -> Program:
     """What one step does, as instructions for the executor."""
     if step.op == "settle":
-        yield Wait(step.ref, "valid")
+        yield WaitFor(step.ref, "valid")
         return
     change = step.change
     assert change is not None
@@ -185,8 +181,8 @@ def _create(spec: Spec, backend: Backend, stack: str) -> Program:
         # An interrupted earlier apply (or a retried call that did succeed): adopt what is ours.
         found = yield Call(lambda: backend.describe(ref), "already exists: checking owner")
         existing: ObservedResource | None = found  # type: ignore[assignment]
-        if existing is not None and existing.status in GOING_STATUSES:
-            yield Wait(ref, "gone")
+        if existing is not None and existing.status in GOING:
+            yield WaitFor(ref, "gone")
             existing = None
         if existing is None:
             yield Call(lambda: backend.create(spec), "creating")
@@ -194,7 +190,7 @@ def _create(spec: Spec, backend: Backend, stack: str) -> Program:
             yield from _adopt(existing, spec, backend, stack)
             return
     if _waits(ref.kind):
-        yield Wait(ref, "valid", _enabled(spec))
+        yield WaitFor(ref, "valid", _enabled(spec))
 
 
 def _adopt(existing: ObservedResource, spec: Spec, backend: Backend, stack: str) -> Program:
@@ -212,13 +208,13 @@ def _adopt(existing: ObservedResource, spec: Spec, backend: Backend, stack: str)
             f"{spec.address} already exists with a different {', '.join(sorted(fixed))}",
             hint="delete it (or remove it from config and apply with --allow-delete) first",
         )
-    if existing.status in SETTLING_STATUSES and _waits(existing.kind):
-        yield Wait(existing.ref, "valid")
+    if existing.status in SETTLING and _waits(existing.kind):
+        yield WaitFor(existing.ref, "valid")
     if fields:
         changed = frozenset(top_field(f.path) for f in fields)
         yield from _update(existing.spec, spec, existing.arn, changed, backend)
     elif _waits(existing.kind):
-        yield Wait(existing.ref, "valid")
+        yield WaitFor(existing.ref, "valid")
 
 
 def _update(
@@ -226,13 +222,13 @@ def _update(
 ) -> Program:
     yield Call(lambda: backend.update(before, after, arn, fields), "updating")
     if fields - {"tags"} and _waits(Ref.of(after).kind):
-        yield Wait(Ref.of(after), "valid", _enabled(after))
+        yield WaitFor(Ref.of(after), "valid", _enabled(after))
 
 
 def _delete(ref: Ref, before: Spec, arn: str, backend: Backend) -> Program:
     if _waits(ref.kind) and _enabled(before):
         yield Call(lambda: backend.set_enabled(ref, arn, False), "disabling")
-        yield Wait(ref, "valid", False)
+        yield WaitFor(ref, "valid", False)
     try:
         yield Call(lambda: backend.delete(ref, arn), "deleting")
     except BackendError as exc:
@@ -240,7 +236,7 @@ def _delete(ref: Ref, before: Spec, arn: str, backend: Backend) -> Program:
             raise
         return  # already gone (an earlier, interrupted apply got this far)
     if _waits(ref.kind):
-        yield Wait(ref, "gone")
+        yield WaitFor(ref, "gone")
 
 
 def _enabled(spec: Spec) -> bool | None:

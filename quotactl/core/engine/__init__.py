@@ -29,13 +29,8 @@ point), ``live`` (a live queue's settings and jobs, in the engine's values).
 from quotactl.core.engine.api import schedule
 from quotactl.core.engine.model import (
     EMULATOR_TIMING,
-    FINAL,
-    HOLDING,
-    JOB_STATUSES,
     SIMULATOR_TIMING,
-    UNFINISHED,
     Job,
-    JobStatus,
     PreemptedAttempt,
     QueueModel,
     ShareModel,
@@ -43,14 +38,11 @@ from quotactl.core.engine.model import (
     Transition,
 )
 from quotactl.core.engine.scheduler import QueueEngine
+from quotactl.core.states import JobStatus
 
 __all__ = [
     "EMULATOR_TIMING",
-    "FINAL",
-    "HOLDING",
-    "JOB_STATUSES",
     "SIMULATOR_TIMING",
-    "UNFINISHED",
     "Job",
     "JobStatus",
     "PreemptedAttempt",

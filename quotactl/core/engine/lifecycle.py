@@ -15,14 +15,17 @@ from heapq import heappop, heappush
 
 from quotactl.core.engine import reasons
 from quotactl.core.engine.capacity import NO_CAP
-from quotactl.core.engine.model import Job, JobStatus, PreemptedAttempt
+from quotactl.core.engine.model import Job, PreemptedAttempt
 from quotactl.core.engine.state import EngineState
+from quotactl.core.states import JobStatus
+from quotactl.core.transitions import transition
 
 _RUNNABLE = JobStatus.RUNNABLE
 _SCHEDULED = JobStatus.SCHEDULED
 _STARTING = JobStatus.STARTING
 _RUNNING = JobStatus.RUNNING
 _SUCCEEDED = JobStatus.SUCCEEDED
+_FAILED = JobStatus.FAILED
 
 _TO_STARTING, _TO_RUNNING, _DONE = 0, 1, 2
 _PHASE = {_SCHEDULED: _TO_STARTING, _STARTING: _TO_RUNNING, _RUNNING: _DONE}
@@ -56,20 +59,18 @@ class Lifecycle(EngineState):
             for pk, pt, pn in job._parts:
                 cap.change(pk, pt, pn, now)
         job.started_at = now
-        job.status_since = now
-        job.status_reason = None
         attempt = job._attempt = job._attempt + 1
         if job.first_started_at is None:
             job.first_started_at = now
         if self._instant:
-            job.status = _RUNNING
+            transition(job, _RUNNING, None, now)
             if job.run_seconds is not None:
                 heappush(
                     self._timers, (now + job.run_seconds, self._timer_seq, job, attempt, _DONE)
                 )
                 self._timer_seq += 1
         else:
-            job.status = _SCHEDULED
+            transition(job, _SCHEDULED, None, now)
             self._timer(now + self.timing.scheduled_seconds, job, _TO_STARTING)
         self._started(job, borrowed)
 
@@ -150,14 +151,12 @@ class Lifecycle(EngineState):
         job.preemptions += 1
         attempt = PreemptedAttempt(started, now, reason, by.job_id)
         retries = job.preemption_retries
-        job.status_since = now
         if retries is not None and job.preemptions > retries:
-            job.status = JobStatus.FAILED
-            job.status_reason = reasons.preemption_retries_exhausted(retries, reason)
+            failed = reasons.preemption_retries_exhausted(retries, reason)
+            transition(job, _FAILED, failed, now)
             self._forget(job)
         else:
-            job.status = _RUNNABLE
-            job.status_reason = reason
+            transition(job, _RUNNABLE, reason, now)
             self._enqueue(job)
         self._preempted(job, attempt)
 
@@ -228,30 +227,26 @@ class Lifecycle(EngineState):
             self.now = at
             if phase == _DONE:
                 self._release(job)
-                job.status_since = at
                 if job.end_reason is None:
-                    job.status = _SUCCEEDED
+                    transition(job, _SUCCEEDED, job.status_reason, at)
                     if self._by_id is not None:
                         self._forget(job)
                     self._finished(job)
                     continue
-                job.status_reason = job.end_reason
                 if job.retries > 0:
                     job.retries -= 1
-                    job.status = _RUNNABLE
+                    transition(job, _RUNNABLE, job.end_reason, at)
                     self._enqueue(job)
                 else:
-                    job.status = JobStatus.FAILED
+                    transition(job, _FAILED, job.end_reason, at)
                     self._forget(job)
                 self._emit(job, job.status, job.end_reason)
             elif phase == _TO_STARTING:
-                job.status = _STARTING
-                job.status_since = at
+                transition(job, _STARTING, job.status_reason, at)
                 self._timer(at + self.timing.starting_seconds, job, _TO_RUNNING)
                 self._emit(job, _STARTING, None)
             else:
-                job.status = _RUNNING
-                job.status_since = at
+                transition(job, _RUNNING, job.status_reason, at)
                 if job.run_seconds is not None:
                     self._timer(at + job.run_seconds, job, _DONE)
                 self._emit(job, _RUNNING, None)

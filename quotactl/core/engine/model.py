@@ -8,58 +8,15 @@ of docs/scheduling.md. ``Job`` is the engine's mutable record of one service job
 from __future__ import annotations
 
 from dataclasses import dataclass, field, fields, replace
-from enum import StrEnum
 from typing import TYPE_CHECKING
 
 from quotactl.core.resources.desired import UNLIMITED, Strategy
+from quotactl.core.states import JobStatus
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
     from quotactl.core.resources.desired import DesiredState
-
-
-class JobStatus(StrEnum):
-    """AWS Batch service-job statuses: the one spelling of them in quotactl.
-
-    PENDING is in AWS's enum (ListServiceJobs accepts it) but service jobs never enter it.
-    """
-
-    SUBMITTED = "SUBMITTED"
-    PENDING = "PENDING"
-    RUNNABLE = "RUNNABLE"
-    SCHEDULED = "SCHEDULED"
-    STARTING = "STARTING"
-    RUNNING = "RUNNING"
-    SUCCEEDED = "SUCCEEDED"
-    FAILED = "FAILED"
-
-    @property
-    def holds_capacity(self) -> bool:
-        """SCHEDULED, STARTING and RUNNING jobs count towards their share's usage."""
-        return self in _HOLDING
-
-    @property
-    def is_final(self) -> bool:
-        return self is JobStatus.SUCCEEDED or self is JobStatus.FAILED
-
-
-_HOLDING = frozenset({JobStatus.SCHEDULED, JobStatus.STARTING, JobStatus.RUNNING})
-
-JOB_STATUSES = tuple(JobStatus)
-"""Every status, in lifecycle order (the values ListServiceJobs' ``jobStatus`` takes)."""
-UNFINISHED = (
-    JobStatus.SUBMITTED,
-    JobStatus.RUNNABLE,
-    JobStatus.SCHEDULED,
-    JobStatus.STARTING,
-    JobStatus.RUNNING,
-)
-"""The statuses a service job passes through before SUCCEEDED or FAILED."""
-HOLDING = tuple(s for s in JobStatus if s.holds_capacity)
-"""SCHEDULED, STARTING, RUNNING: the statuses in which a job holds instances."""
-FINAL = (JobStatus.SUCCEEDED, JobStatus.FAILED)
-"""A job in one of these has finished for good."""
 
 
 @dataclass(frozen=True)

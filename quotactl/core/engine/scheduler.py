@@ -10,8 +10,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from quotactl.core.engine.model import SIMULATOR_TIMING, Job, JobStatus, QueueModel, Timing
+from quotactl.core.engine.model import SIMULATOR_TIMING, Job, QueueModel, Timing
 from quotactl.core.engine.passes import Passes
+from quotactl.core.states import JobStatus
+from quotactl.core.transitions import transition
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -42,8 +44,7 @@ class QueueEngine(Passes):
         """Queue a SUBMITTED or RUNNABLE job; submission order is the order of these calls."""
         self._index(job)
         if job.status is _SUBMITTED:
-            job.status = _RUNNABLE
-            job.status_since = self.now
+            transition(job, _RUNNABLE, job.status_reason, self.now)
             self._emit(job, _RUNNABLE, job.status_reason)
         self._admit(job)
 

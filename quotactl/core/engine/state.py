@@ -16,13 +16,13 @@ from heapq import heappop, heappush
 from quotactl.core.engine.capacity import NO_CAP, Capacity
 from quotactl.core.engine.model import (
     Job,
-    JobStatus,
     PreemptedAttempt,
     QueueModel,
     Timing,
     Transition,
 )
 from quotactl.core.engine.runnable import RunnableQueue
+from quotactl.core.states import JobStatus
 from quotactl.errors import NotFoundError, UnknownShareError
 
 _SCHEDULED = JobStatus.SCHEDULED

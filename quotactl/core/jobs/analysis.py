@@ -9,25 +9,29 @@ next pass will do, not what a second model of the scheduler thinks.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import StrEnum
 from typing import TYPE_CHECKING
 
-from quotactl.core.engine import EMULATOR_TIMING, Job, JobStatus, QueueEngine
+from quotactl.core.engine import EMULATOR_TIMING, Job, QueueEngine
 from quotactl.core.engine import reasons as engine_reasons
 from quotactl.core.resources.desired import UNLIMITED, Strategy
+from quotactl.core.states import JobStatus
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
     from quotactl.core.engine import QueueModel, Transition
 
-WAIT_CODES = (
-    "misconfigured",
-    "share-at-limit",
-    "borrow-limit",
-    "no-idle-capacity",
-    "behind",
-    "starting",
-)
+
+class WaitCode(StrEnum):
+    """Why a job that is not running is not running, in one stable word (``job why``)."""
+
+    MISCONFIGURED = "misconfigured"
+    SHARE_AT_LIMIT = "share-at-limit"
+    BORROW_LIMIT = "borrow-limit"
+    NO_IDLE_CAPACITY = "no-idle-capacity"
+    BEHIND = "behind"
+    STARTING = "starting"
 
 
 @dataclass(frozen=True)
@@ -35,7 +39,7 @@ class Wait:
     """Why a job that is not running is not running: one stable code, a sentence, AWS's
     statusReason, and the jobs ahead of it in its share (for ``behind``)."""
 
-    code: str
+    code: WaitCode
     message: str
     status_reason: str | None = None
     ahead: tuple[str, ...] = ()
@@ -128,12 +132,12 @@ def _wait(engine: QueueEngine, queue: QueueModel, jobs: Sequence[Job], job: Job)
     reason = job.status_reason
     if job.status.holds_capacity:
         return Wait(
-            "starting",
+            WaitCode.STARTING,
             f"it is {job.status.value}: SageMaker is acquiring its instances and data",
             reason,
         )
     if reason and reason.startswith("MISCONFIGURATION"):
-        return Wait("misconfigured", _misconfigured_sentence(queue, job), reason)
+        return Wait(WaitCode.MISCONFIGURED, _misconfigured_sentence(queue, job), reason)
     order = {j.job_id: i for i, j in enumerate(sorted(jobs, key=lambda j: j.submitted_at))}
     mine = (-job.priority, order.get(job.job_id, len(order)))
     ahead = tuple(
@@ -147,7 +151,7 @@ def _wait(engine: QueueEngine, queue: QueueModel, jobs: Sequence[Job], job: Job)
     if ahead:
         n = len(ahead)
         return Wait(
-            "behind",
+            WaitCode.BEHIND,
             f"{n} job{'s' if n != 1 else ''} of share {job.share} go{'es' if n == 1 else ''} "
             "first (higher priority or submitted earlier), and a share starts its jobs in order",
             reason,
@@ -165,14 +169,14 @@ def _capacity_wait(engine: QueueEngine, queue: QueueModel, job: Job) -> Wait:
     need = f"{n} x {t}"
     if used + n <= limit:
         return Wait(
-            "no-idle-capacity",
+            WaitCode.NO_IDLE_CAPACITY,
             f"{need} fits share {share.name}'s own limit ({used} of {limit} in use), but no "
             f"{t} is free in the environment and none can be reclaimed from borrowers now",
             reason,
         )
     if share.strategy is not Strategy.LEND_AND_BORROW:
         return Wait(
-            "share-at-limit",
+            WaitCode.SHARE_AT_LIMIT,
             f"share {share.name} uses {used} of its {limit} x {t}, and as a "
             f"{share.strategy.value} share it may not borrow: it waits for its own jobs to end",
             reason,
@@ -181,14 +185,14 @@ def _capacity_wait(engine: QueueEngine, queue: QueueModel, job: Job) -> Wait:
         cap = limit * share.borrow_limit // 100
         if used + n > limit + cap:
             return Wait(
-                "borrow-limit",
+                WaitCode.BORROW_LIMIT,
                 f"starting {need} would have share {share.name} borrow {used + n - limit}, "
                 f"more than its borrow limit of {share.borrow_limit}% ({cap} x {t})",
                 reason,
             )
     more = min(n, used + n - limit)
     return Wait(
-        "no-idle-capacity",
+        WaitCode.NO_IDLE_CAPACITY,
         f"share {share.name} uses {used} x {t} (its limit is {limit}) and must borrow {more} "
         f"more, but no lending share has {more} x {t} idle to lend",
         reason,

@@ -15,24 +15,13 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING
 
-from quotactl.core.engine.model import (
-    FINAL,
-    UNFINISHED,
-    Job,
-    JobStatus,
-    QueueModel,
-    ShareModel,
-)
+from quotactl.core.engine.model import Job, QueueModel, ShareModel
+from quotactl.core.states import JobStatus, LifecycleStatus
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
     from quotactl.core.resources.observed import LiveJob
-
-UNFINISHED_STATUSES = UNFINISHED
-"""The statuses ``status`` lists (ListServiceJobs is called once for each, paginated)."""
-FINISHED_STATUSES = FINAL
-ALL_STATUSES = UNFINISHED_STATUSES + FINISHED_STATUSES
 
 
 @dataclass(frozen=True)
@@ -49,7 +38,7 @@ class LiveQueue:
     model: QueueModel
     jobs: tuple[LiveJob, ...] = ()
     enabled: bool = True
-    status: str = "VALID"
+    status: str = LifecycleStatus.VALID
     environment: str = ""
     environment_enabled: bool = True
     share_arns: Mapping[str, str] = field(default_factory=dict)

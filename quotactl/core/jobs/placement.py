@@ -15,8 +15,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from quotactl.core.engine import Job, JobStatus
-from quotactl.core.jobs.analysis import Victim, Wait, run_pass
+from quotactl.core.engine import Job
+from quotactl.core.jobs.analysis import Victim, Wait, WaitCode, run_pass
+from quotactl.core.states import JobStatus
 from quotactl.errors import NotFoundError, ShareDisabledError
 
 if TYPE_CHECKING:
@@ -94,7 +95,7 @@ def preview(
         return Placement("own", f"{need} would start at once on share {share}'s own capacity")
     wait = result.wait
     assert wait is not None
-    if wait.code == "misconfigured":
+    if wait.code == WaitCode.MISCONFIGURED:
         return Placement(
             "misconfigured",
             f"{need} can never run on share {share}: {wait.message}",

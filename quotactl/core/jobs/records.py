@@ -8,15 +8,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from quotactl.core.engine.model import JOB_STATUSES, JobStatus
+from quotactl.core.states import JobStatus
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
     from quotactl.core.resources.observed import LiveJob
-
-STATUSES: tuple[str, ...] = tuple(s.value for s in JOB_STATUSES)
-"""Every service-job status the API takes, in lifecycle order (``jobs --status``)."""
 
 
 @dataclass(frozen=True)

@@ -12,8 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from quotactl.core.engine.model import JobStatus
-from quotactl.core.jobs.analysis import Wait, kind_of, run_pass
+from quotactl.core.jobs.analysis import Wait, WaitCode, kind_of, run_pass
+from quotactl.core.states import JobStatus
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
@@ -63,27 +63,27 @@ def wait_of(queue: LiveQueue, job_id: str) -> Wait | None:
         return None
     if target.holds_instances:
         return Wait(
-            "starting",
+            WaitCode.STARTING,
             f"it is {target.status.value}: SageMaker is acquiring its instances and data",
             target.status_reason,
         )
     shares = {s.name for s in queue.shares}
     if target.share not in shares:
         return Wait(
-            "misconfigured",
+            WaitCode.MISCONFIGURED,
             f"its quota share {target.share!r} does not exist on queue {queue.name}",
             target.status_reason,
         )
     if target.instance_type is None:
         return Wait(
-            "misconfigured",
+            WaitCode.MISCONFIGURED,
             "its request names no instances, so no quota share can place it",
             target.status_reason,
         )
     result = run_pass(queue.model, queue.engine_jobs(), target.job_id, queue.read_at)
     if result.started:
         return Wait(
-            "starting",
+            WaitCode.STARTING,
             "it fits now: the scheduler starts it on its next pass",
             target.status_reason,
         )

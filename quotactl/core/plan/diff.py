@@ -21,13 +21,13 @@ from quotactl.core.plan.model import Action, Change, FieldChange, Plan
 from quotactl.core.resources.attributes import IMMUTABLE, Attributes, attributes, flatten, top_field
 from quotactl.core.resources.desired import DesiredState, EnvironmentSpec, QueueSpec, ShareSpec
 from quotactl.core.resources.observed import (
-    SETTLING_STATUSES,
     Kind,
     ObservedResource,
     ObservedState,
     Spec,
     kind_of,
 )
+from quotactl.core.states import SETTLING
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -74,7 +74,7 @@ def diff(desired: DesiredState, observed: ObservedState) -> Plan:
         sorted(
             address
             for address, r in live.items()
-            if r.status in SETTLING_STATUSES and (r.stack == stack or address in wanted)
+            if r.status in SETTLING and (r.stack == stack or address in wanted)
         )
     )
     return Plan(

@@ -19,10 +19,9 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
-from quotactl.core.engine.model import JobStatus
 from quotactl.core.plan.impact import assess
 from quotactl.core.plan.model import Effect
-from quotactl.core.resources.observed import HOLDING_JOB_STATUSES
+from quotactl.core.states import HOLDING, JobStatus
 from quotactl.errors import DisruptionNotAllowedError
 
 if TYPE_CHECKING:
@@ -52,7 +51,7 @@ def disrupted_jobs(plan: Plan) -> tuple[DisruptedJob, ...]:
             if impact.effect not in DISRUPTING:
                 continue
             for job in impact.jobs:
-                if job.status in HOLDING_JOB_STATUSES and job.job_id not in found:
+                if job.status in HOLDING and job.job_id not in found:
                     found[job.job_id] = DisruptedJob(change.address, impact.effect, job)
     rank: dict[str, int] = {JobStatus.RUNNING: 0, JobStatus.STARTING: 1, JobStatus.SCHEDULED: 2}
     return tuple(sorted(found.values(), key=lambda d: (rank.get(d.job.status, 3), d.address)))

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from quotactl.core.engine import JobStatus
 from quotactl.core.plan.model import Action, AffectedJob, Effect, Impact
 from quotactl.core.resources.desired import EnvironmentSpec, QueueSpec, ShareSpec
+from quotactl.core.states import JobStatus
 
 if TYPE_CHECKING:
     from collections.abc import Sequence

@@ -12,7 +12,6 @@ from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import TYPE_CHECKING
 
-from quotactl.core.engine.model import HOLDING, UNFINISHED
 from quotactl.core.resources.desired import (
     STACK_TAG,
     EnvironmentSpec,
@@ -21,22 +20,14 @@ from quotactl.core.resources.desired import (
     ShareSpec,
     address_of,
 )
+from quotactl.core.states import GOING, HOLDING, LifecycleStatus
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping
 
-    from quotactl.core.engine.model import JobStatus
+    from quotactl.core.states import JobStatus
 
 Spec = EnvironmentSpec | PolicySpec | QueueSpec | ShareSpec
-
-ACTIVE_JOB_STATUSES: tuple[str, ...] = tuple(s.value for s in UNFINISHED)
-"""Statuses of jobs that a delete would terminate (ListServiceJobs is called once for each)."""
-HOLDING_JOB_STATUSES = frozenset(s.value for s in HOLDING)
-"""Statuses in which a job holds instances (counts towards a share's usage)."""
-SETTLING_STATUSES = frozenset({"CREATING", "UPDATING"})
-"""Lifecycle statuses a resource passes through on its way to VALID."""
-GOING_STATUSES = frozenset({"DELETING", "DELETED"})
-"""A resource in one of these is on its way out: for planning it no longer exists."""
 
 
 class Kind(StrEnum):
@@ -93,7 +84,7 @@ class ObservedResource:
 
     spec: Spec
     arn: str
-    status: str = "VALID"
+    status: str = LifecycleStatus.VALID
     policy_type: str | None = None
     """Scheduling policies only: ``quota_share``, ``fairshare`` or ``none`` (immutable in AWS)."""
 
@@ -155,7 +146,7 @@ class LiveJob:
 
     @property
     def holds_instances(self) -> bool:
-        return self.status in HOLDING_JOB_STATUSES
+        return self.status in HOLDING
 
     @property
     def is_final(self) -> bool:
@@ -202,7 +193,7 @@ class ObservedState:
 
     def present(self) -> dict[str, ObservedResource]:
         """Resources by address, leaving out those already on their way out."""
-        return {r.address: r for r in self.resources if r.status not in GOING_STATUSES}
+        return {r.address: r for r in self.resources if r.status not in GOING}
 
     def with_jobs(self, jobs: Iterable[LiveJob]) -> ObservedState:
         return replace(self, jobs=tuple(jobs))

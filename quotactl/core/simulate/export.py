@@ -28,8 +28,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from quotactl.core.durations import DurationError, parse_duration
-from quotactl.core.engine import JobStatus
 from quotactl.core.simulate import spill
+from quotactl.core.states import QUEUED
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator, Mapping
@@ -96,7 +96,7 @@ def job_row(
 
 def needs_detail(job: LiveJob) -> bool:
     """Queued jobs: their requested run time is only in DescribeServiceJob."""
-    return job.status in (JobStatus.SUBMITTED, JobStatus.RUNNABLE) and job.share is not None
+    return job.status in QUEUED and job.share is not None
 
 
 def requested_seconds(detail: Mapping[str, Any] | None) -> float:

@@ -15,8 +15,9 @@ from array import array
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from quotactl.core.engine import SIMULATOR_TIMING, Job, JobStatus, QueueEngine, QueueModel
+from quotactl.core.engine import SIMULATOR_TIMING, Job, QueueEngine, QueueModel
 from quotactl.core.simulate.metrics import RawShare, RunTotals
+from quotactl.core.states import JobStatus
 from quotactl.errors import TraceError
 
 if TYPE_CHECKING:

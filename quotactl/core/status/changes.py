@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from quotactl.core.engine import JobStatus
+from quotactl.core.states import JobStatus
 
 if TYPE_CHECKING:
     from collections.abc import Iterable

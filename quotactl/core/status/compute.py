@@ -20,8 +20,8 @@ from fractions import Fraction
 from typing import TYPE_CHECKING
 
 from quotactl.core.engine import EMULATOR_TIMING, QueueEngine
-from quotactl.core.jobs.live import UNFINISHED_STATUSES
 from quotactl.core.resources.desired import UNLIMITED, Strategy
+from quotactl.core.states import UNFINISHED
 from quotactl.core.status.headroom import headroom
 from quotactl.core.status.report import (
     Borrowing,
@@ -216,7 +216,7 @@ def _borrow_limit(share: ShareModel) -> int | None:
 
 
 def _job_counts(jobs: Sequence[LiveJob]) -> dict[str, int]:
-    counts = {str(s): 0 for s in UNFINISHED_STATUSES}
+    counts = {str(s): 0 for s in UNFINISHED}
     for job in jobs:
         if job.status in counts:
             counts[job.status] += 1

@@ -13,7 +13,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from quotactl.core.engine import Job, JobStatus, schedule
+from quotactl.core.engine import Job, schedule
+from quotactl.core.states import JobStatus
 
 if TYPE_CHECKING:
     from quotactl.core.engine import QueueEngine

@@ -10,12 +10,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Self
 
+from quotactl.core.states import LifecycleStatus, State
 from quotactl.emulator.account.rules import stored_fairshare, stored_time_limits
 
-# Resource statuses (AWS Batch's); INVALID is never produced by the emulator.
-CREATING, UPDATING, DELETING, VALID = "CREATING", "UPDATING", "DELETING", "VALID"
-SETTLING = (CREATING, UPDATING, DELETING)
-ENABLED, DISABLED = "ENABLED", "DISABLED"
 NUM_INSTANCES = "NUM_INSTANCES"
 
 
@@ -55,8 +52,8 @@ class Record:
 class Settling(Record):
     """A resource with AWS's asynchronous status: CREATING/UPDATING/DELETING -> VALID or gone."""
 
-    state: str = ENABLED
-    status: str = CREATING
+    state: str = State.ENABLED
+    status: str = LifecycleStatus.CREATING
     status_since: float = 0.0
 
 
@@ -149,7 +146,7 @@ class QuotaShare(Settling):
     capacity_limits: list[dict[str, Any]] = field(default_factory=list)
     strategy: str = "RESERVE"
     borrow_limit: int | None = None
-    in_share_preemption: str = DISABLED
+    in_share_preemption: str = State.DISABLED
 
     @property
     def parent(self) -> str:

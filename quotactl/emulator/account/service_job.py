@@ -1,8 +1,9 @@
 """The stored service job: what DescribeServiceJob and ListServiceJobs report about it.
 
 A ``ServiceJob`` is kept as one JSON document per row (``transaction.py``); its status is
-one of the engine's ``JobStatus`` values, changed only through ``jobs.apply`` and
-``jobs.stop``. Times are emulated epoch seconds; epoch milliseconds on the wire.
+a ``JobStatus`` value, changed only through ``jobs.apply`` and ``jobs.stop``, which take
+every change through ``quotactl.core.transitions.transition``. Times are emulated epoch
+seconds; epoch milliseconds on the wire.
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from quotactl.core.engine import JobStatus
+from quotactl.core.states import JobStatus
 from quotactl.emulator.account.models import drop_none, ms
 
 

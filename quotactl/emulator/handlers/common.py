@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from quotactl.core.states import CHANGING, State
 from quotactl.emulator.account import rules as v
 from quotactl.emulator.account.arns import name_or_arn
-from quotactl.emulator.account.models import NUM_INSTANCES, SETTLING, Settling
+from quotactl.emulator.account.models import NUM_INSTANCES, Settling
 from quotactl.emulator.errors import ClientException
 from quotactl.servicemodel.instance_types import training_instance_types
 
@@ -39,7 +40,7 @@ def find(ctx: Context, cls: type[S], value: str, field: str) -> S:
 
 def require_settled(record: Settling, action: str) -> None:
     """AWS refuses changes while a resource is still CREATING/UPDATING/DELETING."""
-    if record.status in SETTLING:
+    if record.status in CHANGING:
         label = LABELS[record.KIND]
         raise ClientException(
             f"cannot {action} {label} {record.name!r} while its status is {record.status}; "
@@ -48,7 +49,7 @@ def require_settled(record: Settling, action: str) -> None:
 
 
 def require_disabled(record: Settling) -> None:
-    if record.state != "DISABLED":
+    if record.state != State.DISABLED:
         label = LABELS[record.KIND]
         raise ClientException(
             f"{label} {record.name!r} must be DISABLED before it can be deleted "

@@ -4,15 +4,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from quotactl.core.states import STATES, LifecycleStatus, State
+from quotactl.core.transitions import transition_resource
 from quotactl.emulator.account import rules as v
-from quotactl.emulator.account.models import (
-    CREATING,
-    DELETING,
-    NUM_INSTANCES,
-    UPDATING,
-    JobQueue,
-    ServiceEnvironment,
-)
+from quotactl.emulator.account.models import NUM_INSTANCES, JobQueue, ServiceEnvironment
 from quotactl.emulator.errors import ClientException
 from quotactl.emulator.handlers.common import (
     capacity_limits,
@@ -27,13 +22,12 @@ if TYPE_CHECKING:
 
 Params = dict[str, Any]
 MAX_ENVIRONMENTS = 50
-STATES = ("ENABLED", "DISABLED")
 
 
 def create_service_environment(ctx: Context, params: Params) -> dict[str, Any]:
     name = v.name(params, "serviceEnvironmentName")
     v.enum(params, "serviceEnvironmentType", ["SAGEMAKER_TRAINING"])
-    state = v.enum(params, "state", STATES, default="ENABLED")
+    state = v.enum(params, "state", STATES, default=State.ENABLED)
     owner = f"service environment {name!r}"
     limits = capacity_limits(params, "capacityLimits", instance_types_only=False, owner=owner)
     v.tags(params.get("tags"))
@@ -47,7 +41,7 @@ def create_service_environment(ctx: Context, params: Params) -> dict[str, Any]:
         name=name,
         arn=ctx.account.arn(ServiceEnvironment.KIND, name),
         state=state,
-        status=CREATING,
+        status=LifecycleStatus.CREATING,
         status_since=ctx.now,
         capacity_limits=limits,
     )
@@ -77,7 +71,7 @@ def update_service_environment(ctx: Context, params: Params) -> dict[str, Any]:
         )
         environment.capacity_limits = limits
     environment.state = state
-    environment.status, environment.status_since = UPDATING, ctx.now
+    transition_resource(environment, LifecycleStatus.UPDATING, ctx.now)
     ctx.tx.update(environment)
     ctx.settling(environment.arn)
     ctx.changed()
@@ -94,7 +88,7 @@ def delete_service_environment(ctx: Context, params: Params) -> dict[str, Any]:
         v.required_string(params, "serviceEnvironment"),
         "serviceEnvironment",
     )
-    if environment.status == DELETING:
+    if environment.status == LifecycleStatus.DELETING:
         return {}
     require_disabled(environment)
     require_settled(environment, "delete")
@@ -104,7 +98,7 @@ def delete_service_environment(ctx: Context, params: Params) -> dict[str, Any]:
             f"service environment {environment.name!r} is still used by job queue(s) "
             f"{', '.join(users)}; remove it from their serviceEnvironmentOrder first"
         )
-    environment.status, environment.status_since = DELETING, ctx.now
+    transition_resource(environment, LifecycleStatus.DELETING, ctx.now)
     ctx.tx.update(environment)
     ctx.settling(environment.arn)
     return {}

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any
 
-from quotactl.core.engine import JOB_STATUSES, JobStatus
+from quotactl.core.states import JOB_STATUSES, JobStatus
 from quotactl.emulator.account import rules as v
 from quotactl.emulator.account.models import JobQueue
 from quotactl.emulator.errors import ClientException

@@ -5,15 +5,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from quotactl.core.resources.desired import TIME_LIMIT_REASONS
+from quotactl.core.states import STATES, JobStatus, LifecycleStatus, State
+from quotactl.core.transitions import transition_resource
 from quotactl.emulator.account import rules as v
-from quotactl.emulator.account.models import (
-    CREATING,
-    DELETING,
-    UPDATING,
-    VALID,
-    JobQueue,
-    ServiceEnvironment,
-)
+from quotactl.emulator.account.models import JobQueue, ServiceEnvironment
 from quotactl.emulator.errors import ClientException
 from quotactl.emulator.handlers.common import find, require_disabled, require_settled, tag_new
 from quotactl.emulator.handlers.environments import uses_instance_types
@@ -24,7 +19,6 @@ if TYPE_CHECKING:
 
 Params = dict[str, Any]
 MAX_QUEUES = 50
-STATES = ("ENABLED", "DISABLED")
 
 
 def _environment(
@@ -46,7 +40,7 @@ def _environment(
         v.required_string(entry, "serviceEnvironment"),
         "serviceEnvironmentOrder[0].serviceEnvironment",
     )
-    if environment.status != VALID:
+    if environment.status != LifecycleStatus.VALID:
         raise ClientException(
             f"service environment {environment.name!r} is {environment.status}; it must be VALID"
         )
@@ -81,7 +75,7 @@ def _time_limits(params: Params) -> list[dict[str, Any]] | None:
         if not isinstance(action, dict):
             raise ClientException(f"{where} must be an object")
         reason = v.enum(action, "reason", TIME_LIMIT_REASONS, at=f"{where}.")
-        v.enum(action, "state", ["RUNNABLE"], at=f"{where}.")
+        v.enum(action, "state", [JobStatus.RUNNABLE], at=f"{where}.")
         if action.get("action") != "TERMINATE":
             raise ClientException(
                 f"{where}.action {action.get('action')!r} is invalid: SAGEMAKER_TRAINING job "
@@ -91,7 +85,7 @@ def _time_limits(params: Params) -> list[dict[str, Any]] | None:
         out.append(
             {
                 "reason": reason,
-                "state": "RUNNABLE",
+                "state": JobStatus.RUNNABLE,
                 "maxTimeSeconds": seconds,
                 "action": "TERMINATE",
             }
@@ -101,7 +95,7 @@ def _time_limits(params: Params) -> list[dict[str, Any]] | None:
 
 def create_job_queue(ctx: Context, params: Params) -> dict[str, Any]:
     name = v.name(params, "jobQueueName")
-    state = v.enum(params, "state", STATES, default="ENABLED")
+    state = v.enum(params, "state", STATES, default=State.ENABLED)
     priority = v.integer(params, "priority", 0, 1000)
     if priority is None:
         raise ClientException("priority is required (0 to 1000)")
@@ -144,7 +138,7 @@ def create_job_queue(ctx: Context, params: Params) -> dict[str, Any]:
         name=name,
         arn=ctx.account.arn(JobQueue.KIND, name),
         state=state,
-        status=CREATING,
+        status=LifecycleStatus.CREATING,
         status_since=ctx.now,
         priority=priority,
         scheduling_policy_arn=policy.arn if policy else None,
@@ -194,7 +188,8 @@ def update_job_queue(ctx: Context, params: Params) -> dict[str, Any]:
     limits = _time_limits(params)
     if limits is not None:
         queue.job_state_time_limit_actions = limits
-    queue.status, queue.status_since, queue.status_reason = UPDATING, ctx.now, None
+    transition_resource(queue, LifecycleStatus.UPDATING, ctx.now)
+    queue.status_reason = None
     ctx.tx.update(queue)
     ctx.settling(queue.arn)
     ctx.remodelled(queue.name)
@@ -203,11 +198,12 @@ def update_job_queue(ctx: Context, params: Params) -> dict[str, Any]:
 
 def delete_job_queue(ctx: Context, params: Params) -> dict[str, Any]:
     queue = find(ctx, JobQueue, v.required_string(params, "jobQueue"), "jobQueue")
-    if queue.status == DELETING:
+    if queue.status == LifecycleStatus.DELETING:
         return {}
     require_disabled(queue)
     require_settled(queue, "delete")
-    queue.status, queue.status_since, queue.status_reason = DELETING, ctx.now, None
+    transition_resource(queue, LifecycleStatus.DELETING, ctx.now)
+    queue.status_reason = None
     ctx.tx.update(queue)
     ctx.settling(queue.arn)
     return {}

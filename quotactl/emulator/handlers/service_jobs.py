@@ -5,17 +5,11 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
-from quotactl.core.engine import FINAL
+from quotactl.core.states import FINAL, UNAVAILABLE, State
+from quotactl.emulator.account import engine_fields
 from quotactl.emulator.account import rules as v
 from quotactl.emulator.account.arns import job_id_of, new_job_id
-from quotactl.emulator.account.models import (
-    CREATING,
-    DELETING,
-    DISABLED,
-    JobQueue,
-    QuotaShare,
-    SchedulingPolicy,
-)
+from quotactl.emulator.account.models import JobQueue, QuotaShare, SchedulingPolicy
 from quotactl.emulator.account.service_job import ServiceJob
 from quotactl.emulator.errors import ClientException
 from quotactl.emulator.handlers.common import find
@@ -79,11 +73,11 @@ def _share_fields(ctx: Context, params: Params, queue: JobQueue) -> tuple[str | 
                 f"quotaShareName is required: job queue {queue.name!r} uses quota shares"
             )
         share = ctx.tx.get(QuotaShare, share_name, parent=queue.name)
-        if share is None or share.status in (CREATING, DELETING):
+        if share is None or share.status in UNAVAILABLE:
             raise ClientException(
                 f"quota share {share_name!r} does not exist on job queue {queue.name!r}"
             )
-        if share.state == DISABLED:
+        if share.state == State.DISABLED:
             raise ClientException(f"quota share {share_name!r} is DISABLED and accepts no new jobs")
         return share_name, None
     if share_name is not None:
@@ -136,8 +130,8 @@ def submit_service_job(ctx: Context, params: Params) -> dict[str, Any]:
                     "request"
                 )
             return {"jobArn": earlier.arn, "jobName": earlier.name, "jobId": earlier.job_id}
-    if queue.state == DISABLED or queue.status in (CREATING, DELETING):
-        state = queue.state if queue.state == DISABLED else queue.status
+    if queue.state == State.DISABLED or queue.status in UNAVAILABLE:
+        state = queue.state if queue.state == State.DISABLED else queue.status
         raise ClientException(f"job queue {queue.name!r} is {state} and accepts no jobs")
     share, identifier = _share_fields(ctx, params, queue)
     retry = _retry_strategy(params)
@@ -151,10 +145,10 @@ def submit_service_job(ctx: Context, params: Params) -> dict[str, Any]:
         v.integer(timeout, "attemptDurationSeconds", 1, at="timeoutConfig.")
     tags = v.tags(params.get("tags"))
     try:
-        capacity = jobs.capacity_of(payload)
-    except jobs.PayloadError:
+        capacity = engine_fields.capacity_of(payload)
+    except engine_fields.PayloadError:
         capacity = {}  # passed on unvalidated, as AWS does; the job fails when SageMaker sees it
-    run_for, max_runtime = jobs.runtime_of(payload, tags)
+    run_for, max_runtime = engine_fields.runtime_of(payload, tags)
     job_id = new_job_id()
     job = ServiceJob(
         job_id=job_id,

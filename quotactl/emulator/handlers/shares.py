@@ -5,16 +5,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from quotactl.core.resources.desired import Strategy
+from quotactl.core.states import STATES, LifecycleStatus, State
+from quotactl.core.transitions import transition_resource
 from quotactl.emulator.account import rules as v
 from quotactl.emulator.account.arns import parse_arn
-from quotactl.emulator.account.models import (
-    CREATING,
-    DELETING,
-    UPDATING,
-    VALID,
-    JobQueue,
-    QuotaShare,
-)
+from quotactl.emulator.account.models import JobQueue, QuotaShare
 from quotactl.emulator.errors import ClientException
 from quotactl.emulator.handlers.common import (
     capacity_limits,
@@ -30,7 +25,6 @@ if TYPE_CHECKING:
 Params = dict[str, Any]
 MAX_SHARES_PER_QUEUE = 20
 STRATEGIES = tuple(s.value for s in Strategy)
-STATES = ("ENABLED", "DISABLED")
 
 
 def find_share(ctx: Context, arn: str) -> QuotaShare:
@@ -77,12 +71,12 @@ def create_quota_share(ctx: Context, params: Params) -> dict[str, Any]:
             f"job queue {queue.name!r} has no quota-share scheduling policy; quota shares need a "
             "queue whose scheduling policy has a quotaSharePolicy"
         )
-    if queue.status != VALID:
+    if queue.status != LifecycleStatus.VALID:
         raise ClientException(f"job queue {queue.name!r} is {queue.status}; it must be VALID")
     limits = capacity_limits(params, "capacityLimits", instance_types_only=True, owner=owner)
     strategy, borrow = _sharing(params, owner)
     preemption = _preemption(params)
-    state = v.enum(params, "state", STATES, default="ENABLED")
+    state = v.enum(params, "state", STATES, default=State.ENABLED)
     v.tags(params.get("tags"))
     if ctx.tx.get(QuotaShare, name, parent=queue.name) is not None:
         raise ClientException("Object already exists")
@@ -95,7 +89,7 @@ def create_quota_share(ctx: Context, params: Params) -> dict[str, Any]:
         name=name,
         arn=ctx.account.share_arn(queue.arn, name),
         state=state,
-        status=CREATING,
+        status=LifecycleStatus.CREATING,
         status_since=ctx.now,
         queue=queue.name,
         queue_arn=queue.arn,
@@ -125,7 +119,7 @@ def update_quota_share(ctx: Context, params: Params) -> dict[str, Any]:
     if params.get("preemptionConfiguration") is not None:
         share.in_share_preemption = _preemption(params)
     share.state = v.enum(params, "state", STATES, default=share.state)
-    share.status, share.status_since = UPDATING, ctx.now
+    transition_resource(share, LifecycleStatus.UPDATING, ctx.now)
     ctx.tx.update(share)
     ctx.settling(share.arn)
     ctx.remodelled(share.queue)
@@ -134,11 +128,11 @@ def update_quota_share(ctx: Context, params: Params) -> dict[str, Any]:
 
 def delete_quota_share(ctx: Context, params: Params) -> dict[str, Any]:
     share = find_share(ctx, v.required_string(params, "quotaShareArn"))
-    if share.status == DELETING:
+    if share.status == LifecycleStatus.DELETING:
         return {}
     require_disabled(share)
     require_settled(share, "delete")
-    share.status, share.status_since = DELETING, ctx.now
+    transition_resource(share, LifecycleStatus.DELETING, ctx.now)
     ctx.tx.update(share)
     ctx.settling(share.arn)
     return {}

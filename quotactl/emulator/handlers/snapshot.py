@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from quotactl.core.engine import HOLDING
+from quotactl.core.states import HOLDING
 from quotactl.emulator.account import rules as v
 from quotactl.emulator.account.models import JobQueue, QuotaShare, ms
 from quotactl.emulator.handlers.common import find

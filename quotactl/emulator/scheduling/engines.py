@@ -18,14 +18,9 @@ from typing import TYPE_CHECKING, Any
 
 from quotactl.core.engine import QueueEngine, QueueModel, ShareModel, Timing
 from quotactl.core.resources.desired import Strategy
-from quotactl.emulator.account.models import (
-    ENABLED,
-    NUM_INSTANCES,
-    JobQueue,
-    QuotaShare,
-    ServiceEnvironment,
-)
-from quotactl.emulator.scheduling import jobs
+from quotactl.core.states import State
+from quotactl.emulator.account import engine_fields
+from quotactl.emulator.account.models import NUM_INSTANCES, JobQueue, QuotaShare, ServiceEnvironment
 
 if TYPE_CHECKING:
     from quotactl.core.engine import Job
@@ -49,11 +44,11 @@ class QueueState:
 
     def job(self, record: ServiceJob) -> Job:
         """The engine's view of a stored job of this queue."""
-        return self.engine_job(record.job_id, jobs.engine_fields(record))
+        return self.engine_job(record.job_id, engine_fields.engine_fields(record))
 
     def engine_job(self, job_id: str, fields: dict[str, Any]) -> Job:
         share = None if self.queue.quota_managed and fields["share"] else POOL
-        return jobs.engine_job(job_id, fields, share, count_all=self.count_all)
+        return engine_fields.engine_job(job_id, fields, share, count_all=self.count_all)
 
 
 class Engines:
@@ -118,7 +113,7 @@ def model_of(tx: Tx, queue: JobQueue, job_shares: set[str]) -> tuple[QueueModel,
     """
     environment = tx.get(ServiceEnvironment, queue.environment) if queue.environment else None
     capacity = dict(environment.capacity) if environment else {}
-    enabled = environment is not None and environment.state == ENABLED
+    enabled = environment is not None and environment.state == State.ENABLED
     if not queue.quota_managed:
         if NUM_INSTANCES in capacity:
             capacity = {NUM_INSTANCES: capacity[NUM_INSTANCES]}
@@ -130,8 +125,8 @@ def model_of(tx: Tx, queue: JobQueue, job_shares: set[str]) -> tuple[QueueModel,
             limits=s.capacity,
             strategy=Strategy(s.strategy),
             borrow_limit=-1 if s.borrow_limit is None else s.borrow_limit,
-            in_share_preemption=s.in_share_preemption == ENABLED,
-            enabled=s.state == ENABLED,
+            in_share_preemption=s.in_share_preemption == State.ENABLED,
+            enabled=s.state == State.ENABLED,
         )
         for s in records
     ]

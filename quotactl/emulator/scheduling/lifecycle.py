@@ -12,16 +12,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from quotactl.core.engine import UNFINISHED, reasons
-from quotactl.emulator.account.models import (
-    CREATING,
-    DELETING,
-    UPDATING,
-    VALID,
-    JobQueue,
-    QuotaShare,
-    Settling,
-)
+from quotactl.core.engine import reasons
+from quotactl.core.states import SETTLING, UNFINISHED, LifecycleStatus
+from quotactl.core.transitions import transition_resource
+from quotactl.emulator.account.models import JobQueue, QuotaShare, Settling
 from quotactl.emulator.scheduling import jobs
 from quotactl.emulator.scheduling.context import EPSILON
 
@@ -39,13 +33,13 @@ def settle(ctx: Context) -> int:
         if not ctx.due(record.status_since + ctx.status_delay, record.arn):
             continue
         changed += 1
-        if record.status in (CREATING, UPDATING):
-            record.status = VALID
-            record.status_since = ctx.now
+        if record.status in SETTLING:
+            transition_resource(record, LifecycleStatus.VALID, ctx.now)
             if isinstance(record, JobQueue):
                 record.status_reason = QUEUE_HEALTHY
             ctx.tx.update(record)
-        elif record.status == DELETING:
+        elif record.status == LifecycleStatus.DELETING:
+            transition_resource(record, LifecycleStatus.DELETED, ctx.now)
             remove(ctx, record)
     return changed
 

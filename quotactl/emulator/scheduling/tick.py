@@ -14,7 +14,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from quotactl.core.engine import HOLDING, JobStatus, reasons
+from quotactl.core.engine import reasons
+from quotactl.core.states import HOLDING, JobStatus
+from quotactl.emulator.account import engine_fields
 from quotactl.emulator.account.models import JobQueue
 from quotactl.emulator.scheduling import jobs, lifecycle
 from quotactl.emulator.scheduling.context import EPSILON
@@ -74,8 +76,8 @@ def _queue(ctx: Context, state: QueueState, ref: int, stepped: bool) -> int:
 def _submitted(ctx: Context, state: QueueState, job: ServiceJob) -> None:
     """SUBMITTED -> RUNNABLE (the engine queues it), or FAILED if SageMaker would refuse it."""
     try:
-        jobs.capacity_of(job.payload)
-    except jobs.PayloadError as exc:
+        engine_fields.capacity_of(job.payload)
+    except engine_fields.PayloadError as exc:
         jobs.stop(job, JobStatus.FAILED, reasons.SAGEMAKER + str(exc), ctx.now)
         ctx.tx.save_job(job, None)
         return

@@ -18,15 +18,23 @@ import threading
 from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
+from quotactl.core.states import CHANGING, FINAL
 from quotactl.emulator.store import statefile
 from quotactl.emulator.store.transaction import Clock, Tx
 from quotactl.errors import StateError
 
 if TYPE_CHECKING:
-    from collections.abc import Iterator
+    from collections.abc import Iterable, Iterator
     from pathlib import Path
 
 SCHEMA_VERSION = 3
+
+
+def _sql_list(values: Iterable[str]) -> str:
+    """SQL text of a list of status values (constants of ours, never user input)."""
+    return ", ".join(f"'{v}'" for v in values)
+
+
 BUSY_TIMEOUT_MS = int(statefile.BUSY_TIMEOUT_S * 1000)
 
 _SCHEMA = """
@@ -79,7 +87,7 @@ CREATE INDEX jobs_by_status ON jobs (status, seq);
 CREATE INDEX jobs_by_token ON jobs (client_token) WHERE client_token IS NOT NULL;
 """
 
-_TO_VERSION_2 = """
+_TO_VERSION_2 = f"""
 ALTER TABLE account ADD COLUMN generation INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE resources ADD COLUMN due_at REAL;
 ALTER TABLE jobs ADD COLUMN priority INTEGER NOT NULL DEFAULT 0;
@@ -90,9 +98,9 @@ CREATE INDEX jobs_in_order ON jobs (queue_ref, status, priority DESC, seq);
 CREATE INDEX jobs_in_share_order ON jobs (queue_ref, share, status, priority DESC, seq);
 CREATE INDEX jobs_due ON jobs (due_at, queue_ref) WHERE due_at IS NOT NULL;
 UPDATE resources SET due_at = json_extract(doc, '$.status_since')
-    WHERE json_extract(doc, '$.status') IN ('CREATING', 'UPDATING', 'DELETING');
+    WHERE json_extract(doc, '$.status') IN ({_sql_list(CHANGING)});
 UPDATE jobs SET priority = coalesce(json_extract(doc, '$.priority'), 0),
-    due_at = (SELECT clock FROM account) WHERE status NOT IN ('SUCCEEDED', 'FAILED');
+    due_at = (SELECT clock FROM account) WHERE status NOT IN ({_sql_list(FINAL)});
 UPDATE account SET next_due = clock
 """
 """Schema 1 -> 2: every unfinished job is looked at by the next request, which re-arms it."""

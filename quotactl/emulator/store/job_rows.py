@@ -2,7 +2,7 @@
 
 Beside its JSON document each row keeps the indexed columns that make a request cost what it
 touches: ``status``, ``priority``, ``due_at`` (when the job next changes by itself) and
-``engine`` (what the scheduling engine needs of an unfinished job, ``jobs.engine_fields``,
+``engine`` (what the scheduling engine needs of an unfinished job, ``engine_fields``,
 so an engine is rebuilt without reading documents).
 """
 
@@ -11,9 +11,9 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
-from quotactl.core.engine import FINAL, HOLDING, JobStatus
+from quotactl.core.states import FINAL, HOLDING, JobStatus
+from quotactl.emulator.account.engine_fields import engine_fields
 from quotactl.emulator.account.service_job import ServiceJob
-from quotactl.emulator.scheduling import jobs
 
 if TYPE_CHECKING:
     import sqlite3
@@ -131,7 +131,7 @@ class JobRows:
 
     def queued_and_active(self, queue_ref: int) -> list[tuple[str, dict[str, Any]]]:
         """A queue's RUNNABLE, SCHEDULED, STARTING and RUNNING jobs, oldest first, as what the
-        engine needs of each (``jobs.engine_fields``): its id and those fields."""
+        engine needs of each (``engine_fields``): its id and those fields."""
         live = (JobStatus.RUNNABLE, *HOLDING)
         marks = ", ".join("?" * len(live))
         rows = self.db.execute(
@@ -218,4 +218,4 @@ def _summary(doc: str, seq: int) -> str:
 
 
 def _engine(job: ServiceJob) -> str | None:
-    return None if job.status in FINAL else json.dumps(jobs.engine_fields(job))
+    return None if job.status in FINAL else json.dumps(engine_fields(job))

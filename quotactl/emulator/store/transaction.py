@@ -12,8 +12,8 @@ import json
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
+from quotactl.core.states import CHANGING
 from quotactl.emulator.account.models import (
-    SETTLING,
     JobQueue,
     QuotaShare,
     Record,
@@ -178,6 +178,6 @@ class Tx(JobRows):
 
 
 def _settling_since(record: Record) -> float | None:
-    if isinstance(record, Settling) and record.status in SETTLING:
+    if isinstance(record, Settling) and record.status in CHANGING:
         return record.status_since
     return None
