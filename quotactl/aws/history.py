@@ -14,6 +14,7 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from quotactl.aws import responses as live_responses
+from quotactl.aws.responses import requested_seconds
 from quotactl.core.simulate.export import ExportTally, job_row, needs_detail, trace_of
 from quotactl.core.simulate.trace import write_trace
 from quotactl.errors import NotFoundError
@@ -116,6 +117,10 @@ def export_trace(
     describe = (lambda _: True) if priorities else needs_detail
     after = now - since if since is not None else None
     history = job_history(api, queues, since=after, describe=describe)
-    rows = (row for job, detail in history if (row := job_row(job, detail, now, tally)) is not None)
+    rows = (
+        row
+        for job, detail in history
+        if (row := job_row(job, requested_seconds(detail), now, tally)) is not None
+    )
     write_trace(trace_of(rows, tally), out)
     return tally

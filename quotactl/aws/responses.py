@@ -7,11 +7,14 @@ together into a ``LiveQueue`` (``quotactl.core.jobs.live``), so core receives ty
 
 from __future__ import annotations
 
+import json
 from typing import TYPE_CHECKING, Any
 
+from quotactl.core.durations import DurationError, parse_duration
 from quotactl.core.engine.model import QueueModel, ShareModel
 from quotactl.core.jobs.live import LiveQueue
 from quotactl.core.jobs.records import JobDetail, training_job_name
+from quotactl.core.jobs.spec import DEFAULT_MAX_RUNTIME, DURATION_TAG
 from quotactl.core.resources.desired import TEAM_TAG, UNLIMITED, Strategy
 from quotactl.core.resources.observed import LiveJob, PastPreemption
 from quotactl.core.states import LISTED, JobStatus, LifecycleStatus, State
@@ -222,3 +225,20 @@ def detail_of(response: Mapping[str, Any]) -> JobDetail:
         tags=dict(response.get("tags") or {}),
         training_jobs=tuple(training_job_name(a) for a in arns),
     )
+
+
+def requested_seconds(detail: Mapping[str, Any] | None) -> float:
+    """The run time a job asked for: its duration tag, its MaxRuntimeInSeconds, or one day."""
+    if not detail:
+        return DEFAULT_MAX_RUNTIME
+    tag = (detail.get("tags") or {}).get(DURATION_TAG)
+    if isinstance(tag, str):
+        try:
+            return parse_duration(tag)
+        except DurationError:
+            pass
+    try:
+        stopping = json.loads(detail.get("serviceRequestPayload") or "{}").get("StoppingCondition")
+        return float(stopping["MaxRuntimeInSeconds"])
+    except (ValueError, TypeError, KeyError, AttributeError):
+        return DEFAULT_MAX_RUNTIME

@@ -20,6 +20,7 @@ from quotactl.config.messages import diagnostics_from, did_you_mean
 from quotactl.config.payload import check_payload, instances_of
 from quotactl.config.schema import INT32_MAX, Name, Tags
 from quotactl.core.durations import DurationError, parse_duration
+from quotactl.core.jobs.spec import DEFAULT_MAX_RUNTIME as SAGEMAKER_DEFAULT_RUNTIME
 from quotactl.core.jobs.spec import JobSpec
 from quotactl.errors import ConfigError, Diagnostic, NotFoundError
 from quotactl.servicemodel.instance_types import training_instance_types
@@ -31,7 +32,7 @@ ROLE_ARN = re.compile(r"arn:aws[a-z-]*:iam::\d{12}:role/[\w+=,.@/-]{1,512}")
 S3_URI = re.compile(r"s3://(?P<bucket>[a-z0-9][a-z0-9.-]{1,61}[a-z0-9])(/.*)?")
 CHANNEL = re.compile(r"[A-Za-z0-9.\-_]{1,64}")
 MAX_RUNTIME_SECONDS = 28 * 86400
-DEFAULT_MAX_RUNTIME = 86400
+DEFAULT_MAX_RUNTIME = int(SAGEMAKER_DEFAULT_RUNTIME)  # whole seconds in the schema
 DEFAULT_VOLUME_GB = 30
 
 

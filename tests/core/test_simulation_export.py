@@ -8,10 +8,11 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from quotactl.aws.responses import requested_seconds
 from quotactl.core.engine import JobStatus
+from quotactl.core.jobs.spec import DEFAULT_MAX_RUNTIME
 from quotactl.core.resources.observed import LiveJob
 from quotactl.core.simulate.export import (
-    DEFAULT_MAX_RUNTIME,
     ExportTally,
     JobRow,
     job_row,
@@ -47,12 +48,16 @@ def test_a_queued_job_gets_the_run_time_it_asked_for_as_an_upper_bound() -> None
     payload = json.dumps({"StoppingCondition": {"MaxRuntimeInSeconds": 7200}})
     tally = ExportTally()
     described = {"serviceRequestPayload": payload, "tags": {}}
-    assert job_row(job(JobStatus.RUNNABLE, created_at=0), described, 50, tally) is not None
+    assert job_row(job(JobStatus.RUNNABLE, created_at=0), requested_seconds(described), 50, tally)
     tagged = {"serviceRequestPayload": payload, "tags": {"quotactl:duration": "30m"}}
     durations = [
         row[4]
         for detail in (described, tagged, None)
-        if (row := job_row(job(JobStatus.RUNNABLE, created_at=0), detail, 50, tally))
+        if (
+            row := job_row(
+                job(JobStatus.RUNNABLE, created_at=0), requested_seconds(detail), 50, tally
+            )
+        )
     ]
     assert durations == [7200, 1800, DEFAULT_MAX_RUNTIME]
     assert tally.upper_bounds == 4

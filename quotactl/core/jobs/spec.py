@@ -22,6 +22,10 @@ if TYPE_CHECKING:
 MAX_PAYLOAD_BYTES = 10 * 1024
 """SubmitServiceJob's limit on serviceRequestPayload (10 KiB)."""
 MAX_COUNT = 1000
+DURATION_TAG = "quotactl:duration"
+"""The tag that tells the emulator (and a trace export) how long a job runs."""
+DEFAULT_MAX_RUNTIME = 86_400.0
+"""SageMaker's default ``StoppingCondition.MaxRuntimeInSeconds``: one day."""
 MAX_JOB_NAME = 128
 MAX_TRAINING_JOB_NAME = 63
 SAGEMAKER_TRAINING = "SAGEMAKER_TRAINING"

@@ -22,23 +22,20 @@ runs of ``CHUNK`` rows are sorted and spilled to temporary files, then merged.
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from quotactl.core.durations import DurationError, parse_duration
+from quotactl.core.jobs.spec import DEFAULT_MAX_RUNTIME
 from quotactl.core.simulate import spill
 from quotactl.core.states import QUEUED
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Iterator, Mapping
+    from collections.abc import Iterable, Iterator
 
     from quotactl.core.resources.observed import LiveJob
     from quotactl.core.simulate.trace import TraceRow
 
-DURATION_TAG = "quotactl:duration"
-DEFAULT_MAX_RUNTIME = 86_400.0
 """SageMaker's default ``StoppingCondition.MaxRuntimeInSeconds``: one day."""
 CHUNK = 50_000
 """Rows sorted in memory at once; a longer history is merged from temporary files."""
@@ -59,10 +56,11 @@ class ExportTally:
     last: float | None = None
 
 
-def job_row(
-    job: LiveJob, detail: Mapping[str, Any] | None, now: float, tally: ExportTally
-) -> JobRow | None:
-    """One job as a row (None when it is left out, with the reason counted in ``tally``)."""
+def job_row(job: LiveJob, requested: float | None, now: float, tally: ExportTally) -> JobRow | None:
+    """One job as a row (None when it is left out, with the reason counted in ``tally``).
+
+    ``requested`` is the run time a queued job asked for (``quotactl.aws.responses.
+    requested_seconds`` reads it from DescribeServiceJob); unknown, it is SageMaker's default."""
     if job.share is None:
         tally.left_out["no quota share"] += 1
         return None
@@ -80,7 +78,7 @@ def job_row(
         duration = max(0.0, now - (since if since is not None else now))
         tally.lower_bounds += 1
     else:
-        duration = requested_seconds(detail)
+        duration = requested if requested is not None else DEFAULT_MAX_RUNTIME
         tally.upper_bounds += 1
     created = job.created_at or 0.0
     return (
@@ -97,23 +95,6 @@ def job_row(
 def needs_detail(job: LiveJob) -> bool:
     """Queued jobs: their requested run time is only in DescribeServiceJob."""
     return job.status in QUEUED and job.share is not None
-
-
-def requested_seconds(detail: Mapping[str, Any] | None) -> float:
-    """The run time a job asked for: its duration tag, its MaxRuntimeInSeconds, or one day."""
-    if not detail:
-        return DEFAULT_MAX_RUNTIME
-    tag = (detail.get("tags") or {}).get(DURATION_TAG)
-    if isinstance(tag, str):
-        try:
-            return parse_duration(tag)
-        except DurationError:
-            pass
-    try:
-        stopping = json.loads(detail.get("serviceRequestPayload") or "{}").get("StoppingCondition")
-        return float(stopping["MaxRuntimeInSeconds"])
-    except (ValueError, TypeError, KeyError, AttributeError):
-        return DEFAULT_MAX_RUNTIME
 
 
 def trace_of(rows: Iterable[JobRow], tally: ExportTally) -> Iterator[TraceRow]:

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from quotactl.core.durations import DurationError, parse_duration
 from quotactl.core.engine import Job, reasons
+from quotactl.core.jobs.spec import DEFAULT_MAX_RUNTIME, DURATION_TAG
 from quotactl.core.states import HOLDING, JobStatus
 from quotactl.emulator.account.models import NUM_INSTANCES
 from quotactl.emulator.account.rules import training_request
@@ -22,10 +23,6 @@ if TYPE_CHECKING:
     from collections.abc import Mapping
 
     from quotactl.emulator.account.service_job import ServiceJob
-
-
-DURATION_TAG = "quotactl:duration"
-DEFAULT_MAX_RUNTIME = 86_400.0  # SageMaker's default StoppingCondition
 
 
 class PayloadError(ValueError):
