@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import enum
 import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from quotactl.cli.options import PathsArgument
+from quotactl.cli.options import OutputFormat, PathsArgument
 from quotactl.errors import ConfigError
 
 if TYPE_CHECKING:
@@ -18,11 +17,6 @@ if TYPE_CHECKING:
     from quotactl.errors import Diagnostic, QuotactlError
 
 FORMAT_VERSION = "1"
-
-
-class OutputFormat(enum.StrEnum):
-    TEXT = "text"
-    JSON = "json"
 
 
 def validate(

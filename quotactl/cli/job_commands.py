@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from quotactl.cli.config_commands import OutputFormat
+from quotactl.cli.options import OutputFormat
 from quotactl.errors import CancelFailedError, UsageError
 
 if TYPE_CHECKING:

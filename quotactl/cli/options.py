@@ -2,10 +2,27 @@
 
 from __future__ import annotations
 
+import enum
 from pathlib import Path
 from typing import Annotated
 
 import typer
+
+
+class OutputFormat(enum.StrEnum):
+    """What a read command prints with ``-o``: a table for people, or one JSON document."""
+
+    TEXT = "text"
+    JSON = "json"
+
+
+class ReportFormat(enum.StrEnum):
+    """What a report (a plan, a what-if) prints with ``-o``: also markdown, for a PR comment."""
+
+    TEXT = "text"
+    JSON = "json"
+    MARKDOWN = "markdown"
+
 
 PathsArgument = Annotated[
     list[Path] | None,

@@ -6,14 +6,13 @@ The reference is docs/plan-and-apply.md.
 from __future__ import annotations
 
 import contextlib
-import enum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from quotactl.cli.exitcodes import ExitCode
-from quotactl.cli.options import LockTimeoutOption, PathsArgument
+from quotactl.cli.options import LockTimeoutOption, PathsArgument, ReportFormat
 from quotactl.errors import ApplyFailedError, UsageError
 
 if TYPE_CHECKING:
@@ -22,12 +21,6 @@ if TYPE_CHECKING:
     from quotactl.cli.runtime import Runtime
     from quotactl.core.plan.model import Plan
     from quotactl.render.progress import ProgressHooks
-
-
-class PlanFormat(enum.StrEnum):
-    TEXT = "text"
-    JSON = "json"
-    MARKDOWN = "markdown"
 
 
 def plan(
@@ -44,8 +37,8 @@ def plan(
         ),
     ] = False,
     output: Annotated[
-        PlanFormat, typer.Option("-o", "--output", help="text, json, or markdown (PR comment).")
-    ] = PlanFormat.TEXT,
+        ReportFormat, typer.Option("-o", "--output", help="text, json, or markdown (PR comment).")
+    ] = ReportFormat.TEXT,
 ) -> None:
     """Show what apply would change, with the runtime impact on live jobs.
 
@@ -135,7 +128,7 @@ def apply(
             result = api.apply(
                 account,
                 source,
-                show=lambda p: _show(runtime, p, PlanFormat.TEXT),
+                show=lambda p: _show(runtime, p, ReportFormat.TEXT),
                 approve=lambda _: confirm(runtime, "Apply this plan?", auto_approve=auto_approve),
                 hooks=hooks,
                 dry_run=dry_run,
@@ -172,12 +165,12 @@ def _interruptible(runtime: Runtime, hooks: ProgressHooks) -> Iterator[None]:
         hooks.close()
 
 
-def _show(runtime: Runtime, the_plan: Plan, output: PlanFormat) -> None:
+def _show(runtime: Runtime, the_plan: Plan, output: ReportFormat) -> None:
     from quotactl.render.plan import plan_json, plan_markdown, print_plan
 
-    if output is PlanFormat.JSON:
+    if output is ReportFormat.JSON:
         runtime.stdout.write(plan_json(the_plan))
-    elif output is PlanFormat.MARKDOWN:
+    elif output is ReportFormat.MARKDOWN:
         runtime.stdout.write(plan_markdown(the_plan))
     else:
         print_plan(the_plan, runtime.console())

@@ -12,14 +12,8 @@ from typing import Annotated
 
 import typer
 
-from quotactl.cli.options import PathsArgument
+from quotactl.cli.options import PathsArgument, ReportFormat
 from quotactl.errors import UsageError
-
-
-class OutputFormat(enum.StrEnum):
-    TEXT = "text"
-    JSON = "json"
-    MARKDOWN = "markdown"
 
 
 class Baseline(enum.StrEnum):
@@ -56,11 +50,11 @@ def simulate(
         ),
     ] = None,
     output: Annotated[
-        OutputFormat,
+        ReportFormat,
         typer.Option(
             "-o", "--output", metavar="text|json|markdown", help="markdown is a PR comment."
         ),
-    ] = OutputFormat.TEXT,
+    ] = ReportFormat.TEXT,
 ) -> None:
     """Replay a job trace against the config offline: waits, borrowing, lending, preemption.
 

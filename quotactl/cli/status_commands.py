@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import enum
 from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from quotactl.cli.options import OutputFormat
 from quotactl.errors import UsageError
 
 if TYPE_CHECKING:
@@ -16,11 +16,6 @@ if TYPE_CHECKING:
 
 DEFAULT_INTERVAL = "5s"
 MIN_INTERVAL = 0.2
-
-
-class StatusFormat(enum.StrEnum):
-    TEXT = "text"
-    JSON = "json"
 
 
 def status(
@@ -50,9 +45,9 @@ def status(
         ),
     ] = DEFAULT_INTERVAL,
     output: Annotated[
-        StatusFormat,
+        OutputFormat,
         typer.Option("-o", "--output", help="Report as text or JSON."),
-    ] = StatusFormat.TEXT,
+    ] = OutputFormat.TEXT,
 ) -> None:
     """Show per queue and share: limits, in use, own, borrowed, lent, headroom and jobs."""
     from quotactl import api
@@ -71,8 +66,8 @@ def status(
         account.close()
 
 
-def _show(runtime: Runtime, report: StatusReport, output: StatusFormat) -> None:
-    if output is StatusFormat.JSON:
+def _show(runtime: Runtime, report: StatusReport, output: OutputFormat) -> None:
+    if output is OutputFormat.JSON:
         from quotactl.render.status_json import status_json
 
         print(status_json(report), file=runtime.stdout)
@@ -88,7 +83,7 @@ def _watch(
     queues: list[str] | None,
     team: str | None,
     interval: float,
-    output: StatusFormat,
+    output: OutputFormat,
 ) -> None:
     """Refresh until Ctrl-C (which ends the watch normally: exit 0, the last view stays)."""
     from quotactl import api
@@ -97,7 +92,7 @@ def _watch(
     refreshes = api.watch(
         account, queues, team=team, interval=interval, clock=runtime.clock, sleep=runtime.sleep
     )
-    streams = (runtime.stdout, runtime.stderr) if output is StatusFormat.JSON else None
+    streams = (runtime.stdout, runtime.stderr) if output is OutputFormat.JSON else None
     try:
         show_watch(runtime.console(), refreshes, interval=interval, json_streams=streams)
     except KeyboardInterrupt:
