@@ -148,7 +148,7 @@ class ServiceJob:
                 "status": self.status,
                 "statusReason": self.status_reason,
                 "stoppedAt": ms(self.stopped_at),
-                "tags": tags,
+                "tags": tags or None,  # the model's map has at least one entry
                 "timeoutConfig": self.timeout_config,
             }
         )

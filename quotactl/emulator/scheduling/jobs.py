@@ -56,7 +56,9 @@ def _preempted(job: ServiceJob, tr: Transition) -> None:
     job.recent_preempted = recent[:RECENT_PREEMPTIONS]
     job.running_since = None
     if tr.status is JobStatus.FAILED:
-        job.stopped_at = tr.at
+        # "A job will be terminated when preemption retries have been exhausted" (botocore's
+        # ServiceJobPreemptionConfiguration): AWS terminates it, so it carries isTerminated.
+        job.stopped_at, job.is_terminated = tr.at, True
     _set_status(job, tr.status, tr.reason, tr.at)
 
 
