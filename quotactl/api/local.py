@@ -16,12 +16,13 @@ if TYPE_CHECKING:
     from quotactl.emulator.service import Advanced
 
 
-def advance(state: Path | str, seconds: float) -> Advanced:
+def advance(state: Path | str, seconds: float, *, faults: str | None = None) -> Advanced:
     """Move the emulator's clock forward ``seconds``, running the scheduler on the way (jobs
-    start, finish and time out in order at their own times)."""
+    start, finish and time out in order at their own times), with ``faults`` (such as
+    ``capacity=0.3``) where they apply to what happens on the way."""
     from quotactl.emulator import Emulator
 
-    with Emulator(Path(state)) as emulator:
+    with Emulator(Path(state), faults=faults) as emulator:
         return emulator.advance(seconds)
 
 

@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from quotactl.aws.account import Account
     from quotactl.aws.jobs import Submitted
     from quotactl.core.jobs.placement import Placement
-    from quotactl.core.jobs.spec import JobSpec, SubmitOptions
+    from quotactl.core.jobs.spec import JobSpec, SubmitOptions, SubmitRequest
 
 
 @dataclass(frozen=True)
@@ -60,12 +60,16 @@ def job_request(spec_file: Path | str, options: SubmitOptions) -> JobRequest:
     return JobRequest(spec, options, queue, share)
 
 
-def preview(account: Account, request: JobRequest) -> Preview:
-    """Where the job would run now (submits nothing)."""
+def preview(
+    account: Account, request: JobRequest, *, clock: Callable[[], float] = time.time
+) -> Preview:
+    """Where the job would run now (submits nothing), after every check ``submit`` runs:
+    a request ``submit`` would refuse is refused here too, with the same error."""
     from quotactl.core.jobs.placement import preview as place
     from quotactl.core.jobs.spec import instance_of
 
     (live,) = read_live(account, [request.queue])
+    checked_requests(account, request, now=max(clock(), live.read_at))
     instance_type, count = instance_of(request.spec)
     chosen = request.options.priority
     priority = chosen if chosen is not None else (request.spec.priority or 0)
@@ -86,7 +90,7 @@ def submit(
     """Submit the job (``options.count`` of them, paced to AWS's 5 a second). On the aws
     backend the job's IAM role and output bucket are checked first."""
     from quotactl.core.jobs.placement import preview as place
-    from quotactl.core.jobs.spec import instance_of, requests
+    from quotactl.core.jobs.spec import instance_of
 
     # Whether the share could ever run the job depends on the configuration only: no jobs.
     (live,) = read_live(account, [request.queue], statuses=(), details=False)
@@ -98,11 +102,28 @@ def submit(
             f"the job will sit RUNNABLE on {request.queue}/{request.share} and never start: "
             f"{static.status_reason}"
         )
+    batch = checked_requests(account, request, now=max(clock(), live.read_at), token=token)
+    return SubmitResult(account.jobs.submit(batch), warnings)
+
+
+def checked_requests(
+    account: Account,
+    request: JobRequest,
+    *,
+    now: float,
+    token: Callable[[], str] = lambda: uuid.uuid4().hex,
+) -> list[SubmitRequest]:
+    """The SubmitServiceJob requests ``submit`` sends, after every check it runs before
+    sending (AWS Batch's rules for each request; on the aws backend, the job's IAM role and
+    output bucket). ``preview`` runs it too: one path, so a dry run refuses what submit does."""
+    from quotactl.config.submission import check_requests
+    from quotactl.core.jobs.spec import requests
+
+    batch = requests(request.spec, request.options, now=now, token=token)
+    check_requests(request.spec.file, batch)
     if account.backend_name == "aws":
         _preflight(account, request.spec)
-    now = max(clock(), live.read_at)
-    batch = requests(request.spec, request.options, now=now, token=token)
-    return SubmitResult(account.jobs.submit(batch), warnings)
+    return batch
 
 
 def _preflight(account: Account, spec: JobSpec) -> None:

@@ -136,7 +136,9 @@ def advance(
         seconds = parse_duration(duration)
     except DurationError as exc:
         raise UsageError(str(exc)) from None
-    moved = api.advance(runtime.state_path, seconds)
+    moved = api.advance(
+        runtime.state_path, seconds, faults=runtime.environ.get("QUOTACTL_EMULATOR_FAULTS")
+    )
     print(
         f"Clock at {_stamp(moved.now)} (+{format_duration(seconds)}); "
         f"{moved.changes} job or resource change(s)",

@@ -97,7 +97,7 @@ def submit(
     request = api.job_request(jobspec, options)
     with runtime.connect() as account:
         if dry_run:
-            _show_preview(runtime, api.preview(account, request), output)
+            _show_preview(runtime, api.preview(account, request, clock=runtime.clock), output)
             return
         result = api.submit(account, request, clock=runtime.clock)
     _show_submitted(runtime, result.submitted, result.warnings, output)

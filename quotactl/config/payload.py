@@ -23,8 +23,10 @@ if TYPE_CHECKING:
 
 OPERATION = "CreateTrainingJob"
 MAX_PROBLEMS = 20
-RULES = Rules(one_per_value=True, unknown_first=True, limit=MAX_PROBLEMS)
-"""A member's first problem only, unknown members first, at most ``MAX_PROBLEMS``."""
+RULES = Rules(wire=True, one_per_value=True, unknown_first=True, limit=MAX_PROBLEMS)
+"""As SageMaker reads the request (an ``integer`` without a ``max`` is 32 bits, so an
+``InstanceCount`` of 2^31 is refused), a member's first problem only, unknown members first,
+at most ``MAX_PROBLEMS``."""
 EXPECTED = {
     "structure": "a mapping",
     "map": "a mapping",
@@ -70,7 +72,7 @@ def check_payload(payload: object) -> list[Problem]:
     it must name its instances (``ResourceConfig`` with an instance type and count, or
     ``ResourceConfig.InstanceGroups``)."""
     found = walk(payload, request_shape(), RULES)
-    problems = [_problem(finding) for finding in found]
+    problems = [problem_of(finding) for finding in found]
     if isinstance(payload, dict) and not problems:
         problems += _instances(payload)
     return problems[:MAX_PROBLEMS]
@@ -112,10 +114,14 @@ def _instances(payload: dict[str, Any]) -> list[Problem]:
     return []
 
 
-def _problem(finding: Finding) -> Problem:
+def problem_of(finding: Finding) -> Problem:
     """A finding in a job spec's words: the member's path, what would be accepted."""
     check, path, value, kind = finding.check, finding.path, finding.value, finding.kind
     where = dotted(path)
+    if check is Check.UNICODE:
+        return Problem(path, f"{where}: is not valid Unicode (a lone surrogate)")
+    if check is Check.FINITE:
+        return Problem(path, f"{where}: must be a finite number, got {value}")
     if check is Check.TYPE:
         got = f"the string {abbreviate(value)!r}" if isinstance(value, str) else yaml_type(value)
         return Problem(path, f"{where or 'the request'}: expected {EXPECTED[kind]}, got {got}")

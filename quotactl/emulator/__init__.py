@@ -32,7 +32,8 @@ Choices where AWS's documentation is silent (the rest are in docs/emulator.md)
   with the queue and every unfinished job of the queue is terminated.
 - Duplicate names answer exactly "Object already exists" (the SDK sample compares it).
 - Requests are checked against botocore's input shapes before any handler (``shapes``:
-  int32 for ``integer`` without a ``max``, case-sensitive enums, ``null`` refused, strict
+  int32 for ``integer`` without a ``max``, case-sensitive enums unless AWS's reference says
+  otherwise (``evaluateOnExit[].action``), ``null`` refused, strict
   JSON at most 32 levels deep), then AWS's documented rules (``validate``); every failure is
   a 400 ClientException naming the member path. Throttling (``submit_tps``) comes first.
 - An ARN of another partition, region or account "does not exist".

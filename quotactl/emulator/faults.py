@@ -6,6 +6,13 @@ ServerException, ``latency_ms`` is added wall-clock delay per request. With ``se
 sequence of outcomes is the same on every run for the same sequence of requests.
 ``submit_tps=5`` turns on AWS's 5-per-second SubmitServiceJob limit (a token bucket on the
 wall clock, per emulator process; off by default so tests and local scripts stay fast).
+
+``capacity=P`` is SageMaker running short of instances: each attempt that would go from
+SCHEDULED to STARTING fails with probability P instead, as AWS reports it
+(``CAPACITY:INSUFFICIENT_INSTANCE_CAPACITY``; the scheduling side is
+``quotactl.emulator.scheduling.jobs.capacity_failed``). ``capacity=ml.p5.48xlarge:0.5``
+limits it to one instance type and may be repeated, one per type; a bare ``capacity=P`` is
+every other type. A job with several types fails if any of them draws short.
 """
 
 from __future__ import annotations
@@ -20,9 +27,11 @@ from quotactl.emulator.errors import ServerException, ServiceError, TooManyReque
 from quotactl.errors import UsageError
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Mapping
 
-KEYS = ("latency_ms", "throttle", "error", "seed", "submit_tps")
+KEYS = ("latency_ms", "throttle", "error", "seed", "submit_tps", "capacity")
+EVERY_TYPE = ""
+"""The instance type of a bare ``capacity=P``: every type not named on its own."""
 
 
 @dataclass(frozen=True)
@@ -32,6 +41,13 @@ class FaultSpec:
     error: float = 0.0
     seed: int | None = None
     submit_tps: float = 0.0
+    capacity: tuple[tuple[str, float], ...] = ()
+    """(instance type, probability) of an insufficient-capacity start; ``EVERY_TYPE`` for all."""
+
+    def capacity_of(self, instance_type: str) -> float:
+        """The probability that SageMaker has no ``instance_type`` for an attempt."""
+        found = dict(self.capacity)
+        return found.get(instance_type, found.get(EVERY_TYPE, 0.0))
 
     @property
     def active(self) -> bool:
@@ -43,6 +59,7 @@ def parse_faults(text: str | None) -> FaultSpec:
     if not text or not text.strip():
         return FaultSpec()
     values: dict[str, float] = {}
+    capacity: dict[str, float] = {}
     for part in text.split(","):
         key, sep, raw = part.strip().partition("=")
         if not sep or key not in KEYS:
@@ -51,6 +68,10 @@ def parse_faults(text: str | None) -> FaultSpec:
                 hint=f"use key=value pairs with keys {', '.join(KEYS)}, "
                 "e.g. latency_ms=20,throttle=0.2,error=0.05,seed=7",
             )
+        if key == "capacity":
+            instance_type, probability = _capacity(raw)
+            capacity[instance_type] = probability
+            continue
         try:
             values[key] = float(raw)
         except ValueError:
@@ -63,7 +84,26 @@ def parse_faults(text: str | None) -> FaultSpec:
     if values.get("latency_ms", 0) < 0 or values.get("submit_tps", 0) < 0:
         raise UsageError("latency_ms and submit_tps cannot be negative")
     seed = values.pop("seed", None)
-    return FaultSpec(**values, seed=None if seed is None else int(seed))
+    return FaultSpec(
+        **values, seed=None if seed is None else int(seed), capacity=tuple(capacity.items())
+    )
+
+
+def _capacity(raw: str) -> tuple[str, float]:
+    """``P`` or ``INSTANCE_TYPE:P`` of a ``capacity=`` fault."""
+    instance_type, sep, number = raw.strip().rpartition(":")
+    if sep and not instance_type.startswith("ml."):
+        raise UsageError(
+            f"fault capacity names {instance_type!r}, not a SageMaker instance type",
+            hint="e.g. capacity=ml.p5.48xlarge:0.5, or capacity=0.3 for every type",
+        )
+    try:
+        probability = float(number)
+    except ValueError:
+        raise UsageError(f"fault capacity needs a probability, got {number!r}") from None
+    if not 0 <= probability <= 1:
+        raise UsageError(f"fault capacity is a probability between 0 and 1, got {probability}")
+    return (instance_type if sep else EVERY_TYPE), probability
 
 
 class Faults:
@@ -80,6 +120,8 @@ class Faults:
         self._wall = wall
         self._sleep = sleep
         self._random = random.Random(spec.seed)
+        # Its own sequence: whether a start finds capacity depends on the starts alone.
+        self._capacity = random.Random(spec.seed)
         self._lock = threading.Lock()
         self._tokens = spec.submit_tps
         self._filled_at = wall()
@@ -106,6 +148,21 @@ class Faults:
         if self.spec.latency_ms:
             self._sleep(self.spec.latency_ms / 1000)
         return fault
+
+    def short_of(self, instances: Mapping[str, int]) -> bool:
+        """Whether SageMaker has too few instances for an attempt asking for ``instances``
+        (one draw per instance type with a ``capacity`` fault)."""
+        if not self.spec.capacity:
+            return False
+        with self._lock:
+            short = False
+            for instance_type in sorted(instances):
+                probability = self.spec.capacity_of(instance_type)
+                if probability and self._capacity.random() < probability:
+                    short = True
+            if short:
+                self.injected["CAPACITY:INSUFFICIENT_INSTANCE_CAPACITY"] += 1
+        return short
 
     def _take(self) -> bool:
         now = self._wall()

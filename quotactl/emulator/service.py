@@ -156,7 +156,7 @@ class Emulator:
                 self.engines.begin(tx.generation())
                 account = self._account(account_id, region)
                 ctx = Context(tx, clock.at(self.wall()), account, self.engines, self.status_delay)
-                ctx.strict = True
+                ctx.strict, ctx.short_of = True, self.faults.short_of
                 if next_due is not None and next_due < ctx.now - EPSILON:
                     ticks.catch_up(ctx)
                 yield ctx

@@ -31,6 +31,14 @@ index."""
 INT_BOUNDS = {"integer": (-(2**31), 2**31 - 1), "long": (-(2**63), 2**63 - 1)}
 """An ``integer`` shape without a ``max`` is a Java ``int`` on AWS's side; ``long`` is 64 bits."""
 _SURROGATE = re.compile("[\ud800-\udfff]")
+_ANY_CASE = re.compile(r"values (?:aren't|are not) case.sensitive", re.IGNORECASE)
+"""How AWS's reference marks an enum member whose values are matched in any case."""
+ANY_CASE_ENUMS = frozenset({"ServiceJobRetryAction"})
+"""Enum shapes AWS matches in any case though their member's text does not say so:
+``ServiceJobEvaluateOnExit.action`` takes the same RETRY and EXIT as
+``EvaluateOnExit.action``, whose reference says "The values aren't case sensitive"
+(https://docs.aws.amazon.com/batch/latest/APIReference/API_EvaluateOnExit.html), and AWS
+accepts the SageMaker SDK's ``"Retry"`` for it."""
 _NUMBERS = {"integer": (int,), "long": (int,), "float": (int, float), "double": (int, float)}
 
 
@@ -160,7 +168,7 @@ class _Walker:
         found: list[Finding] = []
         allowed = None if self.rules.lenient else shape.metadata.get("enum")
         # AWS's models give no string both an enum and a length or pattern.
-        if allowed and value not in allowed:
+        if allowed and canonical(value, shape) not in allowed:
             found.append(finding(Check.ENUM, names=tuple(allowed)))
         found += self.length(value, shape, path, key)
         pattern = shape.metadata.get("pattern")
@@ -177,6 +185,21 @@ class _Walker:
         if not _outside(value, low, high):
             return []
         return [Finding(Check.RANGE, path, value, kind, key, low=low, high=high)]
+
+
+def any_case(shape: Shape) -> bool:
+    """Whether AWS matches ``shape``'s enum values in any case (its reference says so)."""
+    return shape.name in ANY_CASE_ENUMS or bool(_ANY_CASE.search(shape.documentation or ""))
+
+
+def canonical(value: str, shape: Shape) -> str:
+    """``value`` as the model spells it: the enum value it names in any case, where AWS
+    matches ``shape``'s values in any case; else ``value`` itself."""
+    allowed = shape.metadata.get("enum") or ()
+    if value in allowed or not any_case(shape):
+        return value
+    folded = value.casefold()
+    return next((name for name in allowed if name.casefold() == folded), value)
 
 
 def _is_type(value: Any, kind: str) -> bool:

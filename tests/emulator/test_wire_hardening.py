@@ -248,8 +248,8 @@ def test_a_well_formed_fairshare_policy_round_trips(
 
 JOB_ECHOED = [
     (
-        "retry lower-case",
-        {"retryStrategy": {"attempts": 2, "evaluateOnExit": [{"action": "retry"}]}},
+        "retry not a value in any case",
+        {"retryStrategy": {"attempts": 2, "evaluateOnExit": [{"action": "retries"}]}},
         "retryStrategy.evaluateOnExit[0].action",
     ),
     ("retry no attempts", {"retryStrategy": {}}, 'in retryStrategy: "attempts"'),

@@ -33,6 +33,13 @@ QUOTA_SHARE_BORROWABLE = (
 )
 
 
+INSUFFICIENT_CAPACITY = (
+    "CAPACITY:INSUFFICIENT_INSTANCE_CAPACITY - Unable to provision requested compute resources"
+)
+"""statusReason of a job whose training job found too few instances (AWS's, from "Jobs stuck
+in RUNNABLE due to capacity",
+https://docs.aws.amazon.com/batch/latest/userguide/sm_job_stuck_in_runnable_capacity.html)."""
+
 SAGEMAKER = "Received status from SageMaker: "
 """How AWS Batch prefixes a statusReason that SageMaker gave (a refused or failed training job)."""
 

@@ -122,10 +122,18 @@ def requests(
         else spec.preemption_retries
     )
     tags = {**spec.tags, **options.tags}
+    longest = len(f"-{options.count}") if options.count > 1 else 0
+    if len(base) + longest > MAX_JOB_NAME:
+        with_count = f" with --count {options.count} (a -1 to -{options.count} suffix)"
+        raise UsageError(
+            f"job name {base[:40]!r}... is {len(base)} characters; AWS allows at most "
+            f"{MAX_JOB_NAME}{with_count if longest else ''}",
+            hint="choose a shorter name (--name)",
+        )
     out: list[SubmitRequest] = []
     for index in range(1, options.count + 1):
         suffix = f"-{index}" if options.count > 1 else ""
-        name = base[: MAX_JOB_NAME - len(suffix)] + suffix
+        name = base + suffix
         payload = dict(spec.payload)
         if options.count > 1 or options.name or "TrainingJobName" not in payload:
             payload["TrainingJobName"] = training_job_name(name)

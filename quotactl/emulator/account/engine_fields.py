@@ -9,7 +9,6 @@ this. The state machine that changes a job is ``quotactl.emulator.scheduling.job
 
 from __future__ import annotations
 
-import fnmatch
 from typing import TYPE_CHECKING, Any
 
 from quotactl.core.durations import DurationError, parse_duration
@@ -17,7 +16,7 @@ from quotactl.core.engine import Job, reasons
 from quotactl.core.jobs.spec import DEFAULT_MAX_RUNTIME, DURATION_TAG
 from quotactl.core.states import HOLDING, JobStatus
 from quotactl.emulator.account.models import NUM_INSTANCES
-from quotactl.emulator.account.rules import training_request
+from quotactl.emulator.account.rules import PayloadProblem, training_request
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -48,10 +47,12 @@ def capacity_of(payload: str) -> dict[str, int]:
         return capacity
     except PayloadError:
         raise
+    except PayloadProblem as exc:
+        raise PayloadError(f"ValidationException: {exc}") from exc
     except (ValueError, KeyError, TypeError, AttributeError, OverflowError) as exc:
         raise PayloadError(
             "ValidationException: serviceRequestPayload is not a CreateTrainingJob request "
-            f"with ResourceConfig.InstanceType and InstanceCount ({exc!r})"
+            "with ResourceConfig.InstanceType and InstanceCount"
         ) from exc
 
 
@@ -83,11 +84,22 @@ def attempt_limit(job: ServiceJob) -> tuple[float, str | None]:
     return length, reason
 
 
+def reason_matches(reason: str, pattern: str) -> bool:
+    """Whether ``onStatusReason`` matches a statusReason: exactly, or by its start when it
+    ends with ``*``, AWS's only wildcard ("It can optionally end with an asterisk (*) so that
+    only the start of the string needs to be an exact match",
+    https://docs.aws.amazon.com/batch/latest/APIReference/API_ServiceJobEvaluateOnExit.html).
+    Any other ``*``, ``?`` or ``[`` is an ordinary character."""
+    if pattern.endswith("*"):
+        return reason.startswith(pattern[:-1])
+    return reason == pattern
+
+
 def _retries_left(job: ServiceJob, reason: str) -> int:
     """Failed attempts (with ``reason``) that go back to RUNNABLE: retryStrategy."""
     strategy = job.retry_strategy or {}
     for rule in strategy.get("evaluateOnExit") or []:
-        if fnmatch.fnmatchcase(reason, str(rule.get("onStatusReason", "*"))):
+        if reason_matches(reason, str(rule.get("onStatusReason", "*"))):
             if str(rule.get("action", "")).upper() != "RETRY":
                 return 0
             break

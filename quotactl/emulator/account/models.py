@@ -76,7 +76,7 @@ class SchedulingPolicy(Record):
                 "arn": self.arn,
                 "quotaSharePolicy": self.quota_share_policy,
                 "fairsharePolicy": self.fairshare_policy,
-                "tags": tags,
+                "tags": tags or None,  # the model's map has at least one entry
             }
         )
 
@@ -91,15 +91,17 @@ class ServiceEnvironment(Settling):
         return {c["capacityUnit"]: int(c["maxCapacity"]) for c in self.capacity_limits}
 
     def to_api(self, tags: dict[str, str]) -> dict[str, Any]:
-        return {
-            "serviceEnvironmentName": self.name,
-            "serviceEnvironmentArn": self.arn,
-            "serviceEnvironmentType": "SAGEMAKER_TRAINING",
-            "state": self.state,
-            "status": self.status,
-            "capacityLimits": self.capacity_limits,
-            "tags": tags,
-        }
+        return drop_none(
+            {
+                "serviceEnvironmentName": self.name,
+                "serviceEnvironmentArn": self.arn,
+                "serviceEnvironmentType": "SAGEMAKER_TRAINING",
+                "state": self.state,
+                "status": self.status,
+                "capacityLimits": self.capacity_limits,
+                "tags": tags or None,  # the model's map has at least one entry
+            }
+        )
 
 
 @dataclass
@@ -132,7 +134,7 @@ class JobQueue(Settling):
                 "computeEnvironmentOrder": [],
                 "serviceEnvironmentOrder": self.service_environment_order,
                 "jobQueueType": "SAGEMAKER_TRAINING",
-                "tags": tags,
+                "tags": tags or None,  # the model's map has at least one entry
                 "jobStateTimeLimitActions": self.job_state_time_limit_actions,
             }
         )
@@ -170,6 +172,6 @@ class QuotaShare(Settling):
                 "preemptionConfiguration": {"inSharePreemption": self.in_share_preemption},
                 "state": self.state,
                 "status": self.status,
-                "tags": tags,
+                "tags": tags or None,  # the model's map has at least one entry
             }
         )

@@ -70,6 +70,7 @@ class ServiceJob:
     failed_attempts: int = 0
     preempted_count: int = 0
     recent_preempted: list[Attempt] = field(default_factory=list)
+    capacity_wait: float = 0.0  # seconds waited for instances before the current status
     seq: int = field(default=0, compare=False)
 
     def doc(self) -> dict[str, Any]:
@@ -148,7 +149,7 @@ class ServiceJob:
                 "status": self.status,
                 "statusReason": self.status_reason,
                 "stoppedAt": ms(self.stopped_at),
-                "tags": tags,
+                "tags": tags or None,  # the model's map has at least one entry
                 "timeoutConfig": self.timeout_config,
             }
         )

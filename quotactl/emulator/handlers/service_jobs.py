@@ -56,7 +56,12 @@ def _retry_strategy(params: Params) -> dict[str, Any] | None:
                 f"retryStrategy.evaluateOnExit[{index}].onStatusReason is longer than 512 "
                 "characters"
             )
-    return strategy
+    if not rules:
+        return strategy
+    # AWS matches the action in any case ("Retry" is RETRY); it is kept as the model spells it,
+    # so Describe* and every comparison see one value.
+    actions = [{**rule, "action": str(rule["action"]).upper()} for rule in rules]
+    return {**strategy, "evaluateOnExit": actions}
 
 
 def _share_fields(ctx: Context, params: Params, queue: JobQueue) -> tuple[str | None, str | None]:

@@ -7,12 +7,18 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping
+
     from quotactl.emulator.account.arns import Account
     from quotactl.emulator.scheduling.engines import Engines
     from quotactl.emulator.store.database import Tx
 
 
 EPSILON = 0.0005  # seconds: float sums of epoch times drift; the wire resolution is 1 ms
+
+
+def _never_short(instances: Mapping[str, int]) -> bool:
+    return False
 
 
 @dataclass
@@ -27,6 +33,8 @@ class Context:
     queues: set[int] = field(default_factory=set)  # job queues (seq) whose jobs need a pass
     remodel: set[str] = field(default_factory=set)  # job queues whose settings or shares changed
     everything: bool = False  # the scheduling model of every queue may have changed
+    short_of: Callable[[Mapping[str, int]], bool] = _never_short
+    """Whether SageMaker has too few of these instances for a start (the ``capacity`` fault)."""
 
     def due(self, at: float, key: str) -> bool:
         """Whether a step due at emulated time ``at`` for resource/job ``key`` happens now.

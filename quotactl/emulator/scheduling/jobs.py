@@ -15,6 +15,7 @@ import json
 import secrets
 from typing import TYPE_CHECKING, Any
 
+from quotactl.core.engine import reasons
 from quotactl.core.states import FINAL, HOLDING, JobStatus
 from quotactl.core.transitions import transition
 from quotactl.emulator.account.service_job import Attempt
@@ -27,9 +28,13 @@ if TYPE_CHECKING:
     from quotactl.emulator.account.models import JobQueue
     from quotactl.emulator.account.service_job import ServiceJob
     from quotactl.emulator.scheduling.context import Context
+    from quotactl.emulator.scheduling.engines import QueueState
 
 
 RECENT_PREEMPTIONS = 5  # recentPreemptedAttempts window (AWS does not say)
+CAPACITY_RETRY_SECONDS = 60.0
+"""How long a job that found too few instances waits before Batch tries again (AWS retries
+"until capacity becomes available" and does not say how often: the emulator's choice)."""
 _RUNNABLE = JobStatus.RUNNABLE
 
 
@@ -56,11 +61,15 @@ def _preempted(job: ServiceJob, tr: Transition) -> None:
     job.recent_preempted = recent[:RECENT_PREEMPTIONS]
     job.running_since = None
     if tr.status is JobStatus.FAILED:
-        job.stopped_at = tr.at
+        # "A job will be terminated when preemption retries have been exhausted" (botocore's
+        # ServiceJobPreemptionConfiguration): AWS terminates it, so it carries isTerminated.
+        job.stopped_at, job.is_terminated = tr.at, True
     _set_status(job, tr.status, tr.reason, tr.at)
 
 
 def _scheduled(account: Account, job: ServiceJob, tr: Transition) -> None:
+    if job.status_reason == reasons.INSUFFICIENT_CAPACITY:  # the wait counts toward time limits
+        job.capacity_wait += tr.at - job.reason_since
     # The job's times are those of its latest attempt, which has not started yet.
     job.scheduled_at, job.started_at, job.stopped_at = tr.at, None, None
     name = f"AWSBatch{job.name[:23]}{secrets.token_hex(16)}"  # 63 characters at most
@@ -127,13 +136,49 @@ def stop(job: ServiceJob, status: JobStatus, reason: str | None, at: float) -> N
     _set_status(job, status, reason, at)
 
 
+def capacity_failed(state: QueueState, job: ServiceJob, at: float) -> None:
+    """SageMaker found too few instances for the attempt: the job goes back to RUNNABLE with
+    AWS's CAPACITY reason, and Batch tries again later. AWS: "AWS Batch retries the job
+    automatically until capacity becomes available", "These capacity-based retries don't
+    consume your configured retry attempts", and only the newest such training job is kept
+    (https://docs.aws.amazon.com/batch/latest/userguide/service-job-retries.html)."""
+    attempt = job.attempts[-1]
+    attempt.stopped_at, attempt.status_reason = at, reasons.INSUFFICIENT_CAPACITY
+    earlier = job.attempts[-2] if len(job.attempts) > 1 else None
+    if earlier is not None and earlier.status_reason == reasons.INSUFFICIENT_CAPACITY:
+        del job.attempts[-2]  # the older failed training job is deleted
+    job.capacity_wait += at - (job.scheduled_at if job.scheduled_at is not None else at)
+    job.stopped_at, job.running_since = None, None
+    _set_status(job, _RUNNABLE, reasons.INSUFFICIENT_CAPACITY, at)
+    state.engine.remove(job.job_id)
+    state.engine.now = at
+    state.engine.submit(state.job(job))
+
+
+def capacity_retry_at(job: ServiceJob) -> float | None:
+    """When Batch next tries to start a job that found too few instances."""
+    if job.status != _RUNNABLE or job.status_reason != reasons.INSUFFICIENT_CAPACITY:
+        return None
+    return job.reason_since + CAPACITY_RETRY_SECONDS
+
+
 def time_limit(job: ServiceJob, queue: JobQueue) -> tuple[float, str] | None:
-    """When a queue's jobStateTimeLimitActions terminates this RUNNABLE job, and why."""
+    """When a queue's jobStateTimeLimitActions terminates this RUNNABLE job, and why.
+
+    For insufficient capacity the time the job already waited for instances counts too (each
+    earlier RUNNABLE spell with that reason, and the SCHEDULED time of each attempt that
+    found too few instances). AWS: "the time the corresponding AWS Batch job spent in
+    SCHEDULED between job submission and failure accumulates between job submissions for
+    comparison against maxTimeSeconds"
+    (https://docs.aws.amazon.com/batch/latest/userguide/sm_job_stuck_in_runnable_capacity.html).
+    """
     if job.status != _RUNNABLE or not job.status_reason:
         return None
     for action in queue.job_state_time_limit_actions:
-        if job.status_reason.startswith(str(action["reason"])):
-            return job.reason_since + float(action["maxTimeSeconds"]), str(action["reason"])
+        reason = str(action["reason"])
+        if job.status_reason.startswith(reason):
+            counted = job.capacity_wait if job.status_reason.startswith("CAPACITY:") else 0.0
+            return job.reason_since + float(action["maxTimeSeconds"]) - counted, reason
     return None
 
 

@@ -92,10 +92,15 @@ def _store(ctx: Context, state: QueueState, due: dict[str, ServiceJob]) -> int:
     """Store the engine's decisions, and the new due time of every job looked at."""
     transitions, state.engine.transitions = state.engine.transitions or [], []
     touched = dict(due)
+    short: set[str] = set()  # jobs whose start found too few instances: nothing more happens
     for tr in transitions:
         job = touched.get(tr.job_id) or ctx.tx.job(tr.job_id)
-        if job is not None:
-            jobs.apply(ctx.account, job, tr)
+        if job is not None and tr.job_id not in short:
+            if tr.status is JobStatus.STARTING and ctx.short_of(job.capacity):
+                jobs.capacity_failed(state, job, tr.at)
+                short.add(tr.job_id)
+            else:
+                jobs.apply(ctx.account, job, tr)
             touched[tr.job_id] = job
     for job in touched.values():
         ctx.tx.save_job(job, due_at(ctx, state, job))
@@ -111,7 +116,9 @@ def due_at(ctx: Context, state: QueueState, job: ServiceJob) -> float | None:
         return None if live is None else state.engine.event_time(live)
     if job.status == JobStatus.RUNNABLE:
         limit = jobs.time_limit(job, state.queue)
-        return None if limit is None else limit[0]
+        retry = jobs.capacity_retry_at(job)
+        times = [t for t in (None if limit is None else limit[0], retry) if t is not None]
+        return min(times, default=None)
     return None
 
 
