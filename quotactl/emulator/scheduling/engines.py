@@ -48,6 +48,10 @@ class QueueState:
 
     def engine_job(self, job_id: str, fields: dict[str, Any]) -> Job:
         share = None if self.queue.quota_managed and fields["share"] else POOL
+        if not self.queue.quota_managed:
+            # a FIFO queue orders by submission time only: schedulingPriority counts on
+            # quota-share and fair-share queues (SubmitServiceJob's API reference)
+            fields = {**fields, "priority": 0}
         return engine_fields.engine_job(job_id, fields, share, count_all=self.count_all)
 
 
