@@ -219,3 +219,47 @@ def test_a_quota_share_queue_cannot_take_a_fair_share_policy(account: Any) -> No
     queue = client.describe_job_queues(jobQueues=["qm"])["jobQueues"][0]
     assert queue["schedulingPolicyArn"].endswith("/qm-quota")
     assert POLICY  # the quota-share policy stays
+
+
+# -- queues on one service environment share its capacity ------------------------------------
+
+
+def test_queues_on_one_environment_share_its_capacity_in_priority_order(account: Any) -> None:
+    emulator, client = account
+    fifo_environment(client, "pool", 4)
+    fifo_queue(client, "low", "pool", priority=1)
+    fifo_queue(client, "high", "pool", priority=10)
+    early = [submit(client, f"early{i}", "low", runtime=60) for i in range(3)]
+    emulator.advance(1)
+    late_low = [submit(client, f"low{i}", "low", runtime=60) for i in range(4)]
+    late_high = [submit(client, f"high{i}", "high", runtime=60) for i in range(4)]
+    emulator.advance(1)
+    every = early + late_low + late_high
+    # one maxCapacity for both queues: 3 early jobs and one more, never 8
+    assert running(client, every) == {*early, late_low[0]}
+    emulator.advance(58.5)
+    # the early jobs freed 3 instances: the priority-10 queue is evaluated first
+    assert running(client, every) == {late_low[0], *late_high[:3]}
+    assert statuses(client, early) == ["SUCCEEDED"] * 3
+    emulator.advance(1)
+    assert running(client, every) == set(late_high)
+    for _ in range(4):
+        emulator.advance(60)
+        assert len(running(client, every)) <= 4
+
+
+def test_a_lower_priority_queue_takes_what_the_higher_cannot_use(account: Any) -> None:
+    emulator, client = account
+    fifo_environment(client, "pool", 2)
+    fifo_queue(client, "low", "pool", priority=1)
+    fifo_queue(client, "high", "pool", priority=10)
+    client.submit_service_job(
+        jobName="wide",
+        jobQueue="high",
+        serviceJobType="SAGEMAKER_TRAINING",
+        serviceRequestPayload=payload(count=3),
+    )
+    small = submit(client, "small", "low", runtime=60)
+    emulator.advance(1)
+    # a job is dispatched from a queue only if resources are available when it is evaluated
+    assert running(client, [small]) == {small}
