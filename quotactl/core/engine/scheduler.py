@@ -129,7 +129,7 @@ class QueueEngine(Passes):
         self._dirty.add(job._s)
         self._forget(job)
 
-    def used(self, instance_type: str) -> int:
+    def held(self, instance_type: str) -> int:
         """Instances of ``instance_type`` the queue's jobs hold (SCHEDULED to RUNNING)."""
         t = self.capacity.type_index.get(instance_type)
         return 0 if t is None else self.capacity.used[t]

@@ -147,7 +147,7 @@ def share_capacity(state: QueueState, peers: list[QueueState]) -> None:
     state.shared = bool(peers)
     full = engine.queue.capacity
     for name in engine.capacity.types:
-        held = sum(peer.engine.used(name) for peer in peers)
+        held = sum(peer.engine.held(name) for peer in peers)
         engine.set_capacity(name, max(0, int(full.get(name, 0)) - held))
 
 
