@@ -9,6 +9,8 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 from botocore.exceptions import ClientError
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from tests.emulator.emulator_support import (
     POLICY,
@@ -23,6 +25,8 @@ from tests.emulator.emulator_support import (
 
 if TYPE_CHECKING:
     from pathlib import Path
+
+HOLDING = {"SCHEDULED", "STARTING", "RUNNING"}
 
 
 def fifo_environment(client: Any, name: str, instances: int) -> None:
@@ -263,3 +267,103 @@ def test_a_lower_priority_queue_takes_what_the_higher_cannot_use(account: Any) -
     emulator.advance(1)
     # a job is dispatched from a queue only if resources are available when it is evaluated
     assert running(client, [small]) == {small}
+
+
+# -- GetJobQueueSnapshot: dispatch order, time at position, last updated ---------------------
+
+
+def _ids(entries: list[dict[str, Any]]) -> list[str]:
+    return [e["jobArn"].rsplit("/", 1)[1] for e in entries]
+
+
+def test_the_front_of_a_quota_share_queue_is_in_dispatch_order(account: Any) -> None:
+    emulator, client = account
+    make_queue(client, "qm", capacity={"ml.g5.xlarge": 2}, shares={"a": {}, "b": {}})
+    busy = [
+        submit(client, "busy-a", "qm", quotaShareName="a"),
+        submit(client, "busy-b", "qm", quotaShareName="b"),
+    ]
+    emulator.advance(1)
+    assert running(client, busy) == set(busy)
+    low = submit(client, "a-low", "qm", quotaShareName="a", schedulingPriority=0)
+    high = submit(client, "a-high", "qm", quotaShareName="a", schedulingPriority=100)
+    middle = submit(client, "b-mid", "qm", quotaShareName="b", schedulingPriority=50)
+    emulator.advance(1)
+    snapshot = client.get_job_queue_snapshot(jobQueue="qm")
+    # share a's order is a-high, a-low; across shares, the earlier submission first
+    assert _ids(snapshot["frontOfQueue"]["jobs"]) == [high, low, middle]
+    heads = snapshot["frontOfQuotaShares"]["quotaShares"]
+    assert {name: _ids(jobs) for name, jobs in heads.items()} == {"a": [high], "b": [middle]}
+
+
+def test_time_at_position_and_last_updated_follow_the_queue(account: Any) -> None:
+    emulator, client = account
+    fifo_environment(client, "pool", 1)
+    fifo_queue(client, "fifo", "pool")
+    jobs = [submit(client, f"j{i}", "fifo", runtime=60) for i in range(3)]
+    emulator.advance(1)
+    submitted = client.describe_service_job(jobId=jobs[2])["createdAt"]
+    emulator.advance(60)  # j0 finishes at t=60: j1 starts, j2 moves to the head
+    emulator.advance(20)
+    snapshot = client.get_job_queue_snapshot(jobQueue="fifo")
+    front = snapshot["frontOfQueue"]
+    assert _ids(front["jobs"]) == [jobs[2]]
+    moved = client.describe_service_job(jobId=jobs[1])["startedAt"]
+    assert front["jobs"][0]["earliestTimeAtPosition"] == moved
+    assert moved - submitted == 60_000
+    # nothing changed in the last 20 s: the front and the usage were last updated at t=60
+    assert front["lastUpdatedAt"] == moved
+    assert snapshot["queueUtilization"]["lastUpdatedAt"] == moved
+
+
+JOB_MIXES = st.lists(
+    st.tuples(st.integers(0, 2), st.integers(1, 3), st.integers(1, 9), st.integers(0, 2)),
+    min_size=1,
+    max_size=10,
+)
+
+
+@settings(
+    max_examples=15,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(
+    capacity=st.integers(1, 5),
+    priorities=st.lists(st.integers(0, 3), min_size=2, max_size=3),
+    mix=JOB_MIXES,
+)
+def test_queues_never_hold_more_than_their_environment(
+    tmp_path_factory: pytest.TempPathFactory,
+    capacity: int,
+    priorities: list[int],
+    mix: list[tuple[int, int, int, int]],
+) -> None:
+    """Whatever the queues' priorities and jobs: together they never hold more instances than
+    the environment's maxCapacity, and every job runs to the end. (Jobs fit the environment:
+    a MISCONFIGURATION head holds back its FIFO queue for good.)"""
+    emulator, client = inprocess_client(tmp_path_factory.mktemp("mix") / "state.db")
+    try:
+        fifo_environment(client, "pool", capacity)
+        names = [f"q{i}" for i in range(len(priorities))]
+        for name, priority in zip(names, priorities, strict=True):
+            fifo_queue(client, name, "pool", priority=priority)
+        sizes: dict[str, int] = {}
+        for index, (queue, count, minutes, wait) in enumerate(mix):
+            job = client.submit_service_job(
+                jobName=f"j{index}",
+                jobQueue=names[queue % len(names)],
+                serviceJobType="SAGEMAKER_TRAINING",
+                serviceRequestPayload=payload(count=min(count, capacity), max_runtime=minutes * 10),
+            )["jobId"]
+            sizes[job] = min(count, capacity)
+            emulator.advance(wait * 5)
+        for _ in range(100):
+            found = {j: client.describe_service_job(jobId=j)["status"] for j in sizes}
+            assert sum(sizes[j] for j, status in found.items() if status in HOLDING) <= capacity
+            if all(status == "SUCCEEDED" for status in found.values()):
+                break
+            emulator.advance(10)
+        assert set(found.values()) == {"SUCCEEDED"}
+    finally:
+        emulator.close()
