@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
+from quotactl.core.backend import CLOCK_HEADER
 from quotactl.core.durations import DurationError, parse_duration
 from quotactl.core.engine.model import QueueModel, ShareModel
 from quotactl.core.jobs.live import LiveQueue
@@ -126,9 +127,13 @@ def snapshot_front(snapshot: Mapping[str, Any] | None) -> tuple[str, ...]:
 
 
 def snapshot_time(snapshot: Mapping[str, Any] | None) -> float | None:
-    """When the account computed the snapshot (its newest ``lastUpdatedAt``), epoch seconds."""
+    """When the account computed the snapshot, epoch seconds: the emulated clock where the
+    emulator answered (its clock header), else the snapshot's newest ``lastUpdatedAt``."""
     if not snapshot:
         return None
+    headers = (snapshot.get("ResponseMetadata") or {}).get("HTTPHeaders") or {}
+    if headers.get(CLOCK_HEADER):
+        return seconds(int(headers[CLOCK_HEADER]))
     times = [
         part.get("lastUpdatedAt")
         for part in (

@@ -62,3 +62,9 @@ class Backend(StateReader, Protocol):
     def statuses(self, refs: Collection[Ref]) -> Mapping[Ref, ResourceStatus | None]:
         """Lifecycle of many resources in as few calls as possible; None for those gone."""
         ...
+
+
+CLOCK_HEADER = "x-quotactl-emulated-time"
+"""A response header of every successful answer of the emulated account: its emulated clock
+(epoch ms) when it computed the answer. AWS sends none; readers take the account's own time
+from it (GetJobQueueSnapshot's ``lastUpdatedAt`` is when the queue last changed, not now)."""

@@ -18,6 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Self
 
+from quotactl.core.backend import CLOCK_HEADER
 from quotactl.emulator.account.arns import Account
 from quotactl.emulator.errors import ServerException, ServiceError
 from quotactl.emulator.faults import Faults, FaultSpec, parse_faults
@@ -93,7 +94,11 @@ class Emulator:
             fault = self.faults.before(operation)
             if fault is not None:
                 raise fault
-            return wire.ok(self._answer(operation, params), rid)
+            result, now = self._answer(operation, params)
+            response = wire.ok(result, rid)
+            # the emulated clock, for clients that read the account's own time
+            response.headers[CLOCK_HEADER] = str(round(now * 1000))
+            return response
         except ServiceError as exc:
             return wire.error(exc, rid)
         except QuotactlError:  # the state file failed (locked, read-only, full): the caller's
@@ -103,10 +108,11 @@ class Emulator:
 
     def call(self, operation: str, params: dict[str, Any]) -> dict[str, Any]:
         """Run one operation on already-parsed members; raises ServiceError."""
-        return wire.decoded(self._answer(operation, params))
+        return wire.decoded(self._answer(operation, params)[0])
 
-    def _answer(self, operation: str, params: dict[str, Any]) -> dict[str, Any]:
-        """``call``'s result, with a listing's stored items still as JSON texts."""
+    def _answer(self, operation: str, params: dict[str, Any]) -> tuple[dict[str, Any], float]:
+        """``call``'s result, with a listing's stored items still as JSON texts, and the
+        emulated time it was computed at."""
         self.router.validate(operation, params)  # botocore's input shape, before any handler
         handler = HANDLERS[operation]
         if operation not in READ_ONLY:
@@ -123,9 +129,11 @@ class Emulator:
             return self._write(handler, params)
         if next_due is not None and next_due <= now + EPSILON:
             self._write(None, params)  # what is due now happens after the read has seen it
-        return result
+        return result, now
 
-    def _write(self, handler: Handler | None, params: dict[str, Any]) -> dict[str, Any]:
+    def _write(
+        self, handler: Handler | None, params: dict[str, Any]
+    ) -> tuple[dict[str, Any], float]:
         result: dict[str, Any] = {}
         failure: ServiceError | None = None
         with self._writing() as ctx:
@@ -142,9 +150,10 @@ class Emulator:
                 ctx.tx.db.execute("RELEASE handler")
             ctx.strict = False
             ticks.step(ctx, stepped=True)
+            now = ctx.now
         if failure is not None:
             raise failure
-        return result
+        return result, now
 
     @contextlib.contextmanager
     def _writing(self) -> Iterator[Context]:

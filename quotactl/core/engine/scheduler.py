@@ -129,6 +129,25 @@ class QueueEngine(Passes):
         self._dirty.add(job._s)
         self._forget(job)
 
+    def held(self, instance_type: str) -> int:
+        """Instances of ``instance_type`` the queue's jobs hold (SCHEDULED to RUNNING)."""
+        t = self.capacity.type_index.get(instance_type)
+        return 0 if t is None else self.capacity.used[t]
+
+    def set_capacity(self, instance_type: str, instances: int) -> None:
+        """What the queue may use of ``instance_type`` from now on: less than its environment's
+        capacity while other job queues on the environment hold some. Whether a job can ever
+        run (its MISCONFIGURATION) still counts the environment's whole capacity."""
+        cap = self.capacity
+        t = cap.type_index.get(instance_type)
+        if t is None or cap.cap[t] == instances:
+            return
+        grew = instances > cap.cap[t]
+        cap.cap[t] = instances
+        if grew:  # parked heads of the type may start now
+            self._touched.add(t)
+            self._dirty.update(range(cap.S))
+
     def advance_to(self, until: float) -> None:
         """Run the clock to ``until``: each timer fires at its own time, then a pass runs."""
         self.schedule(self.now)

@@ -69,6 +69,12 @@ def update_service_environment(ctx: Context, params: Params) -> dict[str, Any]:
             instance_types_only=quota_managed,
             owner=f"service environment {environment.name!r}",
         )
+        if len(users) > 1 and all(c["capacityUnit"] != NUM_INSTANCES for c in limits):
+            raise ClientException(
+                f"service environment {environment.name!r} serves job queues "
+                f"{', '.join(q.name for q in users)}; a quota-management environment "
+                "(instance-type capacity limits) serves one job queue"
+            )
         environment.capacity_limits = limits
     environment.state = state
     transition_resource(environment, LifecycleStatus.UPDATING, ctx.now)

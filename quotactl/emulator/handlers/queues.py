@@ -8,7 +8,7 @@ from quotactl.core.resources.desired import TIME_LIMIT_REASONS
 from quotactl.core.states import STATES, JobStatus, LifecycleStatus, State
 from quotactl.core.transitions import transition_resource
 from quotactl.emulator.account import rules as v
-from quotactl.emulator.account.models import JobQueue, ServiceEnvironment
+from quotactl.emulator.account.models import JobQueue, SchedulingPolicy, ServiceEnvironment
 from quotactl.emulator.errors import ClientException
 from quotactl.emulator.handlers.common import find, require_disabled, require_settled, tag_new
 from quotactl.emulator.handlers.environments import uses_instance_types
@@ -47,12 +47,22 @@ def _environment(
     return environment, [{"order": entry.get("order", 1), "serviceEnvironment": environment.arn}]
 
 
-def _check_quota_management(ctx: Context, queue: str, environment: ServiceEnvironment) -> None:
-    if not uses_instance_types(environment):
+def _check_environment(
+    ctx: Context, queue: str, environment: ServiceEnvironment, *, quota_managed: bool
+) -> None:
+    """AWS's rules for a queue's service environment: a quota-share queue needs instance-type
+    capacity limits, and an environment with instance-type limits (a quota-management
+    environment) serves one job queue, whatever that queue's scheduling policy. See
+    https://docs.aws.amazon.com/batch/latest/userguide/create-quota-management-resources.html
+    """
+    quota_environment = uses_instance_types(environment)
+    if quota_managed and not quota_environment:
         raise ClientException(
             f"service environment {environment.name!r} counts NUM_INSTANCES; a job queue with a "
             "quota-share scheduling policy needs instance-type capacity limits"
         )
+    if not quota_environment:
+        return
     others = [
         q.name
         for q in ctx.tx.records(JobQueue)
@@ -62,6 +72,16 @@ def _check_quota_management(ctx: Context, queue: str, environment: ServiceEnviro
         raise ClientException(
             f"service environment {environment.name!r} already serves job queue "
             f"{others[0]!r}; a quota-management environment serves one job queue"
+        )
+
+
+def _refuse_fair_share(policy: SchedulingPolicy, queue: str) -> None:
+    """Fair-share scheduling of service jobs is not emulated: refused, never ignored."""
+    if policy.fairshare_policy is not None:
+        raise ClientException(
+            f"scheduling policy {policy.name!r} is a fair-share policy; the quotactl emulator "
+            f"does not schedule fair-share SAGEMAKER_TRAINING job queues, so job queue "
+            f"{queue!r} cannot use it: use a quota-share policy, or no scheduling policy (FIFO)"
         )
 
 
@@ -125,9 +145,10 @@ def create_job_queue(ctx: Context, params: Params) -> dict[str, Any]:
         policy = find_policy(
             ctx, v.required_string(params, "schedulingPolicyArn"), "schedulingPolicyArn"
         )
+    if policy is not None:
+        _refuse_fair_share(policy, name)
     quota_managed = policy is not None and policy.quota_share_policy is not None
-    if quota_managed:
-        _check_quota_management(ctx, name, environment)
+    _check_environment(ctx, name, environment, quota_managed=quota_managed)
     limits = _time_limits(params) or []
     v.tags(params.get("tags"))
     if ctx.tx.get(JobQueue, name) is not None:
@@ -169,6 +190,7 @@ def update_job_queue(ctx: Context, params: Params) -> dict[str, Any]:
         policy = find_policy(
             ctx, v.required_string(params, "schedulingPolicyArn"), "schedulingPolicyArn"
         )
+        _refuse_fair_share(policy, queue.name)
         if queue.scheduling_policy_arn is None:
             raise ClientException(
                 f"job queue {queue.name!r} was created without a scheduling policy and cannot "
@@ -182,8 +204,7 @@ def update_job_queue(ctx: Context, params: Params) -> dict[str, Any]:
         queue.scheduling_policy_arn = policy.arn
     if params.get("serviceEnvironmentOrder") is not None:
         environment, order = _environment(ctx, params, queue.name)
-        if queue.quota_managed:
-            _check_quota_management(ctx, queue.name, environment)
+        _check_environment(ctx, queue.name, environment, quota_managed=queue.quota_managed)
         queue.environment, queue.service_environment_order = environment.name, order
     limits = _time_limits(params)
     if limits is not None:

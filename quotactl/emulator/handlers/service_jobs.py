@@ -201,7 +201,8 @@ def update_service_job(ctx: Context, params: Params) -> dict[str, Any]:
     job.priority = priority
     ctx.tx.update_job(job)
     state = ctx.engines.get(ctx.tx, job.queue_ref, ctx.now)
-    if state is not None and state.engine.live(job.job_id) is not None:
+    live = state is not None and state.engine.live(job.job_id) is not None
+    if state is not None and live and state.queue.quota_managed:  # FIFO: submission order
         state.engine.set_priority(job.job_id, priority)
         ctx.changed(job.queue_ref)
     return {"jobArn": job.arn, "jobName": job.name, "jobId": job.job_id}

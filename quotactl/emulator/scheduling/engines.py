@@ -39,6 +39,7 @@ class QueueState:
         self.engine = engine
         self.enabled = enabled  # False: its environment is DISABLED or missing
         self.mark: int | None = None  # the engine's timer mark at this request's start
+        self.shared = False  # other job queues on its environment hold some of its capacity
         # a queue without quota shares over NUM_INSTANCES counts every instance as one unit
         self.count_all = not queue.quota_managed and NUM_INSTANCES in engine.queue.capacity
 
@@ -48,6 +49,10 @@ class QueueState:
 
     def engine_job(self, job_id: str, fields: dict[str, Any]) -> Job:
         share = None if self.queue.quota_managed and fields["share"] else POOL
+        if not self.queue.quota_managed:
+            # a FIFO queue orders by submission time only: schedulingPriority counts on
+            # quota-share and fair-share queues (SubmitServiceJob's API reference)
+            fields = {**fields, "priority": 0}
         return engine_fields.engine_job(job_id, fields, share, count_all=self.count_all)
 
 
@@ -103,6 +108,47 @@ class Engines:
         state = QueueState(queue, engine, enabled)
         engine.load(state.engine_job(job_id, fields) for job_id, fields in live)
         return state
+
+
+def environment_groups(tx: Tx, refs: set[int]) -> list[list[int]]:
+    """The job queues (seqs) to look at for ``refs``, one list per service environment, each
+    in the order AWS evaluates queues on a shared environment: higher ``priority`` first
+    (equal priorities: the queue created first). A queue on an environment that other queues
+    share brings them all in, since capacity one frees may go to another.
+
+    https://docs.aws.amazon.com/batch/latest/APIReference/API_JobQueueDetail.html: "Queues are
+    evaluated in cycles, in descending order by priority."
+    """
+    if tx.count(JobQueue) <= 1:
+        return [[ref] for ref in refs]
+    queues = {q.seq: q for q in tx.records(JobQueue)}
+    sharing: dict[str, list[JobQueue]] = {}
+    for q in queues.values():
+        if q.environment:
+            sharing.setdefault(q.environment, []).append(q)
+    groups, seen = [], set()
+    for ref in sorted(refs):
+        if ref in seen:
+            continue
+        queue = queues.get(ref)
+        members = sharing.get(queue.environment, []) if queue and queue.environment else []
+        group = [q.seq for q in sorted(members, key=lambda q: (-q.priority, q.seq))] or [ref]
+        seen.update(group)
+        groups.append(group)
+    return groups
+
+
+def share_capacity(state: QueueState, peers: list[QueueState]) -> None:
+    """Give a queue what its environment's capacity leaves after the other queues on it (one
+    ``maxCapacity`` for them all), just before its scheduling pass."""
+    engine = state.engine
+    if not peers and not state.shared:
+        return
+    state.shared = bool(peers)
+    full = engine.queue.capacity
+    for name in engine.capacity.types:
+        held = sum(peer.engine.held(name) for peer in peers)
+        engine.set_capacity(name, max(0, int(full.get(name, 0)) - held))
 
 
 def model_of(tx: Tx, queue: JobQueue, job_shares: set[str]) -> tuple[QueueModel, bool]:

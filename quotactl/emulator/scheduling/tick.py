@@ -20,6 +20,7 @@ from quotactl.emulator.account import engine_fields
 from quotactl.emulator.account.models import JobQueue
 from quotactl.emulator.scheduling import jobs, lifecycle
 from quotactl.emulator.scheduling.context import EPSILON
+from quotactl.emulator.scheduling.engines import environment_groups, share_capacity
 from quotactl.errors import QuotactlError
 
 if TYPE_CHECKING:
@@ -45,18 +46,28 @@ def step(ctx: Context, *, stepped: bool) -> int:
         ctx.engines.drop(ref)
     refs |= remodelled
     ctx.queues, ctx.remodel, ctx.everything = set(), set(), False
-    for ref in sorted(refs):
-        state = ctx.engines.get(tx, ref, ctx.now)
-        if state is None:
-            continue
-        if ref in remodelled:  # its time limits may have changed
-            for job in tx.jobs_with_reasons(ref):
-                tx.save_job(job, due_at(ctx, state, job))
-        changes += _queue(ctx, state, ref, stepped)
+    for group in environment_groups(tx, refs):
+        # every queue on the environment first frees what falls due, then each, in priority
+        # order, schedules within what the others leave of the environment's capacity
+        ready: list[tuple[QueueState, dict[str, ServiceJob]]] = []
+        for ref in group:
+            state = ctx.engines.get(tx, ref, ctx.now)
+            if state is None:
+                continue
+            if ref in remodelled:  # its time limits may have changed
+                for job in tx.jobs_with_reasons(ref):
+                    tx.save_job(job, due_at(ctx, state, job))
+            ready.append((state, _due(ctx, state, ref, stepped)))
+        for state, due in ready:
+            share_capacity(state, [peer for peer, _ in ready if peer is not state])
+            if state.enabled:
+                state.engine.schedule(ctx.now)
+            changes += _store(ctx, state, due)
     return changes
 
 
-def _queue(ctx: Context, state: QueueState, ref: int, stepped: bool) -> int:
+def _due(ctx: Context, state: QueueState, ref: int, stepped: bool) -> dict[str, ServiceJob]:
+    """Fire the queue's due timers and step its due jobs; returns the jobs looked at."""
     engine = state.engine
     engine.fire(ctx.now, armed_before=state.mark if stepped else None)
     due = {j.job_id: j for j in ctx.tx.due_jobs(ref, ctx.now + EPSILON)}
@@ -68,9 +79,7 @@ def _queue(ctx: Context, state: QueueState, ref: int, stepped: bool) -> int:
             limit = jobs.time_limit(job, state.queue)
             if limit is not None and ctx.due(limit[0], job.job_id):
                 jobs.terminate(ctx, job, reasons.time_limit(limit[1]))
-    if state.enabled:
-        engine.schedule(ctx.now)
-    return _store(ctx, state, due)
+    return due
 
 
 def _submitted(ctx: Context, state: QueueState, job: ServiceJob) -> None:

@@ -129,6 +129,28 @@ class JobRows:
         sql += " ORDER BY priority DESC, seq ASC LIMIT ?"
         return list(self.db.execute(sql, [*args, limit]))
 
+    def left_since(self, queue_ref: int, since: float) -> list[ServiceJob]:
+        """A queue's jobs that are not RUNNABLE and changed status at or after ``since``
+        (a superset of those that left the RUNNABLE queue since then)."""
+        rows = self.db.execute(
+            "SELECT doc, seq FROM jobs WHERE queue_ref = ? AND status NOT IN (?, ?) "
+            "AND json_extract(doc, '$.status_since') >= ?",
+            (queue_ref, JobStatus.RUNNABLE, JobStatus.SUBMITTED, since),
+        )
+        return [ServiceJob.from_doc(json.loads(d), s) for d, s in rows]
+
+    def usage_changed_at(self, queue_ref: int) -> float | None:
+        """When a job of the queue last took or gave back capacity (SCHEDULED, or stopped)."""
+        row = self.db.execute(
+            "SELECT max(max(coalesce(json_extract(doc, '$.scheduled_at'), 0)), "
+            "max(coalesce(json_extract(doc, '$.recent_preempted[0].stopped_at'), 0)), "
+            "max(CASE WHEN json_extract(doc, '$.scheduled_at') IS NOT NULL "
+            "THEN coalesce(json_extract(doc, '$.stopped_at'), 0) ELSE 0 END)) "
+            "FROM jobs WHERE queue_ref = ?",
+            (queue_ref,),
+        ).fetchone()
+        return float(row[0]) if row and row[0] else None
+
     def queued_and_active(self, queue_ref: int) -> list[tuple[str, dict[str, Any]]]:
         """A queue's RUNNABLE, SCHEDULED, STARTING and RUNNING jobs, oldest first, as what the
         engine needs of each (``engine_fields``): its id and those fields."""
