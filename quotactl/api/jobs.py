@@ -43,11 +43,13 @@ class JobDescription:
 
 @dataclass(frozen=True)
 class Cancelled:
-    """What ``cancel_jobs`` did: the jobs named, and per-job errors AWS reported."""
+    """What ``cancel_jobs`` did: the jobs named, those that had already finished (not sent to
+    AWS), and per-job errors AWS reported."""
 
     details: list[JobDetail]
     job_ids: list[str]
     errors: list[dict[str, str]]
+    finished: list[JobDetail]
 
     @property
     def done(self) -> list[str]:
@@ -141,10 +143,14 @@ def _training_job(account: Account, detail: JobDetail) -> dict[str, object] | No
 
 
 def cancel_jobs(account: Account, refs: Sequence[str], reason: str) -> Cancelled:
-    """Terminate the jobs named by ``refs`` (TerminateServiceJobs, 50 a call)."""
-    details = [account.jobs.resolve(r) for r in refs]
-    ids = list(dict.fromkeys(d.job.job_id for d in details))
-    return Cancelled(details, ids, account.jobs.terminate(ids, reason))
+    """Terminate the jobs named by ``refs`` (TerminateServiceJobs, 50 a call). A job that
+    has already finished (succeeded, failed or cancelled) is not sent: TerminateServiceJobs
+    would accept it and change nothing, and "cancelled" would be untrue."""
+    details = list({d.job.job_id: d for d in map(account.jobs.resolve, refs)}.values())
+    finished = [d for d in details if d.job.is_final]
+    ids = [d.job.job_id for d in details if not d.job.is_final]
+    errors = account.jobs.terminate(ids, reason) if ids else []
+    return Cancelled(details, ids, errors, finished)
 
 
 def set_priority(account: Account, ref: str, priority: int) -> PriorityChange:
