@@ -15,7 +15,7 @@ grouped by what the user can do about it (the groups have no code of their own):
     │   └── NothingToGenerateError .... nothing-to-generate
     ├── InputError: fix the file
     │   ├── ConfigError ............... config-invalid
-    │   ├── SpecInvalidError .......... spec-invalid
+    │   │   └── SpecInvalidError ...... spec-invalid
     │   ├── TraceError ................ trace-invalid
     │   │   └── TraceUnsorted
     │   └── TrainerInvalidError ....... trainer-invalid
@@ -192,10 +192,19 @@ class ConfigError(InputError):
         self.diagnostics = diagnostics
 
 
-class SpecInvalidError(InputError):
-    """A job spec is invalid."""
+class SpecInvalidError(ConfigError):
+    """A job spec is invalid: every finding with its position, when it has one."""
 
     code = "spec-invalid"
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        diagnostics: Sequence[Diagnostic] = (),
+        hint: str | None = None,
+    ) -> None:
+        super().__init__(list(diagnostics), message=message, hint=hint)
 
 
 class TraceError(InputError):
@@ -313,18 +322,27 @@ class PreflightFailedError(JobError):
 
 
 class SubmitIncomplete(JobError):
-    """Some jobs of a ``--count`` were submitted, then a call failed: says which went through."""
+    """Some jobs of a ``--count`` were submitted, then a call failed: says which went through,
+    and how to submit the rest under the names they would have had."""
 
     code = "submit-incomplete"
 
-    def __init__(self, cause: QuotactlError, submitted: Sequence[object], total: int) -> None:
+    def __init__(
+        self,
+        cause: QuotactlError,
+        submitted: Sequence[dict[str, str]],
+        total: int,
+        *,
+        rest: str,
+    ) -> None:
         left = total - len(submitted)
         super().__init__(
             f"{cause.message} (after {len(submitted)} of {total} jobs were submitted)",
-            hint=f"the {len(submitted)} submitted jobs stand; submit the other {left} with "
-            f"--count {left}",
+            hint=f"the {len(submitted)} submitted jobs stand; to submit the other {left} "
+            f"under the names they would have had, run the same submit with {rest}",
         )
-        self.submitted = list(submitted)
+        self.submitted = [dict(job) for job in submitted]
+        """Each job submitted: ``job_id``, ``job_arn``, ``name``, ``queue``, ``share``."""
 
 
 class SageMakerSdkMissingError(JobError):

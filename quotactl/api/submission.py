@@ -50,7 +50,7 @@ class SubmitResult:
 
 
 def job_request(spec_file: Path | str, options: SubmitOptions) -> JobRequest:
-    """Read and check the job spec at ``spec_file`` (``ConfigError`` lists every problem);
+    """Read and check the job spec at ``spec_file`` (``SpecInvalidError`` lists every problem);
     the options' queue and share win over the spec's."""
     from quotactl.config.jobspec import load_job_spec
     from quotactl.core.jobs.spec import resolve_target

@@ -35,7 +35,9 @@ def _finished(jobs: Jobs, how: str) -> str:
 
 
 @pytest.mark.parametrize(("how", "status"), [("done", "SUCCEEDED"), ("cancelled", "FAILED")])
-def test_cancel_of_a_finished_job_is_job_finished_in_text(jobs: Jobs, how: str, status: str) -> None:
+def test_cancel_of_a_finished_job_is_job_finished_in_text(
+    jobs: Jobs, how: str, status: str
+) -> None:
     job_id = _finished(jobs, how)
     assert jobs.status(job_id) == status
     result = jobs.run("job", "cancel", job_id)
