@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from quotactl.errors import SpecInvalidError, UsageError
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Mapping
+    from collections.abc import Callable, Mapping, Sequence
 
 MAX_PAYLOAD_BYTES = 10 * 1024
 """SubmitServiceJob's limit on serviceRequestPayload (10 KiB)."""
@@ -108,9 +108,9 @@ def requests(
 ) -> list[SubmitRequest]:
     """The SubmitServiceJob requests for ``options.count`` jobs of ``spec``.
 
-    Names get ``-1`` ... ``-N`` with ``--count`` (``-S`` ... ``-S+N-1`` with a start index
-    S other than 1, so that a second run never repeats a name); each request has its own client token (from
-    ``token``), so resending it (a retry) can never create a second job.
+    Names get ``-1`` ... ``-N`` with ``--count`` (``-S`` ... ``-S+N-1`` with a start index S
+    other than 1, so that a second run never repeats a name); each request has its own
+    client token (from ``token``), so resending it (a retry) can never create a second job.
     """
     if not 1 <= options.count <= MAX_COUNT:
         raise UsageError(f"--count must be 1 to {MAX_COUNT}, got {options.count}")
