@@ -36,7 +36,6 @@ grouped by what the user can do about it (the groups have no code of their own):
     │   │   └── LockNameTakenError .... (also a BackendError)
     │   └── ApplyFailedError .......... apply-failed
     ├── JobError: change the job, or look at it
-    │   ├── UnknownShareError ......... unknown-share
     │   ├── ShareDisabledError ........ share-disabled
     │   ├── PreflightFailedError ...... preflight-failed
     │   ├── SubmitIncomplete .......... submit-incomplete
@@ -303,12 +302,6 @@ class ApplyFailedError(PlanApplyError):
 
 
 # -- jobs ---------------------------------------------------------------------------------
-class UnknownShareError(JobError):
-    """A job names a queue or share that does not exist."""
-
-    code = "unknown-share"
-
-
 class ShareDisabledError(JobError):
     """The share (or queue) is disabled and takes no new jobs."""
 

@@ -7,7 +7,7 @@ import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from quotactl.errors import JobFinishedError, NoLogsError
+from quotactl.errors import JobFinishedError, NoLogsError, NotFoundError
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator, Sequence
@@ -98,6 +98,13 @@ def list_jobs(
     from quotactl.core.engine import JobStatus
 
     read = read_live(account, queues, list(JobStatus) if statuses is None else statuses)
+    if share is not None and not any(s.name == share for q in read for s in q.shares):
+        shares = sorted({s.name for q in read for s in q.shares})
+        raise NotFoundError(
+            f"no quota share {share!r} on "
+            + ("these job queues" if queues else "any quota-managed job queue"),
+            hint=f"its shares: {', '.join(shares)}" if shares else None,
+        )
     now = max((q.read_at for q in read), default=0.0)
     found = [
         j

@@ -102,7 +102,12 @@ def import_(
         console.print(f"quotactl will tag {len(found)} resource(s) with {tag}:")
         for resource in found:
             console.print(f"  + {resource.address}  ({resource.arn})", markup=False)
-        confirm(runtime, "Import these resources?", auto_approve=auto_approve)
+        confirm(
+            runtime,
+            "Import these resources?",
+            auto_approve=auto_approve,
+            review="the resources listed above",
+        )
 
     with runtime.connect(desired.region) as account:
         account.reach(desired.account_id)

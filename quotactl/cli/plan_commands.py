@@ -136,7 +136,12 @@ def apply(
                 account,
                 source,
                 show=lambda p: _show(runtime, p, PlanFormat.TEXT),
-                approve=lambda _: confirm(runtime, "Apply this plan?", auto_approve=auto_approve),
+                approve=lambda _: confirm(
+                    runtime,
+                    "Apply this plan?",
+                    auto_approve=auto_approve,
+                    review="the plan (or apply a saved one with --plan)",
+                ),
                 hooks=hooks,
                 dry_run=dry_run,
                 allow_delete=allow_delete,

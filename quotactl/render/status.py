@@ -86,7 +86,7 @@ def status_view(console: Console, report: StatusReport) -> RenderableType:
     """Everything ``status`` shows, as one renderable (``--watch`` redraws it in place)."""
     parts: list[RenderableType] = []
     if not report.queues:
-        parts.append(Text("Nothing to show: no quota-managed job queue (or no share of --team)."))
+        parts.append(Text("Nothing to show: no quota-managed job queue."))
     for queue in report.queues:
         parts += _queue_parts(console, queue, report.at)
     if report.teams:

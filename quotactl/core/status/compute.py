@@ -34,6 +34,7 @@ from quotactl.core.status.report import (
     TeamStatus,
 )
 from quotactl.core.status.wait import head_wait_code, heads_only
+from quotactl.errors import NotFoundError
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Sequence
@@ -60,6 +61,13 @@ def status_of(
     times = [q.read_at for q in live if q.read_at]
     if team is not None:
         found = [q for q in (_only_team(q, team) for q in found) if q.shares]
+        if not found:
+            teams = sorted({s.team for q in live for s in q.shares if s.team})
+            raise NotFoundError(
+                f"no quota share of team {team!r} on "
+                + ("these job queues" if live else "any quota-managed job queue"),
+                hint=f"teams with shares: {', '.join(teams)}" if teams else None,
+            )
     return StatusReport(max(times, default=at), tuple(found), team_rollup(found))
 
 
