@@ -331,11 +331,15 @@ class SubmitIncomplete(JobError):
         left = total - len(submitted)
         super().__init__(
             f"{cause.message} (after {len(submitted)} of {total} jobs were submitted)",
-            hint=f"the {len(submitted)} submitted jobs stand; to submit the other {left} "
+            hint=f"{_stand(len(submitted))}; to submit the other {left} "
             f"under the names they would have had, run the same submit with {rest}",
         )
         self.submitted = [dict(job) for job in submitted]
         """Each job submitted: ``job_id``, ``job_arn``, ``name``, ``queue``, ``share``."""
+
+
+def _stand(n: int) -> str:
+    return "the submitted job stands" if n == 1 else f"the {n} submitted jobs stand"
 
 
 class SageMakerSdkMissingError(JobError):

@@ -113,8 +113,15 @@ def list_jobs(
         if (share is None or j.share == share)
         and (since is None or (j.created_at or 0.0) >= now - since)
     ]
-    found.sort(key=lambda j: (-(j.created_at or 0.0), j.job_id))
+    found.sort(key=lambda j: (-(j.created_at or 0.0), _numbered(j.name), j.job_id))
     return JobList(found, now)
+
+
+def _numbered(name: str) -> tuple[str, int]:
+    """A name's sort key that puts ``run-2`` before ``run-10``: jobs that tie on their
+    submission time (one ``--count``, on the emulator's clock) keep the order they were sent."""
+    base, sep, number = name.rpartition("-")
+    return (base, int(number)) if sep and number.isdigit() else (name, 0)
 
 
 def describe_job(account: Account, ref: str) -> JobDescription:

@@ -39,6 +39,8 @@ class Preview:
     queue: str
     share: str
     names: dict[str, str]
+    placements: tuple[Placement, ...] = ()
+    """One per job of a ``--count`` (the first is ``placement``), in submission order."""
 
 
 @dataclass(frozen=True)
@@ -62,18 +64,23 @@ def job_request(spec_file: Path | str, options: SubmitOptions) -> JobRequest:
 
 def preview(account: Account, request: JobRequest) -> Preview:
     """Where the job would run now (submits nothing)."""
-    from quotactl.core.jobs.placement import preview as place
+    from quotactl.core.jobs.placement import preview_jobs
     from quotactl.core.jobs.spec import instance_of
 
     (live,) = read_live(account, [request.queue])
     instance_type, count = instance_of(request.spec)
     chosen = request.options.priority
     priority = chosen if chosen is not None else (request.spec.priority or 0)
-    placement = place(
-        live, share=request.share, instance_type=instance_type, count=count, priority=priority
+    placements = preview_jobs(
+        live,
+        share=request.share,
+        instance_type=instance_type,
+        count=count,
+        priority=priority,
+        n_jobs=request.options.count,
     )
     names = {j.job_id: j.name for j in live.jobs}
-    return Preview(placement, request.queue, request.share, names)
+    return Preview(placements[0], request.queue, request.share, names, tuple(placements))
 
 
 def submit(

@@ -145,11 +145,15 @@ def cancel(
     if result.errors:
         raise CancelFailedError(
             f"{len(result.errors)} of {len(result.details)} jobs could not be cancelled"
+            if len(result.details) > 1
+            else "the job could not be cancelled"
         )
     if result.finished:
         raise JobFinishedError(
             f"{len(result.finished)} of {len(result.details)} jobs had already finished "
-            "and were not cancelled",
+            "and were not cancelled"
+            if len(result.details) > 1
+            else "the job had already finished and was not cancelled",
             hint="a finished job cannot be cancelled; `quotactl jobs` shows each job's status",
         )
 

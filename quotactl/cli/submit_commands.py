@@ -116,12 +116,17 @@ def _show_preview(runtime: Runtime, found: Preview, output: OutputFormat) -> Non
     if output is OutputFormat.JSON:
         from quotactl.render.jobs_json import placement_json
 
-        runtime.stdout.write(placement_json(found.placement))
+        runtime.stdout.write(placement_json(found.placement, found.placements))
         return
     from quotactl.render.jobs import print_placement
 
     print_placement(
-        runtime.console(), found.placement, queue=found.queue, share=found.share, names=found.names
+        runtime.console(),
+        found.placement,
+        queue=found.queue,
+        share=found.share,
+        names=found.names,
+        placements=found.placements,
     )
 
 

@@ -119,7 +119,7 @@ def _headline(result: SimulationResult, trace: str) -> Text:
     where = f"queue {queues}" if len(result.queues) == 1 else f"queues {queues}"
     return Text.assemble(
         ("Simulated ", "bold"),
-        (f"{result.jobs:,} jobs", "bold"),
+        (_plural(result.jobs, "job"), "bold"),
         f" from {trace} on {where}: submissions over {human_duration(result.window_seconds)},"
         f" last job done after {human_duration(result.end_seconds)}.",
     )

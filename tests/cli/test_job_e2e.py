@@ -265,4 +265,4 @@ def test_why_names_the_higher_priority_job_of_an_in_share_preemption(jobs: Jobs)
         "a",
         high,
     )
-    assert "in-share, by higher-priority urgent" in jobs.ok("job", "why", low).stdout
+    assert "in-share  by higher-priority urgent" in jobs.ok("job", "why", low).stdout
