@@ -7,7 +7,6 @@ The text view is built as rich ``Text`` (never markup strings: field paths such 
 from __future__ import annotations
 
 import json
-import re
 from typing import TYPE_CHECKING
 
 from rich.text import Text
@@ -16,6 +15,7 @@ from quotactl.core.plan.disruption import DISRUPTING, counts, disrupted_jobs
 from quotactl.core.plan.document import to_document
 from quotactl.core.plan.model import Action, Impact
 from quotactl.core.resources.attributes import flatten
+from quotactl.render.markdown import fenced
 from quotactl.render.symbols import ARROW, TIMES
 
 if TYPE_CHECKING:
@@ -190,8 +190,7 @@ def plan_markdown(plan: Plan) -> str:
     body = plan_text(plan).plain.rstrip("\n")
     if len(body) > MARKDOWN_MAX_CHARS:
         body = body[:MARKDOWN_MAX_CHARS].rsplit("\n", 1)[0] + "\n… (truncated: run quotactl plan)"
-    fence = "`" * max(3, 1 + max((len(r) for r in re.findall(r"`+", body)), default=0))
-    block = [f"{fence}diff", body, fence]  # a value holding ``` cannot end the block
+    block = fenced(body, "diff")  # a value holding ``` cannot end the block
     if body.count("\n") + 1 > MARKDOWN_INLINE_LINES:
         lines += [f"<details><summary>Show the plan ({len(plan.changes)} changes)</summary>", ""]
         lines += [*block, "", "</details>"]

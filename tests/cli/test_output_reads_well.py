@@ -135,3 +135,29 @@ def test_a_tag_holding_a_fence_stays_inside_the_markdown_block(jobs: Jobs, value
     _, body = _fenced(markdown)
     assert value in body
     assert "Fingerprint" not in body
+
+
+def _code_span(line: str, after: str) -> str:
+    """The code span that follows ``after`` in ``line``, read as CommonMark reads it."""
+    rest = line[line.index(after) + len(after) :]
+    ticks = re.match(r"`+", rest).group(0)  # type: ignore[union-attr]
+    end = next(
+        m.start() for m in re.finditer(r"`+", rest[len(ticks) :]) if len(m.group(0)) == len(ticks)
+    )
+    inner = rest[len(ticks) : len(ticks) + end]
+    return inner[1:-1] if inner.startswith(" ") and inner.endswith(" ") and inner.strip() else inner
+
+
+@pytest.mark.parametrize("name", ["a`b.csv", "``x``.csv", "`lead.csv"])
+def test_a_trace_name_holding_backticks_stays_one_code_span(jobs: Jobs, name: str) -> None:
+    config = str(jobs.tmp / "config.yaml")
+    trace = jobs.tmp / name
+    jobs.ok("trace", "generate", config, "--jobs", "5", "--out", str(trace))
+    markdown = jobs.ok("simulate", config, "--trace", str(trace), "-o", "markdown").stdout
+    title = markdown.splitlines()[0]
+    assert _code_span(title, "### quotactl simulate: ") == str(trace)
+    compared = jobs.ok(
+        "simulate", config, "--trace", str(trace), "--baseline", "reserve", "-o", "markdown"
+    ).stdout
+    (line,) = [line for line in compared.splitlines() if line.startswith("Replayed")]
+    assert _code_span(line, " jobs from ") == str(trace)
