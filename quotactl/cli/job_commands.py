@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from quotactl.cli.config_commands import OutputFormat
+from quotactl.core.states import JobStatus as JOB_STATUSES
 from quotactl.errors import CancelFailedError, JobFinishedError, UsageError
 
 if TYPE_CHECKING:
@@ -40,7 +41,11 @@ def jobs(
     ] = None,
     status: Annotated[
         list[str] | None,
-        typer.Option(metavar="STATUS", help="Only jobs in this status (repeatable)."),
+        typer.Option(
+            metavar="STATUS",
+            help="Only jobs in this status (repeatable).",
+            autocompletion=lambda: [s.value for s in JOB_STATUSES],
+        ),
     ] = None,
     since: Annotated[
         str | None, typer.Option(metavar="DURATION", help="Only jobs submitted this recently.")
