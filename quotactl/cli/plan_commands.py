@@ -14,6 +14,7 @@ import typer
 
 from quotactl.cli.exitcodes import ExitCode
 from quotactl.cli.options import LockTimeoutOption, PathsArgument
+from quotactl.core.words import count_of
 from quotactl.errors import ApplyFailedError, UsageError
 
 if TYPE_CHECKING:
@@ -155,7 +156,8 @@ def apply(
         runtime.report_calls(account)
     if result is not None and not result.ok:
         raise ApplyFailedError(
-            f"{len(result.failed)} change(s) failed and {len(result.skipped)} were skipped",
+            f"{count_of(len(result.failed), 'change')} failed and {len(result.skipped)}"
+            f" {'was' if len(result.skipped) == 1 else 'were'} skipped",
             hint="fix the cause above and run apply again: it picks up where this one stopped",
         )
 
