@@ -15,7 +15,7 @@ grouped by what the user can do about it (the groups have no code of their own):
     │   └── NothingToGenerateError .... nothing-to-generate
     ├── InputError: fix the file
     │   ├── ConfigError ............... config-invalid
-    │   ├── SpecInvalidError .......... spec-invalid
+    │   │   └── SpecInvalidError ...... spec-invalid
     │   ├── TraceError ................ trace-invalid
     │   │   └── TraceUnsorted
     │   └── TrainerInvalidError ....... trainer-invalid
@@ -36,7 +36,6 @@ grouped by what the user can do about it (the groups have no code of their own):
     │   │   └── LockNameTakenError .... (also a BackendError)
     │   └── ApplyFailedError .......... apply-failed
     ├── JobError: change the job, or look at it
-    │   ├── UnknownShareError ......... unknown-share
     │   ├── ShareDisabledError ........ share-disabled
     │   ├── PreflightFailedError ...... preflight-failed
     │   ├── SubmitIncomplete .......... submit-incomplete
@@ -192,10 +191,19 @@ class ConfigError(InputError):
         self.diagnostics = diagnostics
 
 
-class SpecInvalidError(InputError):
-    """A job spec is invalid."""
+class SpecInvalidError(ConfigError):
+    """A job spec is invalid: every finding with its position, when it has one."""
 
     code = "spec-invalid"
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        diagnostics: Sequence[Diagnostic] = (),
+        hint: str | None = None,
+    ) -> None:
+        super().__init__(list(diagnostics), message=message, hint=hint)
 
 
 class TraceError(InputError):
@@ -294,12 +302,6 @@ class ApplyFailedError(PlanApplyError):
 
 
 # -- jobs ---------------------------------------------------------------------------------
-class UnknownShareError(JobError):
-    """A job names a queue or share that does not exist."""
-
-    code = "unknown-share"
-
-
 class ShareDisabledError(JobError):
     """The share (or queue) is disabled and takes no new jobs."""
 
@@ -313,18 +315,31 @@ class PreflightFailedError(JobError):
 
 
 class SubmitIncomplete(JobError):
-    """Some jobs of a ``--count`` were submitted, then a call failed: says which went through."""
+    """Some jobs of a ``--count`` were submitted, then a call failed: says which went through,
+    and how to submit the rest under the names they would have had."""
 
     code = "submit-incomplete"
 
-    def __init__(self, cause: QuotactlError, submitted: Sequence[object], total: int) -> None:
+    def __init__(
+        self,
+        cause: QuotactlError,
+        submitted: Sequence[dict[str, str]],
+        total: int,
+        *,
+        rest: str,
+    ) -> None:
         left = total - len(submitted)
         super().__init__(
             f"{cause.message} (after {len(submitted)} of {total} jobs were submitted)",
-            hint=f"the {len(submitted)} submitted jobs stand; submit the other {left} with "
-            f"--count {left}",
+            hint=f"{_stand(len(submitted))}; to submit the other {left} "
+            f"under the names they would have had, run the same submit with {rest}",
         )
-        self.submitted = list(submitted)
+        self.submitted = [dict(job) for job in submitted]
+        """Each job submitted: ``job_id``, ``job_arn``, ``name``, ``queue``, ``share``."""
+
+
+def _stand(n: int) -> str:
+    return "the submitted job stands" if n == 1 else f"the {n} submitted jobs stand"
 
 
 class SageMakerSdkMissingError(JobError):

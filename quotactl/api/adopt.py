@@ -41,7 +41,10 @@ def export(
         )
     missing = [q for q in chosen if address_of("queue", q) not in observed.present()]
     if missing:
-        raise UsageError(f"no such job queue: {', '.join(missing)}")
+        raise NotFoundError(
+            f"no job queue {', '.join(repr(n) for n in missing)} in this account and region",
+            hint="without --queue, every quota-managed queue is exported",
+        )
     if not queues:
         observed = account.backend.observe("", chosen)
     name = stack or _stack_of(observed, chosen)

@@ -7,7 +7,7 @@ import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from quotactl.errors import JobFinishedError, NoLogsError
+from quotactl.errors import JobFinishedError, NoLogsError, NotFoundError
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator, Sequence
@@ -43,11 +43,13 @@ class JobDescription:
 
 @dataclass(frozen=True)
 class Cancelled:
-    """What ``cancel_jobs`` did: the jobs named, and per-job errors AWS reported."""
+    """What ``cancel_jobs`` did: the jobs named, those that had already finished (not sent to
+    AWS), and per-job errors AWS reported."""
 
     details: list[JobDetail]
     job_ids: list[str]
     errors: list[dict[str, str]]
+    finished: list[JobDetail]
 
     @property
     def done(self) -> list[str]:
@@ -96,6 +98,13 @@ def list_jobs(
     from quotactl.core.engine import JobStatus
 
     read = read_live(account, queues, list(JobStatus) if statuses is None else statuses)
+    if share is not None and not any(s.name == share for q in read for s in q.shares):
+        shares = sorted({s.name for q in read for s in q.shares})
+        raise NotFoundError(
+            f"no quota share {share!r} on "
+            + ("these job queues" if queues else "any quota-managed job queue"),
+            hint=f"its shares: {', '.join(shares)}" if shares else None,
+        )
     now = max((q.read_at for q in read), default=0.0)
     found = [
         j
@@ -104,8 +113,15 @@ def list_jobs(
         if (share is None or j.share == share)
         and (since is None or (j.created_at or 0.0) >= now - since)
     ]
-    found.sort(key=lambda j: (-(j.created_at or 0.0), j.job_id))
+    found.sort(key=lambda j: (-(j.created_at or 0.0), _numbered(j.name), j.job_id))
     return JobList(found, now)
+
+
+def _numbered(name: str) -> tuple[str, int]:
+    """A name's sort key that puts ``run-2`` before ``run-10``: jobs that tie on their
+    submission time (one ``--count``, on the emulator's clock) keep the order they were sent."""
+    base, sep, number = name.rpartition("-")
+    return (base, int(number)) if sep and number.isdigit() else (name, 0)
 
 
 def describe_job(account: Account, ref: str) -> JobDescription:
@@ -141,10 +157,14 @@ def _training_job(account: Account, detail: JobDetail) -> dict[str, object] | No
 
 
 def cancel_jobs(account: Account, refs: Sequence[str], reason: str) -> Cancelled:
-    """Terminate the jobs named by ``refs`` (TerminateServiceJobs, 50 a call)."""
-    details = [account.jobs.resolve(r) for r in refs]
-    ids = list(dict.fromkeys(d.job.job_id for d in details))
-    return Cancelled(details, ids, account.jobs.terminate(ids, reason))
+    """Terminate the jobs named by ``refs`` (TerminateServiceJobs, 50 a call). A job that
+    has already finished (succeeded, failed or cancelled) is not sent: TerminateServiceJobs
+    would accept it and change nothing, and "cancelled" would be untrue."""
+    details = list({d.job.job_id: d for d in map(account.jobs.resolve, refs)}.values())
+    finished = [d for d in details if d.job.is_final]
+    ids = [d.job.job_id for d in details if not d.job.is_final]
+    errors = account.jobs.terminate(ids, reason) if ids else []
+    return Cancelled(details, ids, errors, finished)
 
 
 def set_priority(account: Account, ref: str, priority: int) -> PriorityChange:

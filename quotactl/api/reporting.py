@@ -37,7 +37,7 @@ def status(
     account: Account,
     queues: Sequence[str] | None = None,
     *,
-    team: str | None = None,
+    team: str | Sequence[str] | None = None,
     clock: Callable[[], float] = time.time,
 ) -> StatusReport:
     """The status of ``queues`` (default: every quota-managed queue), or of one team's shares."""
@@ -52,7 +52,7 @@ def watch(
     account: Account,
     queues: Sequence[str] | None = None,
     *,
-    team: str | None = None,
+    team: str | Sequence[str] | None = None,
     interval: float = 5.0,
     clock: Callable[[], float] = time.time,
     sleep: Callable[[float], None] = time.sleep,

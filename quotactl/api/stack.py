@@ -66,8 +66,14 @@ def save_plan(the_plan: Plan, path: Path, key: str | None = None) -> None:
                 hint="set it to the signing secret, or unset it to write unsigned plans",
             )
         document = sign(document, key)
+    if not path.parent.is_dir():
+        from quotactl.errors import FileIOError
+
+        raise FileIOError(
+            f"cannot save the plan to {path}: the directory {path.parent} does not exist",
+            hint="create it first, or give --out a file in an existing directory",
+        )
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps(document, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     except OSError as exc:
         raise UsageError(

@@ -39,6 +39,8 @@ class Preview:
     queue: str
     share: str
     names: dict[str, str]
+    placements: tuple[Placement, ...] = ()
+    """One per job of a ``--count`` (the first is ``placement``), in submission order."""
 
 
 @dataclass(frozen=True)
@@ -50,7 +52,7 @@ class SubmitResult:
 
 
 def job_request(spec_file: Path | str, options: SubmitOptions) -> JobRequest:
-    """Read and check the job spec at ``spec_file`` (``ConfigError`` lists every problem);
+    """Read and check the job spec at ``spec_file`` (``SpecInvalidError`` lists every problem);
     the options' queue and share win over the spec's."""
     from quotactl.config.jobspec import load_job_spec
     from quotactl.core.jobs.spec import resolve_target
@@ -65,7 +67,7 @@ def preview(
 ) -> Preview:
     """Where the job would run now (submits nothing), after every check ``submit`` runs:
     a request ``submit`` would refuse is refused here too, with the same error."""
-    from quotactl.core.jobs.placement import preview as place
+    from quotactl.core.jobs.placement import preview_jobs
     from quotactl.core.jobs.spec import instance_of
 
     (live,) = read_live(account, [request.queue])
@@ -73,11 +75,16 @@ def preview(
     instance_type, count = instance_of(request.spec)
     chosen = request.options.priority
     priority = chosen if chosen is not None else (request.spec.priority or 0)
-    placement = place(
-        live, share=request.share, instance_type=instance_type, count=count, priority=priority
+    placements = preview_jobs(
+        live,
+        share=request.share,
+        instance_type=instance_type,
+        count=count,
+        priority=priority,
+        n_jobs=request.options.count,
     )
     names = {j.job_id: j.name for j in live.jobs}
-    return Preview(placement, request.queue, request.share, names)
+    return Preview(placements[0], request.queue, request.share, names, tuple(placements))
 
 
 def submit(

@@ -8,15 +8,17 @@ injected (``clock``, ``sleep``) so the pacing of SubmitServiceJob is tested with
 
 from __future__ import annotations
 
+import dataclasses
 import re
+import shlex
 import time
 from collections import deque
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from quotactl.aws.calls import BatchCalls
 from quotactl.aws.live import LiveReader
 from quotactl.aws.responses import detail_of
+from quotactl.core.jobs.spec import resume_options
 from quotactl.errors import AmbiguousJobError, NotFoundError, QuotactlError, SubmitIncomplete
 
 if TYPE_CHECKING:
@@ -62,7 +64,7 @@ class Pacer:
         self._sent.append(now)
 
 
-@dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True)
 class Submitted:
     job_id: str
     job_arn: str
@@ -108,7 +110,12 @@ class JobsApi:
             except QuotactlError as exc:
                 if not done:
                     raise
-                raise SubmitIncomplete(exc, done, len(requests)) from exc
+                raise SubmitIncomplete(
+                    exc,
+                    [dataclasses.asdict(job) for job in done],
+                    len(requests),
+                    rest=shlex.join(resume_options(requests[len(done) :])),
+                ) from exc
             done.append(
                 Submitted(out["jobId"], out["jobArn"], request.name, request.queue, request.share)
             )

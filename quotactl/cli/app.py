@@ -50,6 +50,7 @@ def root(
         typer.Option(
             metavar="local|aws",
             help="Where resources live: 'local' (embedded emulator, default) or 'aws'.",
+            autocompletion=lambda: list(BACKENDS),
             envvar="QUOTACTL_BACKEND",
             show_envvar=True,
         ),
@@ -212,6 +213,8 @@ def run(argv: Sequence[str], runtime: Runtime | None = None) -> int:
     runtime = runtime or Runtime()
     completing = completion_commands.enable_if_requested(runtime.environ)
     command = command_tree(app, argv, completing=completing)
+    if completing:
+        completion_commands.offer_global_options(command)
     helptext.humanise(command)
     args = hoist_global_options(list(argv), command)
     try:

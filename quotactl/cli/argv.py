@@ -9,6 +9,7 @@ defines keeps its meaning there. ``usage_error`` turns click's usage errors into
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from quotactl.errors import UsageError
@@ -45,7 +46,9 @@ def command_index(args: list[str], root: Any) -> int:
 
 
 def hoist_global_options(args: list[str], root: Any) -> list[str]:
-    """``args`` with the root's options moved from after the command to before it."""
+    """``args`` with the root's options moved from after the command to before it, and the
+    command's arguments after its options; after a ``--`` when one looks like a negative
+    number (``job priority ID -5``), which click would otherwise take for an option."""
     roots = _options(root)
     index = command_index(args, root)
     start = min(index, len(args))
@@ -60,13 +63,16 @@ def hoist_global_options(args: list[str], root: Any) -> list[str]:
     own = _options(command)
     moved: list[str] = []
     kept: list[str] = []
+    values: list[str] = []
+    dashes = False
     rest = args[index:]
     position = 0
     while position < len(rest):
         token = rest[position]
         position += 1
         if token == "--":
-            kept += [token, *rest[position:]]
+            values += rest[position:]
+            dashes = True
             break
         name = _name(token)
         if token.startswith("-") and name in own:
@@ -79,9 +85,18 @@ def hoist_global_options(args: list[str], root: Any) -> list[str]:
             if _takes_value(roots[name], token) and position < len(rest):
                 moved.append(rest[position])
                 position += 1
+        elif token.startswith("-") and not NEGATIVE.match(token):
+            kept.append(token)  # an unknown option: click says so
         else:
-            kept.append(token)
-    return args[:start] + moved + args[start:index] + kept
+            values.append(token)
+    if dashes or any(NEGATIVE.match(v) for v in values):
+        # click reads "-5" as an option; after "--" it is the value it was meant to be
+        return args[:start] + moved + args[start:index] + kept + ["--", *values]
+    return args[:start] + moved + args[start:index] + kept + values
+
+
+NEGATIVE = re.compile(r"-[0-9.]")
+"""A value that starts like a negative number or duration (``-5``, ``-1s``, ``-.5``)."""
 
 
 def is_click_error(exc: BaseException) -> bool:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 from enum import StrEnum
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -59,6 +59,26 @@ def enable_if_requested(environ: Mapping[str, str] = os.environ) -> bool:
 
     completion_init()
     return True
+
+
+def offer_global_options(root: Any) -> None:
+    """Give every command the root's options while completing, so that they are offered
+    after the command too (``quotactl plan --qu<TAB>``), as the command line accepts them
+    there (``quotactl.cli.argv.hoist_global_options``)."""
+    globals_ = [p for p in root.params if getattr(p, "param_type_name", None) == "option"]
+    pending = list(getattr(root, "commands", {}).values())
+    while pending:
+        command = pending.pop()
+        pending += list(getattr(command, "commands", {}).values())
+        taken = {name for p in command.params for name in (*p.opts, *p.secondary_opts)}
+        names = {p.name for p in command.params}
+        command.params += [
+            p
+            for p in globals_
+            if p.name not in names
+            and not taken & {*p.opts, *p.secondary_opts}
+            and p.name not in ("version", "help")
+        ]
 
 
 def register(app: typer.Typer) -> None:

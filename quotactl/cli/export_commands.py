@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from quotactl.cli.options import LockTimeoutOption, PathsArgument
+from quotactl.core.words import count_of
 from quotactl.errors import UsageError
 
 if TYPE_CHECKING:
@@ -71,7 +72,8 @@ def export(
     for other in written.others:
         runtime.notice(f"warning: {out / other} was not written by this export; plan reads it too")
     runtime.notice(
-        f"Wrote {len(written.written)} file(s) to {out}; check them with: quotactl plan {out}"
+        f"Wrote {count_of(len(written.written), 'file')} to {out}; check them with:"
+        f" quotactl plan {out}"
     )
 
 
@@ -99,10 +101,15 @@ def import_(
     tag = f"{STACK_TAG}={desired.stack}"
 
     def review(found: Sequence[ObservedResource]) -> None:
-        console.print(f"quotactl will tag {len(found)} resource(s) with {tag}:")
+        console.print(f"quotactl will tag {count_of(len(found), 'resource')} with {tag}:")
         for resource in found:
             console.print(f"  + {resource.address}  ({resource.arn})", markup=False)
-        confirm(runtime, "Import these resources?", auto_approve=auto_approve)
+        confirm(
+            runtime,
+            "Import these resources?",
+            auto_approve=auto_approve,
+            review="the resources listed above",
+        )
 
     with runtime.connect(desired.region) as account:
         account.reach(desired.account_id)
@@ -119,7 +126,8 @@ def import_(
         console.print(f"Nothing to import: stack {desired.stack!r} owns every resource it names.")
         return
     console.print(
-        f"Imported {len(imported)} resource(s). Run `quotactl plan` to see what still differs.",
+        f"Imported {count_of(len(imported), 'resource')}."
+        " Run `quotactl plan` to see what still differs.",
         markup=False,
     )
 

@@ -7,7 +7,8 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from quotactl.cli.options import OutputFormat
-from quotactl.errors import CancelFailedError, UsageError
+from quotactl.core.states import JobStatus as JOB_STATUSES
+from quotactl.errors import CancelFailedError, JobFinishedError, UsageError
 
 if TYPE_CHECKING:
     from quotactl.cli.runtime import Runtime
@@ -40,7 +41,11 @@ def jobs(
     ] = None,
     status: Annotated[
         list[str] | None,
-        typer.Option(metavar="STATUS", help="Only jobs in this status (repeatable)."),
+        typer.Option(
+            metavar="STATUS",
+            help="Only jobs in this status (repeatable).",
+            autocompletion=lambda: [s.value for s in JOB_STATUSES],
+        ),
     ] = None,
     since: Annotated[
         str | None, typer.Option(metavar="DURATION", help="Only jobs submitted this recently.")
@@ -119,19 +124,42 @@ def cancel(
     runtime = _runtime(ctx, output)
     with runtime.connect() as account:
         result = api.cancel_jobs(account, refs, reason)
+    names = {d.job.job_id: d.job.name for d in result.details}
     if output is OutputFormat.JSON:
-        from quotactl.render.jobs_json import dump
-
-        runtime.stdout.write(dump({"cancelled": result.done, "errors": result.errors}))
+        runtime.write_json(
+            {
+                "format_version": "1",
+                "cancelled": result.done,
+                "finished": [
+                    {"job_id": d.job.job_id, "name": d.job.name, "status": d.job.status.value}
+                    for d in result.finished
+                ],
+                "errors": result.errors,
+            }
+        )
     else:
-        names = {d.job.job_id: d.job.name for d in result.details}
         for job_id in result.done:
             print(f"cancelled {names[job_id]} ({job_id})", file=runtime.stdout)
+        for d in result.finished:
+            print(
+                f"{d.job.name} ({d.job.job_id}) had already finished: {d.job.status.value}",
+                file=runtime.stdout,
+            )
     for error in result.errors:
         print(f"error: {error['job']}: {error['code']}: {error['message']}", file=runtime.stderr)
     if result.errors:
         raise CancelFailedError(
-            f"{len(result.errors)} of {len(result.job_ids)} jobs could not be cancelled"
+            f"{len(result.errors)} of {len(result.details)} jobs could not be cancelled"
+            if len(result.details) > 1
+            else "the job could not be cancelled"
+        )
+    if result.finished:
+        raise JobFinishedError(
+            f"{len(result.finished)} of {len(result.details)} jobs had already finished "
+            "and were not cancelled"
+            if len(result.details) > 1
+            else "the job had already finished and was not cancelled",
+            hint="a finished job cannot be cancelled; `quotactl jobs` shows each job's status",
         )
 
 

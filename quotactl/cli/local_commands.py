@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from quotactl.core.words import count_of
 from quotactl.errors import UsageError
 
 if TYPE_CHECKING:
@@ -141,7 +142,7 @@ def advance(
     )
     print(
         f"Clock at {_stamp(moved.now)} (+{format_duration(seconds)}); "
-        f"{moved.changes} job or resource change(s)",
+        f"{count_of(moved.changes, 'job or resource change')}",
         file=runtime.stdout,
     )
 

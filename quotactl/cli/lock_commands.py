@@ -39,7 +39,12 @@ def force_unlock(
             f"Stack {desired.stack!r} is locked by {info.describe(runtime.clock())}.",
             markup=False,
         )
-        confirm(runtime, "Remove this lock?", auto_approve=auto_approve)
+        confirm(
+            runtime,
+            "Remove this lock?",
+            auto_approve=auto_approve,
+            review="that the holder above is dead (an apply still running would lose its lock)",
+        )
         api.force_unlock(account, desired.stack)
     console.print(f"Removed the lock of stack {desired.stack!r}.", markup=False)
 

@@ -13,6 +13,7 @@ import typer
 
 from quotactl.cli.exitcodes import ExitCode
 from quotactl.cli.options import LockTimeoutOption, PathsArgument, ReportFormat
+from quotactl.core.words import count_of
 from quotactl.errors import ApplyFailedError, UsageError
 
 if TYPE_CHECKING:
@@ -129,7 +130,12 @@ def apply(
                 account,
                 source,
                 show=lambda p: _show(runtime, p, ReportFormat.TEXT),
-                approve=lambda _: confirm(runtime, "Apply this plan?", auto_approve=auto_approve),
+                approve=lambda _: confirm(
+                    runtime,
+                    "Apply this plan?",
+                    auto_approve=auto_approve,
+                    review="the plan (or apply a saved one with --plan)",
+                ),
                 hooks=hooks,
                 dry_run=dry_run,
                 allow_delete=allow_delete,
@@ -143,7 +149,8 @@ def apply(
         runtime.report_calls(account)
     if result is not None and not result.ok:
         raise ApplyFailedError(
-            f"{len(result.failed)} change(s) failed and {len(result.skipped)} were skipped",
+            f"{count_of(len(result.failed), 'change')} failed and {len(result.skipped)}"
+            f" {'was' if len(result.skipped) == 1 else 'were'} skipped",
             hint="fix the cause above and run apply again: it picks up where this one stopped",
         )
 

@@ -29,21 +29,21 @@ def status(
         ),
     ] = None,
     team: Annotated[
-        str | None,
-        typer.Option("--team", metavar="TEAM", help="Only the shares of this team."),
+        list[str] | None,
+        typer.Option("--team", metavar="TEAM", help="Only the shares of this team (repeatable)."),
     ] = None,
     watch: Annotated[
         bool, typer.Option("--watch", help="Redraw in place every --interval until Ctrl-C.")
     ] = False,
     interval: Annotated[
-        str,
+        str | None,
         typer.Option(
             "--interval",
             metavar="DURATION",
             help=f"Time between --watch refreshes, e.g. 2s or 1m [default: {DEFAULT_INTERVAL}].",
             show_default=False,
         ),
-    ] = DEFAULT_INTERVAL,
+    ] = None,
     output: Annotated[
         OutputFormat,
         typer.Option("-o", "--output", help="Report as text or JSON."),
@@ -54,7 +54,9 @@ def status(
     from quotactl.cli.runtime import runtime_of
 
     runtime = runtime_of(ctx, output)
-    seconds = _interval(interval) if watch else 0.0
+    if interval is not None and not watch:
+        raise UsageError("--interval is the time between --watch refreshes", hint="add --watch")
+    seconds = _interval(interval or DEFAULT_INTERVAL) if watch else 0.0
     account = runtime.connect(retries=api.WATCH_RETRIES if watch else None)
     try:
         if watch:
@@ -81,7 +83,7 @@ def _watch(
     runtime: Runtime,
     account: Account,
     queues: list[str] | None,
-    team: str | None,
+    team: list[str] | None,
     interval: float,
     output: OutputFormat,
 ) -> None:

@@ -41,6 +41,14 @@ def submit(
     count: Annotated[
         int, typer.Option(metavar="N", min=1, max=1000, help="Submit N jobs (5 per second).")
     ] = 1,
+    start_index: Annotated[
+        int,
+        typer.Option(
+            metavar="N",
+            min=1,
+            help="Number the --count jobs' names from N (to continue a run that stopped).",
+        ),
+    ] = 1,
     preemption_retries: Annotated[
         int | None,
         typer.Option(metavar="N", min=0, help="Requeue after at most N preemptions, then fail."),
@@ -83,6 +91,7 @@ def submit(
         priority=priority,
         name=name,
         count=count,
+        start_index=start_index,
         preemption_retries=preemption_retries,
         timeout_seconds=_timeout(timeout),
         tags=_tags(tag or []),
@@ -107,12 +116,17 @@ def _show_preview(runtime: Runtime, found: Preview, output: OutputFormat) -> Non
     if output is OutputFormat.JSON:
         from quotactl.render.jobs_json import placement_json
 
-        runtime.stdout.write(placement_json(found.placement))
+        runtime.stdout.write(placement_json(found.placement, found.placements))
         return
     from quotactl.render.jobs import print_placement
 
     print_placement(
-        runtime.console(), found.placement, queue=found.queue, share=found.share, names=found.names
+        runtime.console(),
+        found.placement,
+        queue=found.queue,
+        share=found.share,
+        names=found.names,
+        placements=found.placements,
     )
 
 

@@ -38,14 +38,15 @@ def duration(option: str, text: str | None, default: float = 0.0) -> float:
         raise UsageError(f"{option}: {exc}") from None
 
 
-def confirm(runtime: Runtime, question: str, *, auto_approve: bool) -> None:
-    """Ask for ``yes`` on a terminal; refuse without one (CI) unless ``--auto-approve``."""
+def confirm(runtime: Runtime, question: str, *, auto_approve: bool, review: str) -> None:
+    """Ask for ``yes`` on a terminal; refuse without one (CI) unless ``--auto-approve``.
+    ``review`` is what to check before approving, as the hint says it (``the plan``)."""
     if auto_approve:
         return
     if not runtime.stdin.isatty():
         raise ApprovalRequiredError(
             "no terminal to confirm on and --auto-approve not given: nothing was changed",
-            hint="review the plan, then re-run with --auto-approve (or apply a saved --plan)",
+            hint=f"review {review}, then re-run with --auto-approve",
         )
     print(f"\n{question}\n  Only 'yes' will be accepted.", file=runtime.stdout)
     print("  Enter a value: ", end="", file=runtime.stdout, flush=True)

@@ -8,6 +8,7 @@ from typing import Annotated
 import typer
 
 from quotactl.cli.options import PathsArgument
+from quotactl.core.words import count_of
 
 trace_app = typer.Typer(
     name="trace",
@@ -50,7 +51,7 @@ def generate(
     )
     span = human_duration(result.last_submit)
     where = str(out) if out else "stdout"
-    runtime.notice(f"quotactl: wrote {result.jobs:,} jobs over {span} to {where}")
+    runtime.notice(f"quotactl: wrote {count_of(result.jobs, 'job')} over {span} to {where}")
     runtime.notice("  per share (times of day on the trace's clock, which starts at 00:00):")
     for w in result.workloads:
         runtime.notice(
@@ -122,21 +123,28 @@ def export(
     tally = found.tally
     span = human_duration((tally.last or 0.0) - (tally.first or 0.0))
     runtime.notice(
-        f"quotactl: wrote {tally.rows:,} jobs from {', '.join(found.queues)} (submissions over"
-        f" {span}) to {out}"
+        f"quotactl: wrote {count_of(tally.rows, 'job')} from {', '.join(found.queues)}"
+        f" (submissions over {span}) to {out}"
     )
     if tally.lower_bounds:
         runtime.notice(
-            f"  {tally.lower_bounds:,} rows are lower bounds: jobs still running, with the"
+            f"  {count_of(tally.lower_bounds, 'row')} {_are(tally.lower_bounds, 'a lower bound')}:"
+            " jobs still running, with the"
             " time they have run so far"
         )
     if tally.upper_bounds:
         runtime.notice(
-            f"  {tally.upper_bounds:,} rows are upper bounds: queued jobs, with the run time"
+            f"  {count_of(tally.upper_bounds, 'row')} {_are(tally.upper_bounds, 'an upper bound')}:"
+            " queued jobs, with the run time"
             " they asked for"
         )
     for reason, n in sorted(tally.left_out.items()):
-        runtime.notice(f"  {n:,} jobs left out: {reason}")
+        runtime.notice(f"  {count_of(n, 'job')} left out: {reason}")
+
+
+def _are(n: int, what: str) -> str:
+    """``is a lower bound`` or ``are lower bounds``."""
+    return f"is {what}" if n == 1 else f"are {what.split(' ', 1)[1]}s"
 
 
 def register(app: typer.Typer) -> None:

@@ -22,7 +22,7 @@ from quotactl.config.schema import INT32_MAX, Name, Tags
 from quotactl.core.durations import DurationError, parse_duration
 from quotactl.core.jobs.spec import DEFAULT_MAX_RUNTIME as SAGEMAKER_DEFAULT_RUNTIME
 from quotactl.core.jobs.spec import JobSpec
-from quotactl.errors import ConfigError, Diagnostic, NotFoundError
+from quotactl.errors import Diagnostic, NotFoundError, SpecInvalidError
 from quotactl.servicemodel.instance_types import training_instance_types
 
 if TYPE_CHECKING:
@@ -151,7 +151,7 @@ _PAYLOAD_TO_KEY = {
 
 
 def load_job_spec(path: Path) -> JobSpec:
-    """Read and check the job spec at ``path``; ``ConfigError`` lists every problem."""
+    """Read and check the job spec at ``path``; ``SpecInvalidError`` lists every problem."""
     if not path.is_file():
         raise NotFoundError(
             f"{path}: no such job spec file",
@@ -268,11 +268,11 @@ def _raw(path: Path, data: dict[str, Any], source: Any) -> JobSpec:
     )
 
 
-def _invalid(diagnostics: list[Diagnostic]) -> ConfigError:
+def _invalid(diagnostics: list[Diagnostic]) -> SpecInvalidError:
     ordered = sorted(dict.fromkeys(diagnostics), key=lambda d: (d.line, d.column))
     n = len([d for d in ordered if d.severity == "error"])
-    return ConfigError(
-        ordered,
-        message=f"job spec has {n} error{'s' if n != 1 else ''}: nothing was submitted",
+    return SpecInvalidError(
+        f"job spec has {n} error{'s' if n != 1 else ''}: nothing was submitted",
+        diagnostics=ordered,
         hint="friendly and raw spec formats: docs/jobs.md; examples in configs/jobs/",
     )

@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING
 from rich.text import Text
 
 from quotactl.core.simulate import Outcome, human_duration, instance_hours
+from quotactl.render.markdown import code_span
 from quotactl.render.simulate import (
     FORMAT_VERSION,
     ratio,
@@ -249,9 +250,10 @@ def comparison_markdown(comparison: Comparison, *, trace: str) -> str:
     """A PR comment: the verdict first, then one before → after row per share."""
     before, after = comparison.before, comparison.after
     lines = [
-        f"### quotactl what-if: `{after.side.label}` against `{before.side.label}`",
+        f"### quotactl what-if: {code_span(after.side.label)} against"
+        f" {code_span(before.side.label)}",
         "",
-        f"Replayed {comparison.trace_jobs:,} jobs from `{trace}` (submissions over"
+        f"Replayed {comparison.trace_jobs:,} jobs from {code_span(trace)} (submissions over"
         f" {human_duration(after.result.window_seconds)}) on both configurations.",
         "",
         f"**Verdict:** {comparison.verdict}",

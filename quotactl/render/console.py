@@ -2,11 +2,26 @@
 
 from __future__ import annotations
 
-from typing import TextIO
+import re
+from typing import TYPE_CHECKING, TextIO
 
 from rich.console import Console
 
-__all__ = ["Console", "make_console"]
+if TYPE_CHECKING:
+    from rich.console import RenderableType
+
+__all__ = ["Console", "make_console", "print_trimmed"]
+
+TRAILING = re.compile(r" +(?=(?:\x1b\[[0-9;]*m)*$)", re.MULTILINE)
+"""The spaces at the end of a line, before any closing colour codes."""
+
+
+def print_trimmed(console: Console, renderable: RenderableType, *, crop: bool = True) -> None:
+    """Print ``renderable`` with no line ending in spaces (rich pads a table's last column
+    to its width: noise in a diff, a pipe or a copied line)."""
+    with console.capture() as captured:
+        console.print(renderable, crop=crop)
+    console.file.write(TRAILING.sub("", captured.get()))
 
 
 def make_console(file: TextIO, *, color: bool = True, width: int | None = None) -> Console:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any, TextIO
 
-from quotactl.errors import ConfigError, QuotactlError
+from quotactl.errors import ConfigError, QuotactlError, SubmitIncomplete
 
 
 def format_error(error: QuotactlError) -> str:
@@ -14,6 +14,11 @@ def format_error(error: QuotactlError) -> str:
     if isinstance(error, ConfigError):
         lines.extend(str(d) for d in error.diagnostics)
     lines.append(f"error[{error.code}]: {error.message}")
+    if isinstance(error, SubmitIncomplete):
+        lines.extend(
+            f"  submitted {job['name']} ({job['job_id']}) to {job['queue']}/{job['share']}"
+            for job in error.submitted
+        )
     if error.hint:
         lines.append(f"  hint: {error.hint}")
     return "\n".join(lines)
@@ -35,7 +40,8 @@ def error_document(error: QuotactlError) -> dict[str, Any]:
     """What a command run with ``-o json`` prints on stdout when it fails.
 
     ``{"format_version": "1", "error": {"code", "message", "hint"}}``, plus ``diagnostics``
-    (file, line, column, severity, message) for an invalid configuration.
+    (file, line, column, severity, message) for an invalid configuration, and ``submitted``
+    (each job's job_id, job_arn, name, queue and share) when ``submit --count`` stopped part-way.
     """
     document: dict[str, Any] = {
         "format_version": ERROR_FORMAT_VERSION,
@@ -52,4 +58,6 @@ def error_document(error: QuotactlError) -> dict[str, Any]:
             }
             for d in error.diagnostics
         ]
+    if isinstance(error, SubmitIncomplete):
+        document["submitted"] = error.submitted
     return document

@@ -8,6 +8,7 @@ from rich.table import Table
 
 from quotactl.core.simulate import human_duration
 from quotactl.core.states import JobStatus
+from quotactl.render.console import print_trimmed
 from quotactl.render.jobs_json import iso
 from quotactl.render.symbols import DASH
 
@@ -81,14 +82,13 @@ def print_jobs(console: Console, jobs: Sequence[LiveJob], now: float) -> None:
 
 
 def print_table(console: Console, table: Table) -> None:
-    """On a terminal, fit it; into a pipe or file, never cut a value short (kubectl's way)."""
-    if console.is_terminal:
-        console.print(table)
-        return
+    """On a terminal, fit it; into a pipe or file, never cut a value short (kubectl's way).
+    No line ends in the spaces that pad the last column."""
     width = console.width
-    console.width = max(width, _natural_width(console, table))
+    if not console.is_terminal:
+        console.width = max(width, _natural_width(console, table))
     try:
-        console.print(table, crop=False)
+        print_trimmed(console, table, crop=console.is_terminal)
     finally:
         console.width = width
 
@@ -149,7 +149,7 @@ def _print_preemptions(console: Console, preemptions: Sequence[Preemption]) -> N
         if p.kind == "reclaim":
             who = f"reclaimed by share {p.by_share or '?'} for {by}"
         else:
-            who = f"in-share, by higher-priority {by}"
+            who = f"by higher-priority {by} of its own share"
         console.print(f"  {iso(p.at) or DASH}  {p.kind:<8}  {who}")
 
 
@@ -184,11 +184,23 @@ def print_placement(
     queue: str,
     share: str,
     names: Mapping[str, str] | None = None,
+    placements: Sequence[Placement] = (),
 ) -> None:
-    """``names``: job names by ID, for the victims and the jobs ahead."""
-    known = names or {}
+    """``names``: job names by ID, for the victims and the jobs ahead; ``placements``: one
+    per job of a ``--count`` (each job is previewed, the later ones behind the earlier)."""
     console.print(f"Dry run: nothing was submitted to {queue}/{share}.")
-    console.print(f"[bold]placement: {placement.placement}[/bold] \u2013 {placement.message}")
+    several = len(placements) > 1
+    for index, one in enumerate(placements if several else [placement], start=1):
+        label = f"job {index} of {len(placements)}: " if several else ""
+        _print_one(console, one, names or {}, label)
+
+
+def _print_one(
+    console: Console, placement: Placement, known: Mapping[str, str], label: str
+) -> None:
+    console.print(
+        f"[bold]{label}placement: {placement.placement}[/bold] \u2013 {placement.message}"
+    )
     if placement.lenders:
         console.print(f"  lenders: {', '.join(placement.lenders)}")
     for victim in placement.victims:
@@ -202,17 +214,24 @@ def print_placement(
         console.print(f"  AWS statusReason: {placement.status_reason}")
 
 
+def _jobs_count(n: int) -> str:
+    return f"{n} job{'s' if n != 1 else ''}"
+
+
 def print_priority(console: Console, change: PriorityChange) -> None:
     before = DASH if change.before is None else str(change.before)
     console.print(f"priority of {change.name} ({change.job_id}): {before} \u2192 {change.after}")
     in_share = [v for v in change.preempts if v.kind == "in-share"]
     if in_share:
-        console.print(f"This triggers in-share preemption of {len(in_share)} job(s):")
+        console.print(f"This triggers in-share preemption of {_jobs_count(len(in_share))}:")
     elif change.preempts:
-        console.print(f"This triggers preemption of {len(change.preempts)} job(s):")
+        console.print(f"This triggers preemption of {_jobs_count(len(change.preempts))}:")
     for v in change.preempts:
-        by = "it" if v.by_job.split("/")[0] == change.job_id else v.by_job
-        console.print(f"  {v.job_id} of share {v.share} ({v.kind}, for {by})")
+        by_id = v.by_job.split("/")[0]
+        by = "it" if by_id == change.job_id else _named([by_id], change.names)
+        console.print(
+            f"  {_named([v.job_id], change.names)} of share {v.share} ({v.kind}, for {by})"
+        )
     if not change.preempts:
         console.print("No preemption follows on the next scheduling pass.")
     if change.starts:

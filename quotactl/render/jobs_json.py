@@ -131,20 +131,26 @@ def why_json(why: Why) -> str:
     )
 
 
-def placement_json(placement: Placement) -> str:
-    return dump(
-        {
-            "placement": placement.placement,
-            "message": placement.message,
-            "lenders": list(placement.lenders),
-            "victims": [
-                {"job_id": v.job_id, "share": v.share, "kind": v.kind} for v in placement.victims
-            ],
-            "ahead": list(placement.ahead),
-            "status_reason": placement.status_reason,
-            "wait_code": placement.wait.code if placement.wait else None,
-        }
-    )
+def placement_json(placement: Placement, placements: Sequence[Placement] = ()) -> str:
+    """The first job's placement; with a ``--count``, every job's under ``jobs``."""
+    document = placement_view(placement)
+    if len(placements) > 1:
+        document["jobs"] = [placement_view(p) for p in placements]
+    return dump(document)
+
+
+def placement_view(placement: Placement) -> dict[str, Any]:
+    return {
+        "placement": placement.placement,
+        "message": placement.message,
+        "lenders": list(placement.lenders),
+        "victims": [
+            {"job_id": v.job_id, "share": v.share, "kind": v.kind} for v in placement.victims
+        ],
+        "ahead": list(placement.ahead),
+        "status_reason": placement.status_reason,
+        "wait_code": placement.wait.code if placement.wait else None,
+    }
 
 
 def submitted_json(submitted: Sequence[Any], warnings: Sequence[str]) -> str:

@@ -15,6 +15,7 @@ from quotactl.core.plan.disruption import DISRUPTING, counts, disrupted_jobs
 from quotactl.core.plan.document import to_document
 from quotactl.core.plan.model import Action, Impact
 from quotactl.core.resources.attributes import flatten
+from quotactl.render.markdown import fenced
 from quotactl.render.symbols import ARROW, TIMES
 
 if TYPE_CHECKING:
@@ -189,7 +190,7 @@ def plan_markdown(plan: Plan) -> str:
     body = plan_text(plan).plain.rstrip("\n")
     if len(body) > MARKDOWN_MAX_CHARS:
         body = body[:MARKDOWN_MAX_CHARS].rsplit("\n", 1)[0] + "\n… (truncated: run quotactl plan)"
-    block = ["```diff", body, "```"]
+    block = fenced(body, "diff")  # a value holding ``` cannot end the block
     if body.count("\n") + 1 > MARKDOWN_INLINE_LINES:
         lines += [f"<details><summary>Show the plan ({len(plan.changes)} changes)</summary>", ""]
         lines += [*block, "", "</details>"]

@@ -39,6 +39,7 @@ from rich.table import Table
 from rich.text import Text
 
 from quotactl.core.simulate import human_duration, instance_hours
+from quotactl.render.markdown import code_span
 from quotactl.render.symbols import DASH, STRATEGIES, TIMES
 
 if TYPE_CHECKING:
@@ -92,7 +93,8 @@ def print_simulation(console: Console, result: SimulationResult, *, trace: str) 
 
 def simulation_markdown(result: SimulationResult, *, trace: str) -> str:
     """One simulation as a markdown table (for a PR comment or a wiki page)."""
-    lines = [f"### quotactl simulate: `{trace}`", "", _headline(result, f"`{trace}`").plain, ""]
+    name = code_span(trace)
+    lines = [f"### quotactl simulate: {name}", "", _headline(result, name).plain, ""]
     lines += [
         "| share | sharing | jobs done | wait mean | p95 | own | borrowed | lent | preemptions |"
         " lost |",
@@ -119,7 +121,7 @@ def _headline(result: SimulationResult, trace: str) -> Text:
     where = f"queue {queues}" if len(result.queues) == 1 else f"queues {queues}"
     return Text.assemble(
         ("Simulated ", "bold"),
-        (f"{result.jobs:,} jobs", "bold"),
+        (_plural(result.jobs, "job"), "bold"),
         f" from {trace} on {where}: submissions over {human_duration(result.window_seconds)},"
         f" last job done after {human_duration(result.end_seconds)}.",
     )

@@ -18,6 +18,7 @@ from rich.table import Table
 from rich.text import Text
 
 from quotactl.core.states import HOLDING, QUEUED
+from quotactl.render.console import print_trimmed
 from quotactl.render.status_json import iso_time
 from quotactl.render.status_parts import (
     DASH,
@@ -79,16 +80,17 @@ TOTALS: dict[str, Callable[[QueueStatus], str]] = {
 
 
 def print_status(console: Console, report: StatusReport) -> None:
-    console.print(status_view(console, report))
+    print_trimmed(console, status_view(console, report))
 
 
 def status_view(console: Console, report: StatusReport) -> RenderableType:
     """Everything ``status`` shows, as one renderable (``--watch`` redraws it in place)."""
     parts: list[RenderableType] = []
     if not report.queues:
-        parts.append(Text("Nothing to show: no quota-managed job queue (or no share of --team)."))
-    for queue in report.queues:
-        parts += _queue_parts(console, queue, report.at)
+        parts.append(Text("Nothing to show: no quota-managed job queue."))
+    for index, queue in enumerate(report.queues):
+        # a blank line between queues, none before the first (`status | head -1`)
+        parts += _queue_parts(console, queue, report.at)[0 if index else 1 :]
     if report.teams:
         teams = _teams_table(report)
         parts += [Text(""), teams if _fits(console, teams) else _team_lines(report)]

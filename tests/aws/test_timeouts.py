@@ -194,7 +194,7 @@ def test_a_change_failing_with_500_costs_one_retry_budget_not_two(
         server.server_close()
         emulator.close()
     assert result.exit_code == 1
-    assert "error[apply-failed]: 4 change(s) failed" in result.stderr
+    assert "error[apply-failed]: 4 changes failed" in result.stderr
     creates = [n for path, n in server.requests.items() if path.lower().endswith("quotashare")]
     assert creates == [4 * 3]  # four shares, three attempts each
     assert "internal failure" in result.stdout + result.stderr

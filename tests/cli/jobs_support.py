@@ -119,7 +119,7 @@ def all_jobs(client: Any, queue: str = "q") -> list[dict[str, Any]]:
     return sorted(found.values(), key=lambda j: j["jobId"])
 
 
-__all__ = ["TYPE", "Jobs", "all_jobs", "batch_client", "boto3"]
+__all__ = ["CONFIG", "TYPE", "Jobs", "all_jobs", "batch_client", "boto3"]
 
 
 def submit_service_job(

@@ -146,7 +146,7 @@ def test_a_disrupting_change_is_refused_then_allowed_with_the_flag(
     assert "error[disruption-not-allowed]" in refused.stderr
     for name in victims:
         assert f"{name} (" in refused.stderr
-    assert f"{len(victims)} active job(s)" in refused.stderr
+    assert f"{len(victims)} active job{'s' if len(victims) != 1 else ''}" in refused.stderr
     assert live() == before
     assert set(running().values()) == {"RUNNING"}
     counted = cli("apply", str(stack), "--auto-approve", *flags, "--max-disruption", "0")

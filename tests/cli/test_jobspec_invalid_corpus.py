@@ -87,7 +87,7 @@ def test_bad_job_spec_fails_positioned_and_submits_nothing(
     first = result.stderr.splitlines()[0]
     assert first.startswith(f"{path}:{where}: error: {message}"), first
     assert re.search(
-        r"^error\[config-invalid\]: job spec has \d+ errors?: nothing was submitted$",
+        r"^error\[spec-invalid\]: job spec has \d+ errors?: nothing was submitted$",
         result.stderr,
         re.MULTILINE,
     )

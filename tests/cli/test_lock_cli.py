@@ -96,6 +96,10 @@ def test_force_unlock_asks_first_and_then_clears_a_dead_holders_lock(demo: Path,
     assert refused.exit_code == 1
     assert f"locked by {HOLDER}" in refused.stdout
     assert "error[approval-required]" in refused.stderr
+    # the hint names force-unlock's own flag and what to check, not apply's --plan
+    assert "hint: review that the holder above is dead" in refused.stderr
+    assert "--auto-approve" in refused.stderr
+    assert "--plan" not in refused.stderr
     assert held_by(store(), "demo") is not None
     cleared = cli("force-unlock", str(demo), "--yes")
     assert cleared.exit_code == 0, cleared.stderr

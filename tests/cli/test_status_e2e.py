@@ -262,7 +262,9 @@ def test_team_and_queue_filters(account: Account) -> None:
     assert [s["name"] for s in queue["shares"]] == ["research"]
     assert [t["name"] for t in doc["teams"]] == ["research"]
     assert pairs(doc) == [(P5, "nlp", "research", 0.5)]
-    assert account.status("--team", "nobody")["queues"] == []
+    nobody = account.cli("--state", str(account.state), "-q", "status", "--team", "nobody")
+    assert nobody.exit_code == 1
+    assert "error[not-found]: no quota share of team 'nobody'" in nobody.stderr
     result = account.cli("--state", str(account.state), "status", "--queue", "missing")
     assert result.exit_code == 1
     assert "error[not-found]" in result.stderr

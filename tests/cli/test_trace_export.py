@@ -134,7 +134,7 @@ def test_exported_rows_are_exactly_the_history(history: Path, cli: Cli) -> None:
     assert Path("trace.csv").read_text() == EXPORTED
     assert "wrote 6 jobs from training" in result.stderr
     assert "2 rows are lower bounds: jobs still running" in result.stderr
-    assert "1 rows are upper bounds: queued jobs" in result.stderr
+    assert "1 row is an upper bound: queued jobs" in result.stderr
 
 
 def test_since_and_queue_narrow_the_export(history: Path, cli: Cli) -> None:

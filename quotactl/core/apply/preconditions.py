@@ -20,6 +20,7 @@ from quotactl.core.plan.model import Action
 from quotactl.core.resources.attributes import attributes
 from quotactl.core.resources.desired import STACK_TAG
 from quotactl.core.resources.observed import Ref
+from quotactl.core.words import count_of
 from quotactl.errors import (
     AccountMismatchError,
     DeleteNotAllowedError,
@@ -150,7 +151,7 @@ def check_deletes(plan: Plan, guards: Guards) -> None:
     if plan.destructive and not guards.allow_delete:
         names = ", ".join(c.address for c in plan.destructive)
         raise DeleteNotAllowedError(
-            f"the plan deletes or replaces {len(plan.destructive)} resource(s) ({names}); "
-            "nothing was changed",
+            f"the plan deletes or replaces {count_of(len(plan.destructive), 'resource')}"
+            f" ({names}); nothing was changed",
             hint="review the plan (and its runtime impact), then re-run with --allow-delete",
         )

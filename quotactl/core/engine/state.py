@@ -23,7 +23,7 @@ from quotactl.core.engine.model import (
 )
 from quotactl.core.engine.runnable import RunnableQueue
 from quotactl.core.states import JobStatus
-from quotactl.errors import NotFoundError, UnknownShareError
+from quotactl.errors import NotFoundError
 
 _SCHEDULED = JobStatus.SCHEDULED
 _STARTING = JobStatus.STARTING
@@ -169,7 +169,7 @@ class EngineState:
         try:
             s = self._share_index[job.share]
         except KeyError:
-            raise UnknownShareError(
+            raise NotFoundError(
                 f"queue {self.queue.name!r} has no quota share {job.share!r}",
             ) from None
         cap = self.capacity

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from quotactl.core.engine import Job
-from quotactl.core.jobs.analysis import Victim, Wait, WaitCode, run_pass
+from quotactl.core.jobs.analysis import PassResult, Victim, Wait, WaitCode, run_pass
 from quotactl.core.states import JobStatus
 from quotactl.errors import NotFoundError, ShareDisabledError
 
@@ -48,8 +48,25 @@ def preview(
     count: int,
     priority: int,
 ) -> Placement:
-    """Run the queue's unfinished jobs and the hypothetical one through one pass, at the
-    time the queue was read (``live.read_at``: the account's own clock)."""
+    """Where one job would run if it were submitted now (``preview_jobs`` of one job)."""
+    (placement,) = preview_jobs(
+        live, share=share, instance_type=instance_type, count=count, priority=priority
+    )
+    return placement
+
+
+def preview_jobs(
+    live: LiveQueue,
+    *,
+    share: str,
+    instance_type: str,
+    count: int,
+    priority: int,
+    n_jobs: int = 1,
+) -> list[Placement]:
+    """Run the queue's unfinished jobs and the ``n_jobs`` hypothetical ones (a ``--count``)
+    through one pass, at the time the queue was read (``live.read_at``: the account's own
+    clock); one placement per hypothetical job, in submission order."""
     queue = live.model
     model = next((s for s in queue.shares if s.name == share), None)
     if model is None:
@@ -61,18 +78,28 @@ def preview(
         raise ShareDisabledError(f"quota share {share!r} is DISABLED and accepts no new jobs")
     jobs = live.engine_jobs()
     latest = max([live.read_at, *(j.submitted_at for j in jobs)])
-    candidate = Job(
-        job_id=DRY_RUN_ID,
-        share=share,
-        instance_type=instance_type,
-        count=count,
-        priority=priority,
-        submitted_at=latest,
-        status=JobStatus.SUBMITTED,
-        status_since=latest,
-    )
-    result = run_pass(queue, [*jobs, candidate], DRY_RUN_ID, latest)
+    ids = [DRY_RUN_ID] if n_jobs == 1 else [f"(job {i} of {n_jobs})" for i in range(1, n_jobs + 1)]
+    candidates = [
+        Job(
+            job_id=job_id,
+            share=share,
+            instance_type=instance_type,
+            count=count,
+            priority=priority,
+            submitted_at=latest,
+            status=JobStatus.SUBMITTED,
+            status_since=latest,
+        )
+        for job_id in ids
+    ]
     need = f"{count} x {instance_type}"
+    return [
+        _outcome(run_pass(queue, [*jobs, *candidates], job_id, latest), need, share)
+        for job_id in ids
+    ]
+
+
+def _outcome(result: PassResult, need: str, share: str) -> Placement:
     if result.started and result.victims:
         kinds = sorted({v.kind for v in result.victims})
         n = len(result.victims)
@@ -80,7 +107,7 @@ def preview(
             "preempt",
             f"{need} would start on share {share} after preempting {n} job{'s' if n != 1 else ''}"
             f" ({' and '.join(kinds)})",
-            lenders=result.lenders,
+            lenders=result.lenders if result.borrowed else (),
             victims=result.victims,
         )
     if result.started and result.borrowed:

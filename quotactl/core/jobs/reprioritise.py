@@ -8,12 +8,14 @@ the victim of a waiting one).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from quotactl.core.jobs.analysis import run_pass
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
     from quotactl.core.jobs.analysis import Victim
     from quotactl.core.jobs.live import LiveQueue
     from quotactl.core.resources.observed import LiveJob
@@ -27,6 +29,8 @@ class PriorityChange:
     after: int
     preempts: tuple[Victim, ...]
     starts: bool
+    names: Mapping[str, str] = field(default_factory=dict)
+    """Job names by ID, for the jobs ``preempts`` names."""
 
 
 def consequences(queue: LiveQueue, job: LiveJob, priority: int) -> PriorityChange:
@@ -39,4 +43,5 @@ def consequences(queue: LiveQueue, job: LiveJob, priority: int) -> PriorityChang
     seen = {(v.job_id, v.by_job) for v in before.preempted}
     new = tuple(v for v in after.preempted if (v.job_id, v.by_job) not in seen)
     starts = after.started and not before.started
-    return PriorityChange(job.job_id, job.name, job.priority, priority, new, starts)
+    names = {j.job_id: j.name for j in queue.jobs}
+    return PriorityChange(job.job_id, job.name, job.priority, priority, new, starts, names)

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from quotactl.errors import SpecInvalidError, UsageError
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Mapping
+    from collections.abc import Callable, Mapping, Sequence
 
 MAX_PAYLOAD_BYTES = 10 * 1024
 """SubmitServiceJob's limit on serviceRequestPayload (10 KiB)."""
@@ -56,6 +56,8 @@ class SubmitOptions:
     priority: int | None = None
     name: str | None = None
     count: int = 1
+    start_index: int = 1
+    """The first ``-N`` suffix (``--start-index``), so that a second run continues the names."""
     preemption_retries: int | None = None
     timeout_seconds: int | None = None
     tags: Mapping[str, str] = field(default_factory=dict)
@@ -69,6 +71,9 @@ class SubmitRequest:
     queue: str
     share: str
     params: Mapping[str, Any]
+    base: str = ""
+    """The name before its ``-N`` suffix, and N (0 without one)."""
+    index: int = 0
 
 
 def resolve_target(spec: JobSpec, options: SubmitOptions) -> tuple[str, str]:
@@ -107,8 +112,9 @@ def requests(
 ) -> list[SubmitRequest]:
     """The SubmitServiceJob requests for ``options.count`` jobs of ``spec``.
 
-    Names get ``-1`` ... ``-N`` with ``--count``; each request has its own client token (from
-    ``token``), so resending it (a retry) can never create a second job.
+    Names get ``-1`` ... ``-N`` with ``--count`` (``-S`` ... ``-S+N-1`` with a start index S
+    other than 1, so that a second run never repeats a name); each request has its own
+    client token (from ``token``), so resending it (a retry) can never create a second job.
     """
     if not 1 <= options.count <= MAX_COUNT:
         raise UsageError(f"--count must be 1 to {MAX_COUNT}, got {options.count}")
@@ -131,11 +137,13 @@ def requests(
             hint="choose a shorter name (--name)",
         )
     out: list[SubmitRequest] = []
-    for index in range(1, options.count + 1):
-        suffix = f"-{index}" if options.count > 1 else ""
+    numbered = options.count > 1 or options.start_index != 1
+    first = options.start_index
+    for index in range(first, first + options.count):
+        suffix = f"-{index}" if numbered else ""
         name = base + suffix
         payload = dict(spec.payload)
-        if options.count > 1 or options.name or "TrainingJobName" not in payload:
+        if numbered or options.name or "TrainingJobName" not in payload:
             payload["TrainingJobName"] = training_job_name(name)
         text = json.dumps(payload, separators=(",", ":"), sort_keys=True)
         size = len(text.encode())
@@ -161,8 +169,17 @@ def requests(
             params["timeoutConfig"] = {"attemptDurationSeconds": options.timeout_seconds}
         if tags:
             params["tags"] = dict(tags)
-        out.append(SubmitRequest(name, queue, share, params))
+        out.append(SubmitRequest(name, queue, share, params, base, index if numbered else 0))
     return out
+
+
+def resume_options(left: Sequence[SubmitRequest]) -> list[str]:
+    """The submit options that send ``left`` (requests not sent) under their own names: a
+    second run with them never repeats a name the first one gave."""
+    first = left[0]
+    if first.index == 0:
+        return ["--name", first.name]
+    return ["--name", first.base, "--count", str(len(left)), "--start-index", str(first.index)]
 
 
 def instance_of(spec: JobSpec) -> tuple[str, int]:

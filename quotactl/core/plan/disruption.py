@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 from quotactl.core.plan.impact import assess
 from quotactl.core.plan.model import Effect
 from quotactl.core.states import HOLDING, JobStatus
+from quotactl.core.words import count_of
 from quotactl.errors import DisruptionNotAllowedError
 
 if TYPE_CHECKING:
@@ -85,7 +86,7 @@ def check(plan: Plan, *, allow: bool, max_jobs: int | None) -> tuple[DisruptedJo
     more = f" and {len(disrupted) - 10} more" if len(disrupted) > 10 else ""
     limit = f" (more than --max-disruption {max_jobs})" if max_jobs is not None else ""
     raise DisruptionNotAllowedError(
-        f"the plan would terminate or expose to preemption {len(disrupted)} active job(s)"
+        f"the plan would terminate or expose to preemption {count_of(len(disrupted), 'active job')}"
         f"{limit}: {shown}{more}; nothing was changed",
         hint="wait for those jobs to finish, or re-run with --allow-disruption"
         f" (or --max-disruption {len(disrupted)})",

@@ -34,6 +34,7 @@ from quotactl.core.status.report import (
     TeamStatus,
 )
 from quotactl.core.status.wait import head_wait_code, heads_only
+from quotactl.errors import NotFoundError
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Sequence
@@ -49,7 +50,7 @@ PREEMPTION_WINDOW = 86_400.0
 def status_of(
     queues: Iterable[LiveQueue],
     *,
-    team: str | None = None,
+    team: str | Sequence[str] | None = None,
     at: float = 0.0,
     wait_code: Callable[[LiveQueue, LiveJob], str | None] = head_wait_code,
 ) -> StatusReport:
@@ -59,7 +60,16 @@ def status_of(
     found = [queue_status(q, wait_code=wait_code) for q in live]
     times = [q.read_at for q in live if q.read_at]
     if team is not None:
-        found = [q for q in (_only_team(q, team) for q in found) if q.shares]
+        wanted = [team] if isinstance(team, str) else list(dict.fromkeys(team))
+        found = [q for q in (_only_team(q, wanted) for q in found) if q.shares]
+        teams = sorted({s.team for q in live for s in q.shares if s.team})
+        missing = [t for t in wanted if t not in teams]
+        if missing:
+            raise NotFoundError(
+                f"no quota share of team {missing[0]!r} on "
+                + ("these job queues" if live else "any quota-managed job queue"),
+                hint=f"teams with shares: {', '.join(teams)}" if teams else None,
+            )
     return StatusReport(max(times, default=at), tuple(found), team_rollup(found))
 
 
@@ -235,8 +245,8 @@ def _head(
     return Head(job.job_id, job.name, wait_code(small, job))
 
 
-def _only_team(queue: QueueStatus, team: str) -> QueueStatus:
-    shares = tuple(s for s in queue.shares if s.team == team)
+def _only_team(queue: QueueStatus, teams: Sequence[str]) -> QueueStatus:
+    shares = tuple(s for s in queue.shares if s.team in teams)
     names = {s.name for s in shares}
     return QueueStatus(
         name=queue.name,
