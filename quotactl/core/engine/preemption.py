@@ -2,9 +2,10 @@
 
 Nothing changes unless it works.
 
-Both choosers walk candidates lowest priority first, then most recently started (then latest
-submitted), adding one victim at a time to a trial copy of the capacity ledger of the head
-job's instance type, and return the shortest prefix after which the head job fits. If even all
+Both choosers walk candidates in the one victim order (``order.py``: lowest priority first,
+then most recently started, then latest submitted, then the higher job ID), adding one
+victim at a time to a trial copy of the capacity ledger of the head job's instance type,
+and return the shortest prefix after which the head job fits. If even all
 candidates would not be enough they return ``None`` and nobody is preempted.
 """
 
@@ -12,15 +13,16 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from quotactl.core.engine.order import ms
+
 if TYPE_CHECKING:
     from quotactl.core.engine.model import Job
     from quotactl.core.engine.state import EngineState
 
 
-def victim_order(job: Job) -> tuple[int, float, int]:
-    """Lowest priority first, then the most recently started, then the latest submitted."""
-    started = job.started_at if job.started_at is not None else 0.0
-    return (job.priority, -started, -job._seq)
+def victim_order(job: Job) -> tuple[int, int, int]:
+    """``order.victim_key`` of an indexed job (``_seq`` holds its submission rank)."""
+    return (job.priority, -ms(job.started_at), -job._seq)
 
 
 def reclaim_victims(state: EngineState, job: Job) -> list[Job] | None:
@@ -93,9 +95,11 @@ def in_share_victims(
     used, idle, borrowed = cap.used[t], cap.idle[t], cap.borrowed[t]
     if candidates:
         # ``sort(key=victim_order)`` with the key spelled out: a call per candidate cost more
-        # than the sort (``started_at`` is set on every active job; ``_seq`` is unique, so
-        # the job itself is never compared)
-        ranked = [(v.priority, -(v.started_at or 0.0), -v._seq, v) for v in candidates]
+        # than the sort (``started_at`` is set on every active job, in whole milliseconds as
+        # AWS reports it; ``_seq`` is unique, so the job itself is never compared)
+        ranked = [
+            (v.priority, -round((v.started_at or 0.0) * 1000), -v._seq, v) for v in candidates
+        ]
         ranked.sort()
         chosen: list[Job] = []
         for _, _, _, victim in ranked:

@@ -21,6 +21,7 @@ from quotactl.core.engine.model import (
     Timing,
     Transition,
 )
+from quotactl.core.engine.order import ARRIVAL_BITS, submission_rank
 from quotactl.core.engine.runnable import RunnableQueue
 from quotactl.core.states import JobStatus
 from quotactl.errors import NotFoundError, UnknownShareError
@@ -182,7 +183,8 @@ class EngineState:
         job._k = t * cap.S + s
         if job.groups:
             job._parts = self._group_parts(job)
-        job._seq = self._seq
+        # the job's place in submission order, from its data alone (``order.submission_rank``)
+        job._seq = (submission_rank(job.submitted_at, job.job_id) << ARRIVAL_BITS) | self._seq
         self._seq += 1
         if self._by_id is not None:
             self._by_id[job.job_id] = job
