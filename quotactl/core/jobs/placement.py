@@ -67,7 +67,8 @@ def preview(
         instance_type=instance_type,
         count=count,
         priority=priority,
-        submitted_at=latest,
+        # after every job already submitted: its ID, AWS's last tie-break, is not known yet
+        submitted_at=latest + 0.001,
         status=JobStatus.SUBMITTED,
         status_since=latest,
     )
