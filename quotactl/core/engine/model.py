@@ -129,12 +129,14 @@ class Job:
     groups: tuple[tuple[str, int], ...] = ()
     end_reason: str | None = None
     retries: int = 0
-    # Engine bookkeeping: share, instance-type and (type, share) indices, submission order,
+    # Engine bookkeeping: share, instance-type and (type, share) indices, arrival number and
+    # submission rank,
     # attempt counter (invalidates timers of a preempted attempt), the live runnable-heap entry.
     _s: int = field(default=-1, repr=False)
     _t: int = field(default=-1, repr=False)
     _k: int = field(default=-1, repr=False)
     _seq: int = field(default=-1, repr=False)
+    _rank: int = field(default=-1, repr=False)  # submission order from the data (order.py)
     _attempt: int = field(default=0, repr=False)
     _entry: tuple[int, Job] | None = field(default=None, repr=False)
     _parts: tuple[tuple[int, int, int], ...] = field(default=(), repr=False)  # groups' (k, t, n)

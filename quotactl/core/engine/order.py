@@ -16,17 +16,17 @@ the rules and where they come from.
   preempted first.
 
 For speed the engine keeps, per job, one integer that orders as (``createdAt`` ms, job ID):
-``submission_rank``, computed once when the job enters the engine (``Job._seq``).
+``submission_rank``, computed once when the job enters the engine (``Job._rank``).
 """
 
 from __future__ import annotations
 
-ID_BYTES = 64
+ID_BYTES = 40
 """Bytes of a job ID that take part in the order (AWS's job IDs are 36-character UUIDs)."""
 
 _ID_BITS = 8 * ID_BYTES
 ARRIVAL_BITS = 40
-"""Low bits of ``Job._seq``: the engine's arrival counter, which only keeps two jobs with the
+"""Low bits of ``Job._rank``: the engine's arrival number, which only keeps two jobs with the
 same ``createdAt`` and ID apart (a hand-written trace may repeat a name); it never decides
 between jobs AWS would tell apart."""
 
@@ -34,7 +34,7 @@ MS_BITS = 52
 """``createdAt`` in epoch milliseconds fits in 52 bits until the year 142,000."""
 
 RANK_SPAN = 1 << (MS_BITS + _ID_BITS + ARRIVAL_BITS)
-"""Every ``Job._seq`` is below this: a share's queue packs the priority above it."""
+"""Every ``Job._rank`` is below this: a share's queue packs the priority above it."""
 
 
 def ms(seconds: float | None) -> int:

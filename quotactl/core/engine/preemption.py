@@ -21,8 +21,11 @@ if TYPE_CHECKING:
 
 
 def victim_order(job: Job) -> tuple[int, int, int]:
-    """``order.victim_key`` of an indexed job (``_seq`` holds its submission rank)."""
-    return (job.priority, -ms(job.started_at), -job._seq)
+    """``order.victim_key`` of an indexed job, reversed: sort with ``reverse=True``.
+
+    (Negating the submission rank, a long integer, would cost more than the sort.)
+    """
+    return (-job.priority, ms(job.started_at), job._rank)
 
 
 def reclaim_victims(state: EngineState, job: Job) -> list[Job] | None:
@@ -45,7 +48,7 @@ def reclaim_victims(state: EngineState, job: Job) -> list[Job] | None:
     ]
     if not candidates:
         return None
-    candidates.sort(key=victim_order)
+    candidates.sort(key=victim_order, reverse=True)
     used, idle, borrowed = cap.used[t], cap.idle[t], cap.borrowed[t]
     need_slack = n if lends[job._k] else 0
     trial: dict[int, int] = {}
@@ -94,13 +97,14 @@ def in_share_victims(
         return None, None  # even stopping them all leaves the head over its limit and cap
     used, idle, borrowed = cap.used[t], cap.idle[t], cap.borrowed[t]
     if candidates:
-        # ``sort(key=victim_order)`` with the key spelled out: a call per candidate cost more
-        # than the sort (``started_at`` is set on every active job, in whole milliseconds as
-        # AWS reports it; ``_seq`` is unique, so the job itself is never compared)
+        # ``sort(key=victim_order, reverse=True)`` with the key spelled out: a call per
+        # candidate cost more than the sort (``started_at`` is set on every active job, in
+        # whole milliseconds as AWS reports it; ``_rank`` is unique, so the job itself is
+        # never compared)
         ranked = [
-            (v.priority, -round((v.started_at or 0.0) * 1000), -v._seq, v) for v in candidates
+            (-v.priority, round((v.started_at or 0.0) * 1000), v._rank, v) for v in candidates
         ]
-        ranked.sort()
+        ranked.sort(reverse=True)
         chosen: list[Job] = []
         for _, _, _, victim in ranked:
             w = u - victim.count

@@ -35,16 +35,16 @@ Entry = tuple[int, "Job"]
 """``(queue_rank(job), job)``: the job's ``_entry`` while it is live."""
 
 _SEQ_SPAN = RANK_SPAN
-"""Above every ``Job._seq``: ``queue_rank`` packs the priority above it."""
+"""Above every ``Job._rank``: ``queue_rank`` packs the priority above it."""
 
 
 def queue_rank(job: Job) -> int:
     """A job's place in its share's queue: higher priority first, then earlier submission.
 
-    One integer ordered as ``(-priority, submission order)`` (``0 <= _seq < _SEQ_SPAN``):
+    One integer ordered as ``(-priority, submission order)`` (``0 <= _rank < _SEQ_SPAN``):
     cheaper to compare than a tuple.
     """
-    return job._seq - job.priority * _SEQ_SPAN
+    return job._rank - job.priority * _SEQ_SPAN
 
 
 class _Level:
@@ -82,7 +82,7 @@ class RunnableQueue:
             level = self._levels[job.priority]
         except KeyError:
             level = self._levels[job.priority] = _Level(job.priority)
-        rank = job._seq + level.base  # queue_rank(job), spelled out: hot path
+        rank = job._rank + level.base  # queue_rank(job), spelled out: hot path
         entry = (rank, job)
         fresh = level.fresh
         if not fresh or fresh[-1][0] < rank:

@@ -21,7 +21,7 @@ from quotactl.core.engine.model import (
     Timing,
     Transition,
 )
-from quotactl.core.engine.order import ARRIVAL_BITS, submission_rank
+from quotactl.core.engine.order import ARRIVAL_BITS, ID_BYTES
 from quotactl.core.engine.runnable import RunnableQueue
 from quotactl.core.states import JobStatus
 from quotactl.errors import NotFoundError, UnknownShareError
@@ -31,6 +31,7 @@ _STARTING = JobStatus.STARTING
 _RUNNING = JobStatus.RUNNING
 
 Timer = tuple[float, int, Job, int, int]
+_ID_BITS = 8 * ID_BYTES
 
 
 class EngineState:
@@ -111,7 +112,7 @@ class EngineState:
         """Every job the engine holds (queued and active), in submission order."""
         live = [e[1] for q in self._runnable for e in q if e[1]._entry is e]
         live += [j for active in self._active for j in active.values()]
-        return sorted(live, key=lambda j: j._seq)
+        return sorted(live, key=lambda j: j._rank)
 
     def head(self, share: str) -> Job | None:
         """The job the share would dispatch next."""
@@ -183,9 +184,20 @@ class EngineState:
         job._k = t * cap.S + s
         if job.groups:
             job._parts = self._group_parts(job)
-        # the job's place in submission order, from its data alone (``order.submission_rank``)
-        job._seq = (submission_rank(job.submitted_at, job.job_id) << ARRIVAL_BITS) | self._seq
-        self._seq += 1
+        # the job's place in submission order, from its data alone (``order.submission_rank``,
+        # spelled out: every job passes here); the arrival number keeps equal ones apart
+        n = self._seq
+        job._seq = n
+        self._seq = n + 1
+        created = round(job.submitted_at * 1000)
+        ident = job.job_id.encode()[:ID_BYTES]
+        job._rank = (
+            (
+                ((created if created > 0 else 0) << _ID_BITS)
+                | (int.from_bytes(ident) << (_ID_BITS - 8 * len(ident)))
+            )
+            << ARRIVAL_BITS
+        ) | n
         if self._by_id is not None:
             self._by_id[job.job_id] = job
 
