@@ -21,19 +21,19 @@ For speed the engine keeps, per job, one integer that orders as (``createdAt`` m
 
 from __future__ import annotations
 
+import struct
+
 ID_BYTES = 40
 """Bytes of a job ID that take part in the order (AWS's job IDs are 36-character UUIDs)."""
 
-_ID_BITS = 8 * ID_BYTES
-ARRIVAL_BITS = 40
-"""Low bits of ``Job._rank``: the engine's arrival number, which only keeps two jobs with the
-same ``createdAt`` and ID apart (a hand-written trace may repeat a name); it never decides
+RANK = struct.Struct(f">Q{ID_BYTES}sQ")
+"""A submission rank's bytes, most significant first: ``createdAt`` in milliseconds, the job
+ID's first ``ID_BYTES`` bytes (padded with zero bytes, so shorter IDs sort first as text
+does), and the engine's arrival number, which only keeps two jobs with the same
+``createdAt`` and ID apart (a hand-written trace may repeat a name): it never decides
 between jobs AWS would tell apart."""
 
-MS_BITS = 52
-"""``createdAt`` in epoch milliseconds fits in 52 bits until the year 142,000."""
-
-RANK_SPAN = 1 << (MS_BITS + _ID_BITS + ARRIVAL_BITS)
+RANK_SPAN = 1 << (8 * RANK.size)
 """Every ``Job._rank`` is below this: a share's queue packs the priority above it."""
 
 
@@ -42,17 +42,13 @@ def ms(seconds: float | None) -> int:
     return 0 if seconds is None else round(seconds * 1000)
 
 
-def submission_rank(created_at: float | None, job_id: str) -> int:
+def submission_rank(created_at: float | None, job_id: str, arrival: int = 0) -> int:
     """An integer ordered as (``createdAt`` in milliseconds, job ID): submission order.
 
-    The ID compares as its UTF-8 bytes (for AWS's lowercase UUIDs, as the string does); only
-    its first ``ID_BYTES`` bytes count.
+    The ID compares as its UTF-8 bytes (for AWS's lowercase UUIDs, as the string does).
     """
     created = ms(created_at)
-    if created < 0:
-        created = 0
-    ident = job_id.encode()[:ID_BYTES]
-    return (created << _ID_BITS) | (int.from_bytes(ident, "big") << (8 * (ID_BYTES - len(ident))))
+    return int.from_bytes(RANK.pack(created if created > 0 else 0, job_id.encode(), arrival))
 
 
 def dispatch_key(priority: int | None, created_at: float | None, job_id: str) -> tuple[int, int]:

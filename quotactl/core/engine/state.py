@@ -21,7 +21,7 @@ from quotactl.core.engine.model import (
     Timing,
     Transition,
 )
-from quotactl.core.engine.order import ARRIVAL_BITS, ID_BYTES
+from quotactl.core.engine.order import RANK
 from quotactl.core.engine.runnable import RunnableQueue
 from quotactl.core.states import JobStatus
 from quotactl.errors import NotFoundError, UnknownShareError
@@ -31,7 +31,8 @@ _STARTING = JobStatus.STARTING
 _RUNNING = JobStatus.RUNNING
 
 Timer = tuple[float, int, Job, int, int]
-_ID_BITS = 8 * ID_BYTES
+_pack = RANK.pack
+_from_bytes = int.from_bytes
 
 
 class EngineState:
@@ -190,14 +191,7 @@ class EngineState:
         job._seq = n
         self._seq = n + 1
         created = round(job.submitted_at * 1000)
-        ident = job.job_id.encode()[:ID_BYTES]
-        job._rank = (
-            (
-                ((created if created > 0 else 0) << _ID_BITS)
-                | (int.from_bytes(ident) << (_ID_BITS - 8 * len(ident)))
-            )
-            << ARRIVAL_BITS
-        ) | n
+        job._rank = _from_bytes(_pack(created if created > 0 else 0, job.job_id.encode(), n))
         if self._by_id is not None:
             self._by_id[job.job_id] = job
 
