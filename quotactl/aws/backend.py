@@ -14,6 +14,7 @@ from concurrent.futures import FIRST_COMPLETED, wait
 from typing import TYPE_CHECKING, cast
 
 from quotactl.aws import convert
+from quotactl.aws import responses as live_responses
 from quotactl.aws.calls import DESCRIBE_BATCH, READ_CONCURRENCY, BatchCalls
 from quotactl.aws.lock import BatchLockStore
 from quotactl.core.apply.lock import LOCK_TAG
@@ -156,7 +157,16 @@ class AwsBackend:
             )
             return [convert.live_job(i, queue) for i in items]
 
-        return tuple(job for found in self.api.map(read, pairs) for job in found)
+        def detailed(job: LiveJob) -> LiveJob:
+            found = self.api.call("DescribeServiceJob", jobId=job.job_id)
+            return live_responses.live_job(found, job.queue, found)
+
+        listed = [job for found in self.api.map(read, pairs) for job in found]
+        # The jobs that hold instances are the candidates for preemption, which goes by
+        # priority first; ListServiceJobs does not report it (bounded by capacity).
+        holding = self.api.map(detailed, [j for j in listed if j.holds_instances])
+        by_id = {j.job_id: j for j in holding}
+        return tuple(by_id.get(j.job_id, j) for j in listed)
 
     # -- Backend: writes ------------------------------------------------------------------
 

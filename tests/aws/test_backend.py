@@ -261,7 +261,9 @@ def test_delete_of_something_already_gone_reports_not_found(client: Any, stub: S
     assert info.value.code == "not-found"
 
 
-def test_live_jobs_read_each_active_status_of_each_queue(client: Any, stub: Stubber) -> None:
+def test_live_jobs_read_each_active_status_and_the_priority_of_holders(
+    client: Any, stub: Stubber
+) -> None:
     for status in ("SUBMITTED", "RUNNABLE", "SCHEDULED", "STARTING", "RUNNING"):
         jobs = []
         if status == "RUNNING":
@@ -281,12 +283,31 @@ def test_live_jobs_read_each_active_status_of_each_queue(client: Any, stub: Stub
             {"jobSummaryList": jobs},
             {"jobQueue": "training", "jobStatus": status},
         )
+    # a job that holds instances is described: preemption goes by its priority first
+    stub.add_response(
+        "describe_service_job",
+        {
+            "jobArn": "arn:aws:batch:us-east-1:123456789012:service-job/j1",
+            "jobId": "j1",
+            "jobName": "train",
+            "jobQueue": "arn:aws:batch:us-east-1:123456789012:job-queue/training",
+            "serviceJobType": "SAGEMAKER_TRAINING",
+            "serviceRequestPayload": "{}",
+            "quotaShareName": "nlp",
+            "status": "RUNNING",
+            "schedulingPriority": 7,
+            "capacityUsage": [{"capacityUnit": "ml.g5.xlarge", "quantity": 2.0}],
+            "startedAt": 5000,
+        },
+        {"jobId": "j1"},
+    )
     (job,) = AwsBackend(client, concurrency=1).live_jobs(["training"])
-    assert (job.job_id, job.share, job.instances, job.started_at) == (
+    assert (job.job_id, job.share, job.instances, job.started_at, job.priority) == (
         "j1",
         "nlp",
         {"ml.g5.xlarge": 2},
         5.0,
+        7,
     )
 
 

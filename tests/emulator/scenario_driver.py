@@ -90,6 +90,9 @@ class ApiDriver:
         return arn
 
     def submit(self, step: Submit) -> None:
+        # A millisecond between submissions: jobs created in the same millisecond with the
+        # same priority are ordered by job ID (random here), and the table means its order.
+        self.advance(0.001)
         extra: dict[str, Any] = {}
         if step.preemption_retries is not None:
             extra["preemptionConfiguration"] = {

@@ -148,10 +148,12 @@ def test_local_advance_hands_freed_capacity_on_at_the_moment_it_is_freed(
     jobs = driver.settle()
     assert {n: j["status"] for n, j in jobs.items()} == dict.fromkeys(jobs, "SUCCEEDED")
     # y1 ends at 10 min and x2 borrows Y's instance then; x1 ends at 30 min and x3 starts then.
+    # (The driver submits a millisecond apart: x1 starts 1 ms after y1.)
+    x1 = jobs["x1"]["startedAt"]
     assert jobs["x2"]["scheduledAt"] == jobs["y1"]["stoppedAt"] == start + 10 * MINUTE
-    assert jobs["x3"]["scheduledAt"] == jobs["x1"]["stoppedAt"] == start + 30 * MINUTE
+    assert jobs["x3"]["scheduledAt"] == jobs["x1"]["stoppedAt"] == x1 + 30 * MINUTE
     assert jobs["x2"]["stoppedAt"] == start + 35 * MINUTE
-    assert jobs["x3"]["stoppedAt"] == start + 40 * MINUTE
+    assert jobs["x3"]["stoppedAt"] == x1 + 40 * MINUTE
 
 
 def instance_groups(*groups: tuple[str, int]) -> str:
@@ -244,15 +246,15 @@ def test_a_queue_without_quota_shares_runs_its_jobs_first_in_first_out(inproc: A
     )
     wait_for(lambda: queue_status(client, "fifo"), "VALID")
     bodies = {"two": payload(M5, 2), "one": payload(G5, 1), "three": payload(G5, 3)}
-    arns = {
-        name: client.submit_service_job(
+    arns = {}
+    for name, body in bodies.items():
+        arns[name] = client.submit_service_job(
             jobName=name,
             jobQueue="fifo",
             serviceJobType="SAGEMAKER_TRAINING",
             serviceRequestPayload=body,
         )["jobArn"]
-        for name, body in bodies.items()
-    }
+        inproc.advance(0.001)  # in submission order: the same millisecond would go by job ID
     for _ in range(4):
         client.list_service_jobs(jobQueue="fifo")
     seen = {n: client.describe_service_job(jobId=a) for n, a in arns.items()}

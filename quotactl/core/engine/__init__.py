@@ -17,13 +17,14 @@ Two ways in:
 * **Stateless** (``submit --dry-run``, ``job why``, ``status``'s headroom): hand a snapshot of
   a queue's live jobs to ``schedule(queue, jobs, now)`` and read the returned ``Transition``
   list: what one scheduling pass would decide now. Nothing the caller passed is modified, and
-  jobs with equal ``submitted_at`` keep the order they are given in.
+  the order the jobs are given in decides nothing (``order``).
 
-Modules: ``model`` (values), ``reasons`` (AWS statusReason texts), ``capacity`` (the L/U/O/B
-ledger), ``runnable`` (a share's queue of runnable jobs), ``state`` (jobs and bookkeeping),
-``lifecycle`` (start, release, preempt, timers), ``preemption`` (victim choice), ``passes``
-(the scheduling pass), ``scheduler`` (the public ``QueueEngine``), ``api`` (the stateless entry
-point), ``live`` (a live queue's settings and jobs, in the engine's values).
+Modules: ``model`` (values), ``order`` (the one order of jobs: dispatch and victims),
+``reasons`` (AWS statusReason texts), ``capacity`` (the L/U/O/B ledger), ``runnable`` (a
+share's queue of runnable jobs), ``state`` (jobs and bookkeeping), ``lifecycle`` (start,
+release, preempt, timers), ``preemption`` (victim choice), ``passes`` (the scheduling pass),
+``scheduler`` (the public ``QueueEngine``), ``api`` (the stateless entry point), ``live`` (a
+live queue's settings and jobs, in the engine's values).
 """
 
 from quotactl.core.engine.api import schedule

@@ -100,9 +100,10 @@ EMULATOR_TIMING = Timing(scheduled_seconds=5.0, starting_seconds=30.0)
 class Job:
     """One service job. The engine owns and updates the record you hand it.
 
-    ``submitted_at`` orders equal-priority jobs of a share (earlier first, then the order jobs
-    were handed to the engine). ``run_seconds`` is how long the job stays RUNNING (None: until
-    it is terminated). ``started_at`` is when the current attempt was SCHEDULED.
+    ``submitted_at`` (``createdAt``) and ``job_id`` order equal-priority jobs of a share, and
+    ``started_at`` (the attempt's ``scheduledAt``) orders victims: see ``order.py``.
+    ``run_seconds`` is how long the job stays RUNNING (None: until it is terminated).
+    ``started_at`` is when the current attempt was SCHEDULED.
 
     ``groups`` are further instance types the job needs at the same time (SageMaker
     ``InstanceGroups``): such a job starts only when every group fits its share's own limit
@@ -129,12 +130,14 @@ class Job:
     groups: tuple[tuple[str, int], ...] = ()
     end_reason: str | None = None
     retries: int = 0
-    # Engine bookkeeping: share, instance-type and (type, share) indices, submission order,
+    # Engine bookkeeping: share, instance-type and (type, share) indices, arrival number and
+    # submission rank,
     # attempt counter (invalidates timers of a preempted attempt), the live runnable-heap entry.
     _s: int = field(default=-1, repr=False)
     _t: int = field(default=-1, repr=False)
     _k: int = field(default=-1, repr=False)
     _seq: int = field(default=-1, repr=False)
+    _rank: int = field(default=-1, repr=False)  # submission order from the data (order.py)
     _attempt: int = field(default=0, repr=False)
     _entry: tuple[int, Job] | None = field(default=None, repr=False)
     _parts: tuple[tuple[int, int, int], ...] = field(default=(), repr=False)  # groups' (k, t, n)

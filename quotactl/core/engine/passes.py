@@ -123,7 +123,7 @@ class Passes(Lifecycle):
         in_share: list[tuple[Job, int]] = []
         for kind, job in blocked:
             if kind == _BORROWER:
-                borrow.append((job._seq, job._s, job))
+                borrow.append((job._rank, job._s, job))
             elif kind == _OVER_LIMIT:
                 in_share.append((job, kind))
             else:
@@ -174,7 +174,7 @@ class Passes(Lifecycle):
                     continue
                 kind, head = blocked
                 if kind == _BORROWER:
-                    heappush(candidates, (head._seq, s, head))
+                    heappush(candidates, (head._rank, s, head))
                 elif kind == _OVER_LIMIT:
                     in_share.append((head, kind))
                 else:
@@ -198,7 +198,7 @@ class Passes(Lifecycle):
         """
         cap = self.capacity
         if len(candidates) > 1:
-            candidates.sort(key=lambda c: c[0]._seq)
+            candidates.sort(key=lambda c: c[0]._rank)
         for job, kind in candidates:
             s = job._s
             if self._head(s) is not job:
@@ -284,8 +284,8 @@ class Passes(Lifecycle):
 
     def _head_seq(self, s: int) -> int:
         job = self._head(s)
-        return job._seq if job is not None else -1
+        return job._rank if job is not None else -1
 
 
 def _submission(job: Job) -> int:
-    return job._seq
+    return job._rank

@@ -2,9 +2,10 @@
 
 Nothing changes unless it works.
 
-Both choosers walk candidates lowest priority first, then most recently started (then latest
-submitted), adding one victim at a time to a trial copy of the capacity ledger of the head
-job's instance type, and return the shortest prefix after which the head job fits. If even all
+Both choosers walk candidates in the one victim order (``order.py``: lowest priority first,
+then most recently started, then latest submitted, then the higher job ID), adding one
+victim at a time to a trial copy of the capacity ledger of the head job's instance type,
+and return the shortest prefix after which the head job fits. If even all
 candidates would not be enough they return ``None`` and nobody is preempted.
 """
 
@@ -17,10 +18,13 @@ if TYPE_CHECKING:
     from quotactl.core.engine.state import EngineState
 
 
-def victim_order(job: Job) -> tuple[int, float, int]:
-    """Lowest priority first, then the most recently started, then the latest submitted."""
-    started = job.started_at if job.started_at is not None else 0.0
-    return (job.priority, -started, -job._seq)
+def victim_order(job: Job) -> tuple[int, int, int]:
+    """``order.victim_key`` of an indexed job, reversed: sort with ``reverse=True``.
+
+    (Negating the submission rank, a long integer, would cost more than the sort.)
+    """
+    started = job.started_at  # ``order.ms``, spelled out: a call per candidate
+    return (-job.priority, round(started * 1000) if started is not None else 0, job._rank)
 
 
 def reclaim_victims(state: EngineState, job: Job) -> list[Job] | None:
@@ -43,7 +47,7 @@ def reclaim_victims(state: EngineState, job: Job) -> list[Job] | None:
     ]
     if not candidates:
         return None
-    candidates.sort(key=victim_order)
+    candidates.sort(key=victim_order, reverse=True)
     used, idle, borrowed = cap.used[t], cap.idle[t], cap.borrowed[t]
     need_slack = n if lends[job._k] else 0
     trial: dict[int, int] = {}
@@ -92,11 +96,14 @@ def in_share_victims(
         return None, None  # even stopping them all leaves the head over its limit and cap
     used, idle, borrowed = cap.used[t], cap.idle[t], cap.borrowed[t]
     if candidates:
-        # ``sort(key=victim_order)`` with the key spelled out: a call per candidate cost more
-        # than the sort (``started_at`` is set on every active job; ``_seq`` is unique, so
-        # the job itself is never compared)
-        ranked = [(v.priority, -(v.started_at or 0.0), -v._seq, v) for v in candidates]
-        ranked.sort()
+        # ``sort(key=victim_order, reverse=True)`` with the key spelled out: a call per
+        # candidate cost more than the sort (``started_at`` is set on every active job, in
+        # whole milliseconds as AWS reports it; ``_rank`` is unique, so the job itself is
+        # never compared)
+        ranked = [
+            (-v.priority, round((v.started_at or 0.0) * 1000), v._rank, v) for v in candidates
+        ]
+        ranked.sort(reverse=True)
         chosen: list[Job] = []
         for _, _, _, victim in ranked:
             w = u - victim.count

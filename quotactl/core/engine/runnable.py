@@ -1,6 +1,7 @@
 """One share's queue of RUNNABLE jobs in dispatch order, with the next entry at hand.
 
-The order is the engine's: higher priority first, then earlier submission (``queue_rank``).
+The order is the engine's (``order.py``): higher priority first, then submission order
+(``createdAt``, then job ID), as ``queue_rank`` packs it.
 One heap would cost O(log n) comparisons per job, and a share far behind its arrivals holds
 thousands of queued jobs. But priorities are few, and most jobs are queued once, in
 submission order: so per priority (a *level*) the queue keeps
@@ -23,6 +24,8 @@ from collections import deque
 from heapq import heappop, heappush
 from typing import TYPE_CHECKING
 
+from quotactl.core.engine.order import RANK_SPAN
+
 if TYPE_CHECKING:
     from collections.abc import Iterator
 
@@ -31,17 +34,17 @@ if TYPE_CHECKING:
 Entry = tuple[int, "Job"]
 """``(queue_rank(job), job)``: the job's ``_entry`` while it is live."""
 
-_SEQ_SPAN = 1 << 48
-"""More submissions than one engine ever numbers: ``queue_rank`` packs priority above them."""
+_SEQ_SPAN = RANK_SPAN
+"""Above every ``Job._rank``: ``queue_rank`` packs the priority above it."""
 
 
 def queue_rank(job: Job) -> int:
     """A job's place in its share's queue: higher priority first, then earlier submission.
 
-    One integer ordered as ``(-priority, submission order)`` (``_seq < _SEQ_SPAN``): cheaper
-    to compare than a tuple.
+    One integer ordered as ``(-priority, submission order)`` (``0 <= _rank < _SEQ_SPAN``):
+    cheaper to compare than a tuple.
     """
-    return job._seq - job.priority * _SEQ_SPAN
+    return job._rank - job.priority * _SEQ_SPAN
 
 
 class _Level:
@@ -79,7 +82,7 @@ class RunnableQueue:
             level = self._levels[job.priority]
         except KeyError:
             level = self._levels[job.priority] = _Level(job.priority)
-        rank = job._seq + level.base  # queue_rank(job), spelled out: hot path
+        rank = job._rank + level.base  # queue_rank(job), spelled out: hot path
         entry = (rank, job)
         fresh = level.fresh
         if not fresh or fresh[-1][0] < rank:

@@ -41,7 +41,7 @@ class QueueEngine(Passes):
     # -- inputs ---------------------------------------------------------------------------------
 
     def submit(self, job: Job) -> None:
-        """Queue a SUBMITTED or RUNNABLE job; submission order is the order of these calls."""
+        """Queue a SUBMITTED or RUNNABLE job (its place comes from its data: ``order.py``)."""
         self._index(job)
         if job.status is _SUBMITTED:
             transition(job, _RUNNABLE, job.status_reason, self.now)
@@ -91,7 +91,7 @@ class QueueEngine(Passes):
     def load(self, jobs: Iterable[Job]) -> None:
         """Take over a snapshot of live jobs: queued ones wait, active ones hold capacity.
 
-        Jobs are ordered by ``submitted_at`` (ties keep the order given); final ones are skipped.
+        Final jobs are skipped; the order of ``jobs`` decides nothing (``order.py``).
         """
         for job in sorted(jobs, key=lambda j: j.submitted_at):
             if job.status.is_final:

@@ -21,6 +21,7 @@ from quotactl.core.engine.model import (
     Timing,
     Transition,
 )
+from quotactl.core.engine.order import RANK
 from quotactl.core.engine.runnable import RunnableQueue
 from quotactl.core.states import JobStatus
 from quotactl.errors import NotFoundError
@@ -30,6 +31,8 @@ _STARTING = JobStatus.STARTING
 _RUNNING = JobStatus.RUNNING
 
 Timer = tuple[float, int, Job, int, int]
+_pack = RANK.pack
+_from_bytes = int.from_bytes
 
 
 class EngineState:
@@ -110,7 +113,7 @@ class EngineState:
         """Every job the engine holds (queued and active), in submission order."""
         live = [e[1] for q in self._runnable for e in q if e[1]._entry is e]
         live += [j for active in self._active for j in active.values()]
-        return sorted(live, key=lambda j: j._seq)
+        return sorted(live, key=lambda j: j._rank)
 
     def head(self, share: str) -> Job | None:
         """The job the share would dispatch next."""
@@ -182,8 +185,13 @@ class EngineState:
         job._k = t * cap.S + s
         if job.groups:
             job._parts = self._group_parts(job)
-        job._seq = self._seq
-        self._seq += 1
+        # the job's place in submission order, from its data alone (``order.submission_rank``,
+        # spelled out: every job passes here); the arrival number keeps equal ones apart
+        n = self._seq
+        job._seq = n
+        self._seq = n + 1
+        created = round(job.submitted_at * 1000)
+        job._rank = _from_bytes(_pack(created if created > 0 else 0, job.job_id.encode(), n))
         if self._by_id is not None:
             self._by_id[job.job_id] = job
 

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from quotactl.core.engine import EMULATOR_TIMING, Job, QueueEngine
 from quotactl.core.engine import reasons as engine_reasons
+from quotactl.core.engine.order import dispatch_key
 from quotactl.core.resources.desired import UNLIMITED, Strategy
 from quotactl.core.states import JobStatus
 
@@ -138,15 +139,18 @@ def _wait(engine: QueueEngine, queue: QueueModel, jobs: Sequence[Job], job: Job)
         )
     if reason and reason.startswith("MISCONFIGURATION"):
         return Wait(WaitCode.MISCONFIGURED, _misconfigured_sentence(queue, job), reason)
-    order = {j.job_id: i for i, j in enumerate(sorted(jobs, key=lambda j: j.submitted_at))}
-    mine = (-job.priority, order.get(job.job_id, len(order)))
+
+    def place(j: Job) -> tuple[int, int]:
+        return dispatch_key(j.priority, j.submitted_at, j.job_id)
+
+    mine = place(job)
     ahead = tuple(
         j.job_id
-        for j in sorted(engine.jobs(), key=lambda j: (-j.priority, order.get(j.job_id, 0)))
+        for j in sorted(engine.jobs(), key=place)
         if j.share == job.share
         and j.job_id != job.job_id
         and j.status is JobStatus.RUNNABLE
-        and (-j.priority, order.get(j.job_id, len(order))) < mine
+        and place(j) < mine
     )
     if ahead:
         n = len(ahead)

@@ -16,6 +16,7 @@ from functools import cached_property
 from typing import TYPE_CHECKING
 
 from quotactl.core.engine.model import Job, QueueModel, ShareModel
+from quotactl.core.engine.order import dispatch_key, submission_rank
 from quotactl.core.states import JobStatus, LifecycleStatus
 
 if TYPE_CHECKING:
@@ -45,8 +46,9 @@ class LiveQueue:
     heads: Mapping[str, str] = field(default_factory=dict)
     read_at: float = 0.0
     front: tuple[str, ...] = ()
-    """Job ARNs at the front of the queue, in AWS's order (the snapshot's ``frontOfQueue``):
-    it breaks ties between jobs submitted in the same millisecond."""
+    """Job ARNs at the front of the queue, in AWS's order (the snapshot's ``frontOfQueue``).
+    The order of jobs is the engine's (``quotactl.core.engine.order``), from the jobs' data
+    alone, so that a preview and the emulator break every tie the same way."""
 
     @property
     def shares(self) -> tuple[ShareModel, ...]:
@@ -71,7 +73,7 @@ class LiveQueue:
         Jobs whose priority was not read (ListServiceJobs does not report it) count as 0.
         """
         queued = [j for j in self.jobs if j.share == share and j.status is JobStatus.RUNNABLE]
-        return sorted(queued, key=lambda j: (-(j.priority or 0), *self._arrival(j)))
+        return sorted(queued, key=lambda j: dispatch_key(j.priority, j.created_at, j.job_id))
 
     def head(self, share: str) -> LiveJob | None:
         """The share's first RUNNABLE job: AWS's (snapshot) if known, else by dispatch order."""
@@ -93,18 +95,9 @@ class LiveQueue:
         names = {s.name for s in self.model.shares}
         return [
             engine_job(j)
-            for j in sorted(self.jobs, key=self._arrival)
+            for j in sorted(self.jobs, key=lambda j: submission_rank(j.created_at, j.job_id))
             if not j.is_final and j.share in names and j.instance_type is not None
         ]
-
-    def _arrival(self, job: LiveJob) -> tuple[float, int, str]:
-        """Submission order: time, then AWS's order at the front of the queue, then ID."""
-        rank = self._front_rank.get(job.job_arn, len(self._front_rank))
-        return (job.created_at or 0.0, rank, job.job_id)
-
-    @cached_property
-    def _front_rank(self) -> dict[str, int]:
-        return {arn: i for i, arn in enumerate(self.front)}
 
 
 def engine_job(job: LiveJob) -> Job:

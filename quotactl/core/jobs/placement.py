@@ -79,6 +79,8 @@ def preview_jobs(
     jobs = live.engine_jobs()
     latest = max([live.read_at, *(j.submitted_at for j in jobs)])
     ids = [DRY_RUN_ID] if n_jobs == 1 else [f"(job {i} of {n_jobs})" for i in range(1, n_jobs + 1)]
+    # after every job already submitted, a millisecond apart in submission order: their IDs,
+    # AWS's last tie-break, are not known yet
     candidates = [
         Job(
             job_id=job_id,
@@ -86,11 +88,11 @@ def preview_jobs(
             instance_type=instance_type,
             count=count,
             priority=priority,
-            submitted_at=latest,
+            submitted_at=latest + 0.001 * index,
             status=JobStatus.SUBMITTED,
             status_since=latest,
         )
-        for job_id in ids
+        for index, job_id in enumerate(ids, start=1)
     ]
     need = f"{count} x {instance_type}"
     return [

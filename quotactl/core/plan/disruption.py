@@ -3,11 +3,12 @@
 A plan disrupts a job when one of its changes would terminate it or expose it to preemption
 while it holds instances (SCHEDULED, STARTING or RUNNING): deleting or replacing its share or
 queue (AWS eventually terminates the jobs), lowering its share's limit below the share's usage
-(the excess counts as borrowed, and the most recently started jobs covering it are the first
-victims), and disabling its share or queue. AWS documents that a DISABLED share or queue lets
-submitted jobs finish, but not whether its running jobs keep their claim against preemption,
-nor whether a preempted one can start again in a share that takes no jobs; quotactl counts
-them as disrupted and lets ``--allow-disruption`` decide. Queued jobs (SUBMITTED, RUNNABLE)
+(the excess counts as borrowed, and the jobs covering it in the engine's victim order,
+lowest priority then most recently started, are the first victims), and disabling its share
+or queue. AWS documents that a DISABLED share or queue lets submitted jobs finish, but not
+whether its running jobs keep their claim against preemption, nor whether a preempted one
+can start again in a share that takes no jobs; quotactl counts them as disrupted and lets
+``--allow-disruption`` decide. Queued jobs (SUBMITTED, RUNNABLE)
 are listed in the plan's runtime impact but do not count: nothing they hold is lost.
 
 ``apply`` evaluates the plan against the jobs live at apply time (``reassess``), not those

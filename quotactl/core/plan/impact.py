@@ -4,14 +4,16 @@ Computed from the jobs ListServiceJobs reported at plan time; for display only. 
 follow AWS's documentation and docs/scheduling.md ("Lowered limits"):
 - deleting or replacing a share or queue terminates all its jobs;
 - disabling one refuses new jobs (AWS lets submitted jobs finish), so its jobs are listed;
-- a share's usage above its new limit counts as borrowed: the most recently started jobs
-  covering the excess are the first candidates for preemption.
+- a share's usage above its new limit counts as borrowed: the jobs covering the excess, in
+  the engine's victim order (lowest priority, then most recently started), are the first
+  candidates for preemption.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from quotactl.core.engine.order import victim_key
 from quotactl.core.plan.model import Action, AffectedJob, Effect, Impact
 from quotactl.core.resources.desired import EnvironmentSpec, QueueSpec, ShareSpec
 from quotactl.core.states import JobStatus
@@ -70,8 +72,14 @@ def _lowered_limits(after: ShareSpec, jobs: Sequence[LiveJob]) -> list[Impact]:
         if usage <= limit:
             continue
         excess = usage - limit
-        # Victims: most recently started first (docs/scheduling.md), until they cover the excess.
-        ordered = sorted(users, key=lambda j: (j.started_at or 0, j.job_id), reverse=True)
+        # Victims in the engine's one order (lowest priority, then most recently started:
+        # docs/scheduling.md), until they cover the excess.
+        ordered = sorted(
+            users,
+            key=lambda j: victim_key(
+                j.priority, j.scheduled_at or j.started_at, j.created_at, j.job_id
+            ),
+        )
         victims: list[LiveJob] = []
         covered = 0
         for job in ordered:

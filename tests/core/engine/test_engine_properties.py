@@ -274,7 +274,7 @@ def test_every_pass_keeps_the_invariants_and_is_work_conserving(
             own_types = list(share.limits)
             pick = types[-1] if op.type_index == 24 else own_types[op.type_index % len(own_types)]
             job = Job(
-                job_id=str(len(jobs)),
+                job_id=f"{len(jobs):06d}",  # sorts like submissions (the last tie-break)
                 share=share.name,
                 instance_type=pick,
                 count=op.count,
@@ -292,7 +292,7 @@ def test_every_pass_keeps_the_invariants_and_is_work_conserving(
         elif op.kind == "advance":
             engine.advance_to(engine.now + op.seconds)
         elif jobs:
-            target = jobs[str(op.target % len(jobs))]
+            target = jobs[f"{op.target % len(jobs):06d}"]
             if not target.status.is_final:
                 engine.set_priority(target.job_id, op.priority)
                 engine.schedule(engine.now)

@@ -54,9 +54,11 @@ def queue_model(environment: dict[str, int] | object, shares: tuple[Share, ...])
     )
 
 
-def new_job(step: Submit, now: float) -> Job:
+def new_job(step: Submit, now: float, number: int) -> Job:
+    """The scenario's job; its ID sorts like its place in the table, since jobs submitted in
+    the same millisecond with the same priority are ordered by job ID."""
     return Job(
-        job_id=step.name,
+        job_id=f"{number:03d}-{step.name}",
         share=step.share,
         instance_type=step.instance_type,
         count=step.count,
@@ -74,10 +76,13 @@ class SnapshotDriver:
     def __init__(self, scenario: Scenario) -> None:
         self.queue = queue_model(scenario.environment, scenario.shares)
         self.jobs: dict[str, Job] = {}
+        self.names: dict[str, str] = {}  # job ID -> the scenario's name
         self.now = 0.0
 
     def submit(self, step: Submit) -> None:
-        self.jobs[step.name] = new_job(step, self.now)
+        job = new_job(step, self.now, len(self.jobs))
+        self.jobs[step.name] = job
+        self.names[job.job_id] = step.name
         self._schedule()
 
     def set_priority(self, name: str, priority: int) -> None:
@@ -109,7 +114,7 @@ class SnapshotDriver:
 
     def _apply(self, transitions: list[Transition]) -> None:
         for tr in transitions:
-            job = self.jobs[tr.job_id]
+            job = self.jobs[self.names[tr.job_id]]
             job.status = tr.status
             job.status_since = tr.at
             job.status_reason = tr.reason
@@ -129,13 +134,13 @@ class LiveDriver:
         self.jobs: dict[str, Job] = {}
 
     def submit(self, step: Submit) -> None:
-        job = new_job(step, self.engine.now)
+        job = new_job(step, self.engine.now, len(self.jobs))
         self.jobs[step.name] = job
         self.engine.submit(job)
         self.engine.schedule(self.engine.now)
 
     def set_priority(self, name: str, priority: int) -> None:
-        self.engine.set_priority(name, priority)
+        self.engine.set_priority(self.jobs[name].job_id, priority)
         self.engine.schedule(self.engine.now)
 
     def set_limits(self, share: str, limits: dict[str, int]) -> None:

@@ -28,7 +28,7 @@ OPS = st.lists(
 
 def _job(seq: int, priority: int) -> Job:
     job = Job(f"j{seq}", "s", "t", 1, priority)
-    job._seq = seq
+    job._seq = job._rank = seq
     return job
 
 
