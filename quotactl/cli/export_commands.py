@@ -8,7 +8,6 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from quotactl.cli.options import LockTimeoutOption, PathsArgument
-from quotactl.errors import UsageError
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -56,8 +55,8 @@ def export(
     from quotactl.cli.runtime import runtime_of
 
     runtime = runtime_of(ctx)
-    if out is not None and out.exists() and not out.is_dir():
-        raise UsageError(f"--out {out} is a file; export writes a directory of YAML files")
+    if out is not None:
+        api.check_config_out(out)
     with runtime.connect() as account:
         result = api.export(account, queue, stack=stack, region=runtime.region)
     for warning in result.warnings:

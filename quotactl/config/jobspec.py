@@ -20,8 +20,9 @@ from quotactl.config.messages import diagnostics_from, did_you_mean
 from quotactl.config.payload import check_payload, instances_of
 from quotactl.config.schema import INT32_MAX, Name, Tags
 from quotactl.core.durations import DurationError, parse_duration
+from quotactl.core.files import check_readable
 from quotactl.core.jobs.spec import JobSpec
-from quotactl.errors import ConfigError, Diagnostic, NotFoundError
+from quotactl.errors import ConfigError, Diagnostic
 from quotactl.servicemodel.instance_types import training_instance_types
 
 if TYPE_CHECKING:
@@ -151,11 +152,9 @@ _PAYLOAD_TO_KEY = {
 
 def load_job_spec(path: Path) -> JobSpec:
     """Read and check the job spec at ``path``; ``ConfigError`` lists every problem."""
-    if not path.is_file():
-        raise NotFoundError(
-            f"{path}: no such job spec file",
-            hint="give a YAML or JSON job spec (examples in configs/jobs/)",
-        )
+    check_readable(
+        path, "job spec", hint="give a YAML or JSON job spec (examples in configs/jobs/)"
+    )
     data, source, diagnostics = read_document(path, expected="a job spec (see configs/jobs/)")
     if data is None and diagnostics:
         raise _invalid(diagnostics)

@@ -25,6 +25,7 @@ from quotactl.config.messages import diagnostics_from
 from quotactl.config.positions import SourceMap
 from quotactl.config.schema import Config, ConfigFile, Environment, Platform, Queue, Team
 from quotactl.config.source import parse_yaml
+from quotactl.core.files import check_readable
 from quotactl.errors import ConfigError, Diagnostic, NotFoundError
 from quotactl.servicemodel.instance_types import prefetch_instance_types
 
@@ -100,13 +101,13 @@ def discover_files(paths: Sequence[Path]) -> list[Path]:
                     f"no configuration files in {path}",
                     hint="a config directory holds *.yaml or *.yml files (searched recursively)",
                 )
-        elif path.exists():
-            found = [path]
         else:
-            raise NotFoundError(
-                f"{path}: no such file or directory",
+            check_readable(
+                path,
+                "config path",
                 hint="pass config files or directories; the default is configs/",
             )
+            found = [path]
         for file in found:
             identity = file.resolve()
             if identity not in seen:

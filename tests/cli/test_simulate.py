@@ -134,7 +134,7 @@ def test_a_missing_trace_file_says_how_to_make_one(cli: Cli, files: tuple[Path, 
     config, trace = files
     result = cli("simulate", str(config), "--trace", str(trace.with_name("nope.csv")))
     assert result.exit_code == 1
-    assert "error[not-found]: trace file" in result.stderr
+    assert "error[io-error]: trace file" in result.stderr
     assert "quotactl trace generate" in result.stderr
 
 
