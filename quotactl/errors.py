@@ -17,6 +17,7 @@ of their own)::
     ├── InputError: fix the file
     │   ├── ConfigError ............... config-invalid
     │   ├── SpecInvalidError .......... spec-invalid
+    │   ├── FileTooLargeError ......... file-too-large
     │   ├── TraceError ................ trace-invalid
     │   │   └── TraceUnsorted
     │   └── TrainerInvalidError ....... trainer-invalid
@@ -199,6 +200,12 @@ class SpecInvalidError(InputError):
     """A job spec is invalid."""
 
     code = "spec-invalid"
+
+
+class FileTooLargeError(InputError):
+    """A config file, job spec, trace or plan is over its size limit: refused before reading."""
+
+    code = "file-too-large"
 
 
 class TraceError(InputError):

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING
 
-from quotactl.core.files import check_readable, write_text
+from quotactl.core.files import check_readable, check_size, write_text
 from quotactl.errors import FileIOError
 
 if TYPE_CHECKING:
@@ -44,6 +44,7 @@ def read_plan(path: Path, key: str | None = None) -> Plan:
     from quotactl.core.plan.verify import load
 
     check_readable(path, "plan file", hint="save one with: quotactl plan --out FILE")
+    check_size(path, MAX_PLAN_BYTES, "plan file")
     try:
         with path.open("rb") as handle:
             data = handle.read(MAX_PLAN_BYTES + 1)

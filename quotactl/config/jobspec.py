@@ -20,7 +20,7 @@ from quotactl.config.messages import diagnostics_from, did_you_mean
 from quotactl.config.payload import check_payload, instances_of
 from quotactl.config.schema import INT32_MAX, Name, Tags
 from quotactl.core.durations import DurationError, parse_duration
-from quotactl.core.files import check_readable
+from quotactl.core.files import MAX_JOB_SPEC_BYTES, check_readable
 from quotactl.core.jobs.spec import JobSpec
 from quotactl.errors import ConfigError, Diagnostic
 from quotactl.servicemodel.instance_types import training_instance_types
@@ -155,7 +155,9 @@ def load_job_spec(path: Path) -> JobSpec:
     check_readable(
         path, "job spec", hint="give a YAML or JSON job spec (examples in configs/jobs/)"
     )
-    data, source, diagnostics = read_document(path, expected="a job spec (see configs/jobs/)")
+    data, source, diagnostics = read_document(
+        path, expected="a job spec (see configs/jobs/)", what="job spec", limit=MAX_JOB_SPEC_BYTES
+    )
     if data is None and diagnostics:
         raise _invalid(diagnostics)
     if not isinstance(data, dict):

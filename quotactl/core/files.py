@@ -16,7 +16,15 @@ import secrets
 import stat
 from typing import TYPE_CHECKING, TextIO
 
-from quotactl.errors import FileIOError
+from quotactl.errors import FileIOError, FileTooLargeError
+
+MiB = 1024 * 1024
+MAX_CONFIG_BYTES = 8 * MiB
+"""One config file: a platform of a thousand shares is well under 1 MiB."""
+MAX_JOB_SPEC_BYTES = 1 * MiB
+"""One job spec: AWS takes a CreateTrainingJob request of a few hundred KiB at most."""
+MAX_TRACE_BYTES = 4 * 1024 * MiB
+"""One trace: 4 GiB is some 60 million jobs, hours of replay."""
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -55,6 +63,27 @@ def check_readable(path: Path, what: str, *, hint: str | None = None) -> None:
     if found == "missing":
         raise FileIOError(f"{what} {path} does not exist", hint=hint)
     raise FileIOError(f"{what} {path} is {found}, not a file", hint=hint)
+
+
+def check_size(path: Path, limit: int, what: str) -> None:
+    """``file-too-large`` for a file over ``limit`` bytes, before any of it is read."""
+    try:
+        size = path.stat().st_size
+    except OSError:
+        return  # reading it says what is wrong
+    if size > limit:
+        raise FileTooLargeError(
+            f"{what} {path} is {_size(size)}; a {what} may be at most {_size(limit)}",
+            hint="is it the file you meant? nothing was read",
+        )
+
+
+def _size(count: int) -> str:
+    if count >= 1024 * MiB:
+        return f"{count / (1024 * MiB):.1f} GiB"
+    if count >= MiB:
+        return f"{count / MiB:.1f} MiB"
+    return f"{count:,} bytes"
 
 
 def check_writable(path: Path, what: str) -> None:

@@ -11,7 +11,7 @@ from itertools import chain
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from quotactl.core.files import check_readable
+from quotactl.core.files import MAX_TRACE_BYTES, check_readable, check_size
 from quotactl.core.simulate import io
 from quotactl.core.simulate.trace import read_trace
 from quotactl.errors import QuotactlError, TraceError
@@ -38,14 +38,15 @@ def trace_rows(path: Path, *, parallel: bool = True) -> Iterator[TraceRow]:
 
 
 def check_trace(path: Path) -> None:
-    """A trace that is missing, or no file (a directory, a device), is ``io-error`` before
-    any work starts."""
+    """A trace that is missing, or no file (a directory, a device), is ``io-error``, and one
+    over the size limit ``file-too-large``, before any work starts."""
     check_readable(
         path,
         "trace file",
         hint="make one with: quotactl trace generate --jobs N --out FILE,"
         " or from the live account with: quotactl trace export --out FILE",
     )
+    check_size(path, MAX_TRACE_BYTES, "trace file")
 
 
 def read_here(path: Path) -> Iterator[TraceRow]:
