@@ -281,6 +281,7 @@ def main() -> NoReturn:
     runtime = Runtime()
     runtime.interrupts.install()
     code = run(sys.argv[1:], runtime)
+    runtime.interrupts.finish()  # the exit code is decided: a late signal cannot change it
     try:
         sys.stdout.flush()
     except BrokenPipeError:
