@@ -3,8 +3,9 @@
 Each error carries a short, stable, kebab-case ``code`` (scripts and tests match on it), a
 human ``message`` and an optional ``hint``. The code is the class's: a raise site names the
 class, never the code. Rendering lives in ``quotactl.render.errors`` and the mapping to exit
-codes in ``quotactl.cli.app`` (``UsageError`` exits 64, every other one 1). The family,
-grouped by what the user can do about it (the groups have no code of their own)::
+codes in ``quotactl.cli.app`` (``UsageError`` exits 64, ``WorkInterruptedError`` 130, every
+other one 1). The family, grouped by what the user can do about it (the groups have no code
+of their own)::
 
     QuotactlError
     ├── CommandLineError: fix the command line
@@ -16,6 +17,7 @@ grouped by what the user can do about it (the groups have no code of their own):
     ├── InputError: fix the file
     │   ├── ConfigError ............... config-invalid
     │   │   └── SpecInvalidError ...... spec-invalid
+    │   ├── FileTooLargeError ......... file-too-large
     │   ├── TraceError ................ trace-invalid
     │   │   └── TraceUnsorted
     │   └── TrainerInvalidError ....... trainer-invalid
@@ -58,6 +60,8 @@ grouped by what the user can do about it (the groups have no code of their own):
     │   ├── FileIOError ............... io-error
     │   ├── UnsafePathError ........... unsafe-path
     │   └── OutNotEmptyError .......... out-not-empty
+    ├── WorkInterruptedError .......... interrupted
+    │   └── SubmitInterrupted
     └── InternalError ................. internal
 """
 
@@ -204,6 +208,12 @@ class SpecInvalidError(ConfigError):
         hint: str | None = None,
     ) -> None:
         super().__init__(list(diagnostics), message=message, hint=hint)
+
+
+class FileTooLargeError(InputError):
+    """A config file, job spec, trace or plan is over its size limit: refused before reading."""
+
+    code = "file-too-large"
 
 
 class TraceError(InputError):
@@ -459,6 +469,28 @@ class OutNotEmptyError(LocalStateError):
     """``export --out DIR`` into a directory that already holds files, without ``--force``."""
 
     code = "out-not-empty"
+
+
+class WorkInterruptedError(QuotactlError):
+    """Ctrl-C or SIGTERM stopped a command half-way: says exactly what had been done (exit 130)."""
+
+    code = "interrupted"
+
+
+class SubmitInterrupted(WorkInterruptedError):
+    """A ``--count`` submit was interrupted: the jobs submitted before it stand."""
+
+    def __init__(self, submitted: Sequence[object], total: int, in_flight: str | None) -> None:
+        pending = (
+            f"; the call for {in_flight} was in flight and may have gone through"
+            if (in_flight)
+            else ""
+        )
+        super().__init__(
+            f"submit interrupted after {len(submitted)} of {total} jobs were submitted{pending}",
+            hint="the submitted jobs (listed above) stand; `quotactl jobs` shows them",
+        )
+        self.submitted = list(submitted)
 
 
 class InternalError(QuotactlError):

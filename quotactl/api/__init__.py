@@ -18,7 +18,13 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from quotactl.api.adopt import config_yaml, export, import_resources, write_config
+    from quotactl.api.adopt import (
+        check_config_out,
+        config_yaml,
+        export,
+        import_resources,
+        write_config,
+    )
     from quotactl.api.config import DEFAULT_CONFIG, Validation, load, schema, validate
     from quotactl.api.connection import BACKENDS, DEFAULT_STATE, connect
     from quotactl.api.jobs import (
@@ -71,7 +77,13 @@ if TYPE_CHECKING:
     from quotactl.core.jobs.spec import SubmitOptions
 
 _WHERE = {
-    "quotactl.api.adopt": ("config_yaml", "export", "import_resources", "write_config"),
+    "quotactl.api.adopt": (
+        "check_config_out",
+        "config_yaml",
+        "export",
+        "import_resources",
+        "write_config",
+    ),
     "quotactl.api.config": ("DEFAULT_CONFIG", "Validation", "load", "schema", "validate"),
     "quotactl.api.connection": ("BACKENDS", "DEFAULT_STATE", "connect"),
     "quotactl.api.jobs": (
@@ -151,6 +163,7 @@ __all__ = [
     "advance",
     "apply",
     "cancel_jobs",
+    "check_config_out",
     "config_yaml",
     "connect",
     "describe_job",

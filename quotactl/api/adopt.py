@@ -59,6 +59,13 @@ def config_yaml(exported: Export) -> str:
     return dump(exported.combined())
 
 
+def check_config_out(out: Path) -> None:
+    """Refuse an ``--out`` that is no directory (a file, a device) before any work."""
+    from quotactl.config.writer import check_out
+
+    check_out(out)
+
+
 def write_config(exported: Export, out: Path, *, force: bool = False) -> Written:
     """Write ``platform.yaml`` and ``teams/<team>.yaml`` under ``out`` (refusing a non-empty
     directory unless ``force``, which also removes the files of teams that are gone)."""

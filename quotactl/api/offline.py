@@ -7,7 +7,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from quotactl.errors import FileIOError, NothingToGenerateError, UsageError
+from quotactl.core.files import replacing
+from quotactl.errors import NothingToGenerateError, UsageError
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Collection, Iterator
@@ -106,19 +107,11 @@ def generate_trace(
             yield row
 
     if isinstance(out, Path):
-        with open_for_writing(out) as stream:
+        with replacing(out, "trace file") as stream:
             written = write_trace(rows(), stream)
     else:
         written = write_trace(rows(), out)
     return GeneratedTrace(written, last[0], workloads(queues, seed))
-
-
-def open_for_writing(path: Path) -> TextIO:
-    """``path`` opened for a trace (CSV: no newline translation)."""
-    try:
-        return path.open("w", encoding="utf-8", newline="")
-    except OSError as exc:
-        raise FileIOError(f"cannot write {path}: {exc.strerror}") from None
 
 
 def _has_jobs(queue: QueueModel) -> bool:

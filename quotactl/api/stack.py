@@ -9,7 +9,8 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING
 
-from quotactl.errors import NotFoundError, UsageError
+from quotactl.core.files import check_readable, check_size, write_text
+from quotactl.errors import FileIOError
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -42,13 +43,13 @@ def read_plan(path: Path, key: str | None = None) -> Plan:
     from quotactl.core.plan.envelope import MAX_PLAN_BYTES
     from quotactl.core.plan.verify import load
 
+    check_readable(path, "plan file", hint="save one with: quotactl plan --out FILE")
+    check_size(path, MAX_PLAN_BYTES, "plan file")
     try:
         with path.open("rb") as handle:
             data = handle.read(MAX_PLAN_BYTES + 1)
-    except FileNotFoundError as exc:
-        raise NotFoundError(f"no plan file {path}") from exc
     except OSError as exc:
-        raise UsageError(f"cannot read plan file {path}: {exc.strerror or exc}") from exc
+        raise FileIOError(f"cannot read plan file {path}: {exc.strerror or exc}") from exc
     return load(data, CONFIG_RULES, key=key)
 
 
@@ -66,20 +67,7 @@ def save_plan(the_plan: Plan, path: Path, key: str | None = None) -> None:
                 hint="set it to the signing secret, or unset it to write unsigned plans",
             )
         document = sign(document, key)
-    if not path.parent.is_dir():
-        from quotactl.errors import FileIOError
-
-        raise FileIOError(
-            f"cannot save the plan to {path}: the directory {path.parent} does not exist",
-            hint="create it first, or give --out a file in an existing directory",
-        )
-    try:
-        path.write_text(json.dumps(document, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-    except OSError as exc:
-        raise UsageError(
-            f"cannot save the plan to {path}: {exc.strerror or exc}",
-            hint="give --out a file path in a writable directory",
-        ) from exc
+    write_text(path, "plan file", json.dumps(document, indent=2, ensure_ascii=False) + "\n")
 
 
 def lock_request(

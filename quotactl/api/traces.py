@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from quotactl.api.offline import open_for_writing
+from quotactl.core.files import check_writable, replacing
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -37,9 +37,8 @@ def export_trace(
     from quotactl.aws.history import export_trace as write_history
     from quotactl.aws.history import queue_names
 
+    check_writable(out, "trace file")  # before the first call: a bad --out costs nothing
     names = queue_names(account.live, queues or None)
-    partial = out.with_name(out.name + ".partial")
-    with open_for_writing(partial) as stream:
+    with replacing(out, "trace file") as stream:
         tally = write_history(account.batch, names, since=since, priorities=priorities, out=stream)
-    partial.replace(out)
     return ExportedTrace(names, tally)

@@ -19,7 +19,13 @@ from quotactl.aws.calls import BatchCalls
 from quotactl.aws.live import LiveReader
 from quotactl.aws.responses import detail_of
 from quotactl.core.jobs.spec import resume_options
-from quotactl.errors import AmbiguousJobError, NotFoundError, QuotactlError, SubmitIncomplete
+from quotactl.errors import (
+    AmbiguousJobError,
+    NotFoundError,
+    QuotactlError,
+    SubmitIncomplete,
+    SubmitInterrupted,
+)
 
 if TYPE_CHECKING:
     from collections import Counter
@@ -104,9 +110,14 @@ class JobsApi:
         many went through (the client token makes botocore's own retries safe)."""
         done: list[Submitted] = []
         for request in requests:
-            self.pacer.wait()
+            try:
+                self.pacer.wait()
+            except KeyboardInterrupt:
+                raise SubmitInterrupted(done, len(requests), None) from None
             try:
                 out = self.api.call("SubmitServiceJob", **request.params)
+            except KeyboardInterrupt:
+                raise SubmitInterrupted(done, len(requests), request.name) from None
             except QuotactlError as exc:
                 if not done:
                     raise

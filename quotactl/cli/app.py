@@ -18,7 +18,7 @@ from quotactl.cli import completion_commands, helptext
 from quotactl.cli.boundary import discard_stdout, report, unexpected
 from quotactl.cli.exitcodes import ExitCode
 from quotactl.cli.runtime import BACKENDS, DEFAULT_STATE, Runtime
-from quotactl.errors import QuotactlError, UsageError
+from quotactl.errors import QuotactlError, UsageError, WorkInterruptedError
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -222,7 +222,12 @@ def run(argv: Sequence[str], runtime: Runtime | None = None) -> int:
     except typer.Exit as exc:
         return int(exc.exit_code)
     except (typer.Abort, KeyboardInterrupt):
+        if runtime.interrupts.done:  # everything was done: the interrupt came too late
+            return ExitCode.OK
         print("interrupted", file=runtime.stderr)
+        return ExitCode.INTERRUPTED
+    except WorkInterruptedError as exc:
+        report(exc, runtime, args)
         return ExitCode.INTERRUPTED
     except UsageError as exc:
         report(exc, runtime, args)
@@ -240,6 +245,7 @@ def run(argv: Sequence[str], runtime: Runtime | None = None) -> int:
         raise
     except Exception as exc:
         return unexpected(exc, runtime, args)
+    runtime.interrupts.finish()
     return int(result) if isinstance(result, int) else ExitCode.OK
 
 
@@ -271,18 +277,14 @@ def _settle_process() -> None:
     os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
 
 
-def _terminated(signum: int, frame: object) -> None:
-    """SIGTERM (a CI job cancelled) unwinds like Ctrl-C: locks released, exit 130."""
-    raise KeyboardInterrupt
-
-
 def main() -> NoReturn:
     """Console-script entry point: the process's own settings, then ``run``."""
-    import signal
-
     _settle_process()
-    signal.signal(signal.SIGTERM, _terminated)
-    code = run(sys.argv[1:])
+    # SIGTERM (a CI job cancelled) is handled like Ctrl-C: locks released, exit 130.
+    runtime = Runtime()
+    runtime.interrupts.install()
+    code = run(sys.argv[1:], runtime)
+    runtime.interrupts.finish()  # the exit code is decided: a late signal cannot change it
     try:
         sys.stdout.flush()
     except BrokenPipeError:

@@ -120,9 +120,31 @@ def usage_error(exc: Any) -> UsageError | None:
         if exc.possibilities:
             hint = f"did you mean {', '.join(sorted(exc.possibilities))}? " + hint
     else:
-        text = str(exc.format_message())
+        text = plain_words(str(exc.format_message()))
         message = text[:1].lower() + text[1:]
     return UsageError(message, hint=hint)
+
+
+_LIBRARY_WORDING = (
+    # what typer's converters (pydantic) and click say -> quotactl's own words
+    (re.compile(r"Value error, "), ""),
+    (re.compile(r"Input should be greater than or equal to (\S+)"), r"must be at least \1"),
+    (re.compile(r"Input should be less than or equal to (\S+)"), r"must be at most \1"),
+    (re.compile(r"Input should be greater than (\S+)"), r"must be more than \1"),
+    (re.compile(r"Input should be less than (\S+)"), r"must be less than \1"),
+    (re.compile(r"Input should be a valid integer[^.]*"), "must be a whole number"),
+    (re.compile(r"Input should be a valid number[^.]*"), "must be a number"),
+    (re.compile(r"Input should be a valid boolean[^.]*"), "must be true or false"),
+    (re.compile(r"(\S+) is not in the range (\S+)<=x<=(\S+)\.?"), r"\1 must be from \2 to \3"),
+    (re.compile(r": (.*) is not one of (.*?)\.?$", re.S), r": \1: choose one of \2"),
+)
+
+
+def plain_words(text: str) -> str:
+    """A library's message for a bad value, in the words quotactl uses everywhere else."""
+    for pattern, words in _LIBRARY_WORDING:
+        text = pattern.sub(words, text)
+    return text
 
 
 def wants_json(args: list[str]) -> bool:

@@ -9,7 +9,6 @@ import typer
 
 from quotactl.cli.options import LockTimeoutOption, PathsArgument
 from quotactl.core.words import count_of
-from quotactl.errors import UsageError
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -57,8 +56,8 @@ def export(
     from quotactl.cli.runtime import runtime_of
 
     runtime = runtime_of(ctx)
-    if out is not None and out.exists() and not out.is_dir():
-        raise UsageError(f"--out {out} is a file; export writes a directory of YAML files")
+    if out is not None:
+        api.check_config_out(out)
     with runtime.connect() as account:
         result = api.export(account, queue, stack=stack, region=runtime.region)
     for warning in result.warnings:

@@ -14,7 +14,7 @@ import typer
 from quotactl.cli.exitcodes import ExitCode
 from quotactl.cli.options import LockTimeoutOption, PathsArgument, ReportFormat
 from quotactl.core.words import count_of
-from quotactl.errors import ApplyFailedError, UsageError
+from quotactl.errors import ApplyFailedError, UsageError, WorkInterruptedError
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -124,7 +124,7 @@ def apply(
     key = runtime.environ.get(api.PLAN_KEY)
     source = api.read_plan(plan_file, key) if plan_file else load(runtime, paths).desired
     with runtime.connect(source.region) as account:
-        hooks = ProgressHooks(runtime.console())
+        hooks = ProgressHooks(runtime.console(), on_finished=runtime.interrupts.finish)
         with _interruptible(runtime, hooks):
             result = api.apply(
                 account,
@@ -157,19 +157,30 @@ def apply(
 
 @contextlib.contextmanager
 def _interruptible(runtime: Runtime, hooks: ProgressHooks) -> Iterator[None]:
-    """Progress closed however apply ends; on Ctrl-C, says that running it again resumes."""
+    """Progress closed however apply ends; on Ctrl-C, says exactly which changes were made
+    (the stack's lock is released by then) and that running it again resumes."""
     try:
         yield
     except KeyboardInterrupt:
         hooks.close()
-        print(
-            "quotactl: apply interrupted; calls already sent may still complete. "
-            "Run apply again: it picks up where this one stopped.",
-            file=runtime.stderr,
-        )
-        raise
+        raise apply_interrupted(hooks) from None
     finally:
         hooks.close()
+
+
+def apply_interrupted(hooks: ProgressHooks) -> WorkInterruptedError:
+    """What an interrupted apply had done: each change made, failed, and in flight."""
+    done = [o.address for o in hooks.ended if o.status == "done"]
+    failed = [o.address for o in hooks.ended if o.status != "done"]
+    parts = [f"{count_of(len(done), 'change')} made" + (f" ({', '.join(done)})" if done else "")]
+    if failed:
+        parts.append(f"{len(failed)} failed or skipped ({', '.join(failed)})")
+    if hooks.inflight:
+        parts.append(f"in flight, may still complete: {', '.join(sorted(hooks.inflight))}")
+    return WorkInterruptedError(
+        "apply interrupted: " + "; ".join(parts) + "; the stack lock is not held",
+        hint="run apply again: it picks up where this one stopped",
+    )
 
 
 def _show(runtime: Runtime, the_plan: Plan, output: ReportFormat) -> None:

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 import typer
 
 from quotactl.api.connection import BACKENDS, DEFAULT_STATE
+from quotactl.cli.interrupts import Interrupts
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
@@ -63,6 +64,8 @@ class Runtime:
     """Builds the account object (``quotactl.api.connect``'s signature)."""
     output: str = "text"
     """The command's output format (its -o), set when the command starts."""
+    interrupts: Interrupts = field(default_factory=Interrupts)
+    """Whether the command's work is done: an interrupt after that is no failure."""
 
     def console(self, *, stderr: bool = False) -> Console:
         """A rich console on stdout or stderr honouring --no-color/NO_COLOR."""

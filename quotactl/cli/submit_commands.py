@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, cast
 
 import typer
 
 from quotactl.cli.options import OutputFormat
-from quotactl.errors import UsageError
+from quotactl.errors import SubmitInterrupted, UsageError
 
 if TYPE_CHECKING:
     from quotactl.api import Preview, Submitted, TrainerRequest
@@ -108,7 +108,13 @@ def submit(
         if dry_run:
             _show_preview(runtime, api.preview(account, request, clock=runtime.clock), output)
             return
-        result = api.submit(account, request, clock=runtime.clock)
+        try:
+            result = api.submit(account, request, clock=runtime.clock)
+        except SubmitInterrupted as stopped:  # the jobs that went through, then the error
+            runtime.interrupts.finish()  # nothing is left to stop: let it be said in full
+            _show_submitted(runtime, cast("list[Submitted]", stopped.submitted), [], output)
+            raise
+    runtime.interrupts.finish()
     _show_submitted(runtime, result.submitted, result.warnings, output)
 
 
@@ -139,6 +145,7 @@ def _show_submitted(
         from quotactl.render.jobs_json import submitted_json
 
         runtime.stdout.write(submitted_json(submitted, warnings))
+        runtime.json_written = True
         return
     for job in submitted:
         print(

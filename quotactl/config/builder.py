@@ -58,7 +58,9 @@ class Builder:
     def build(self, node: yaml.Node, path: YamlPath) -> object:
         self.count += 1
         if self.count > MAX_NODES:
-            raise TooLarge(path, f"document expands to more than {MAX_NODES} values (aliases?)")
+            raise TooLarge(
+                path, f"the document holds more than {MAX_NODES:,} values (aliases expanded)"
+            )
         if len(path) > MAX_DEPTH:
             raise TooLarge(
                 path, f"YAML nested too deeply (a config nests at most {MAX_DEPTH} levels)"

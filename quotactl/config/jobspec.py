@@ -20,9 +20,10 @@ from quotactl.config.messages import diagnostics_from, did_you_mean
 from quotactl.config.payload import check_payload, instances_of
 from quotactl.config.schema import INT32_MAX, Name, Tags
 from quotactl.core.durations import DurationError, parse_duration
+from quotactl.core.files import MAX_JOB_SPEC_BYTES, check_readable
 from quotactl.core.jobs.spec import DEFAULT_MAX_RUNTIME as SAGEMAKER_DEFAULT_RUNTIME
 from quotactl.core.jobs.spec import JobSpec
-from quotactl.errors import Diagnostic, NotFoundError, SpecInvalidError
+from quotactl.errors import Diagnostic, SpecInvalidError
 from quotactl.servicemodel.instance_types import training_instance_types
 
 if TYPE_CHECKING:
@@ -151,13 +152,13 @@ _PAYLOAD_TO_KEY = {
 
 
 def load_job_spec(path: Path) -> JobSpec:
-    """Read and check the job spec at ``path``; ``SpecInvalidError`` lists every problem."""
-    if not path.is_file():
-        raise NotFoundError(
-            f"{path}: no such job spec file",
-            hint="give a YAML or JSON job spec (examples in configs/jobs/)",
-        )
-    data, source, diagnostics = read_document(path, expected="a job spec (see configs/jobs/)")
+    """Read and check the job spec at ``path``; ``ConfigError`` lists every problem."""
+    check_readable(
+        path, "job spec", hint="give a YAML or JSON job spec (examples in configs/jobs/)"
+    )
+    data, source, diagnostics = read_document(
+        path, expected="a job spec (see configs/jobs/)", what="job spec", limit=MAX_JOB_SPEC_BYTES
+    )
     if data is None and diagnostics:
         raise _invalid(diagnostics)
     if not isinstance(data, dict):

@@ -25,6 +25,7 @@ from quotactl.config.messages import diagnostics_from
 from quotactl.config.positions import SourceMap
 from quotactl.config.schema import Config, ConfigFile, Environment, Platform, Queue, Team
 from quotactl.config.source import parse_yaml
+from quotactl.core.files import MAX_CONFIG_BYTES, check_readable, check_size
 from quotactl.errors import ConfigError, Diagnostic, NotFoundError
 from quotactl.servicemodel.instance_types import prefetch_instance_types
 
@@ -100,13 +101,13 @@ def discover_files(paths: Sequence[Path]) -> list[Path]:
                     f"no configuration files in {path}",
                     hint="a config directory holds *.yaml or *.yml files (searched recursively)",
                 )
-        elif path.exists():
-            found = [path]
         else:
-            raise NotFoundError(
-                f"{path}: no such file or directory",
+            check_readable(
+                path,
+                "config path",
                 hint="pass config files or directories; the default is configs/",
             )
+            found = [path]
         for file in found:
             identity = file.resolve()
             if identity not in seen:
@@ -116,7 +117,11 @@ def discover_files(paths: Sequence[Path]) -> list[Path]:
 
 
 def read_document(
-    path: Path, *, expected: str = "a mapping of config keys"
+    path: Path,
+    *,
+    expected: str = "a mapping of config keys",
+    what: str = "config file",
+    limit: int = MAX_CONFIG_BYTES,
 ) -> tuple[object, SourceMap, list[Diagnostic]]:
     """One YAML (or JSON) file as data with positions; problems as diagnostics, never raised.
 
@@ -124,6 +129,7 @@ def read_document(
     """
     name = str(path)
     source = SourceMap(name)
+    check_size(path, limit, what)
     try:
         raw = path.read_bytes()
     except OSError as exc:
@@ -135,8 +141,25 @@ def read_document(
         column = exc.start - (raw.rfind(b"\n", 0, exc.start) + 1) + 1
         message = f"not UTF-8 text: cannot decode byte {raw[exc.start]:#04x}"
         return None, source, [Diagnostic(name, line, column, message)]
+    if path.suffix.lower() == ".json" and (problem := json_syntax_error(text, name)):
+        return None, source, [problem]
     parsed = parse_yaml(text, name, expected=expected)
     return parsed.data, parsed.source, parsed.diagnostics
+
+
+def json_syntax_error(text: str, name: str) -> Diagnostic | None:
+    """A ``.json`` file that is no JSON, said in JSON's terms (YAML would read it otherwise)."""
+    import json
+
+    if not text.strip():
+        return None  # empty: worded as for any file
+    try:
+        json.loads(text)
+    except json.JSONDecodeError as exc:
+        return Diagnostic(name, exc.lineno, exc.colno, f"JSON syntax error: {exc.msg}")
+    except RecursionError:
+        return Diagnostic(name, 1, 1, "JSON nested too deeply")
+    return None
 
 
 def _load_file(

@@ -12,7 +12,8 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from quotactl.errors import OutNotEmptyError, UnsafePathError, UsageError
+from quotactl.core.files import kind, write_text
+from quotactl.errors import FileIOError, OutNotEmptyError, UnsafePathError
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -41,10 +42,20 @@ def dump(document: Mapping[str, Any]) -> str:
     return HEADER + body
 
 
+def check_out(out: Path) -> None:
+    """``io-error`` unless ``out`` is a directory or missing (it is created)."""
+    found = kind(out)
+    if found not in ("a directory", "missing"):
+        what = "a file" if found is None else found
+        raise FileIOError(
+            f"--out {out} is {what}, not a directory; nothing was written",
+            hint="export writes a directory of YAML files: give a new or empty directory",
+        )
+
+
 def write(files: Mapping[str, Mapping[str, Any]], out: Path, *, force: bool) -> Written:
     """Write ``files`` (relative path -> document) under ``out``."""
-    if out.exists() and not out.is_dir():
-        raise UsageError(f"--out {out} is a file; export writes a directory of YAML files")
+    check_out(out)
     if out.exists() and any(out.iterdir()) and not force:
         raise OutNotEmptyError(
             f"--out {out} is not empty; nothing was written",
@@ -58,7 +69,7 @@ def write(files: Mapping[str, Mapping[str, Any]], out: Path, *, force: bool) -> 
             path = targets[relative]
             path.parent.mkdir(parents=True, exist_ok=True)
             _inside(out, relative)  # again: a symlinked directory must not lead outside
-            path.write_text(dump(document), encoding="utf-8")
+            write_text(path, "config file", dump(document))
             result.written.append(relative)
         for path in sorted((out / TEAMS_DIR).glob("*")) if (out / TEAMS_DIR).is_dir() else []:
             relative = f"{TEAMS_DIR}/{path.name}"
@@ -66,7 +77,7 @@ def write(files: Mapping[str, Mapping[str, Any]], out: Path, *, force: bool) -> 
                 path.unlink()
                 result.removed.append(relative)
     except OSError as exc:
-        raise UsageError(
+        raise FileIOError(
             f"cannot write under {out}: {exc.strerror or exc}",
             hint="give --out a directory (new or empty) that quotactl can write to",
         ) from exc

@@ -23,6 +23,8 @@ from quotactl.core.plan.model import Action
 from quotactl.render.plan import STYLES
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from rich.console import Console
 
     from quotactl.core.apply.hooks import ApplyResult, Outcome
@@ -39,12 +41,21 @@ PAST = {
 class ProgressHooks(NullHooks):
     """Prints apply's progress on ``console``; ``live`` draws a bar (terminals only)."""
 
-    def __init__(self, console: Console, *, live: bool | None = None) -> None:
+    def __init__(
+        self,
+        console: Console,
+        *,
+        live: bool | None = None,
+        on_finished: Callable[[], None] | None = None,
+    ) -> None:
         self.console = console
         self.live = console.is_terminal if live is None else live
         self.bar: Progress | None = None
         self.task: TaskID | None = None
         self.inflight: dict[str, str] = {}
+        self.ended: list[Outcome] = []
+        """Every change that has ended (done, failed or skipped), in order."""
+        self.finished = on_finished or (lambda: None)
 
     def apply_started(self, plan: Plan) -> None:
         if not self.live:
@@ -74,12 +85,14 @@ class ProgressHooks(NullHooks):
 
     def after_change(self, outcome: Outcome) -> None:
         self.inflight.pop(outcome.address, None)
+        self.ended.append(outcome)
         self._print(outcome_line(outcome))
         if self.bar is not None and self.task is not None and outcome.action is not None:
             self.bar.advance(self.task)
         self._refresh()
 
     def apply_finished(self, result: ApplyResult) -> None:
+        self.finished()
         self.close()
         self.console.print(result_text(result))
 

@@ -28,9 +28,9 @@ DEMO = str(REPO_ROOT / "configs" / "demo")
 @pytest.mark.parametrize(
     ("args", "code"),
     [
-        (["plan", "/nonexistent", "-o", "json"], "not-found"),
-        (["simulate", DEMO, "--trace", "/nonexistent", "--output=json"], "not-found"),
-        (["validate", "/nonexistent", "-ojson"], "not-found"),
+        (["plan", "/nonexistent", "-o", "json"], "io-error"),
+        (["simulate", DEMO, "--trace", "/nonexistent", "--output=json"], "io-error"),
+        (["validate", "/nonexistent", "-ojson"], "io-error"),
     ],
 )
 def test_a_failure_with_json_output_prints_one_error_document(
@@ -176,4 +176,4 @@ def test_debug_sends_the_traceback_to_the_runtimes_stderr() -> None:
     err = io.StringIO()
     assert run(["--debug", "plan", "/nonexistent"], Runtime(stderr=err)) == 1
     assert "Traceback (most recent call last)" in err.getvalue()
-    assert "error[not-found]" in err.getvalue()
+    assert "error[io-error]" in err.getvalue()

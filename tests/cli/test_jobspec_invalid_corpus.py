@@ -38,7 +38,7 @@ EXPECTED = {
     "raw-bad-input-mode.json": ("3:75", "AlgorithmSpecification.TrainingInputMode: 'Filez'"),
     "raw-bad-instance-type.yaml": ("5:32", "ResourceConfig.InstanceType: 'p5.48xlarge' is not"),
     "raw-hyperparameter-number.json": ("7:33", "HyperParameters.epochs: expected a string"),
-    "raw-json-syntax.json": ("3:1", "YAML syntax error"),
+    "raw-json-syntax.json": ("3:1", "JSON syntax error: Expecting value"),
     "raw-missing-role.yaml": ("1:1", "the request: missing required member 'RoleArn'"),
     "raw-no-instances.json": ("1:1", "the request names no instances"),
     "raw-string-count.yaml": ("5:61", "ResourceConfig.InstanceCount: expected a whole number"),

@@ -127,11 +127,11 @@ def test_apply_refuses_a_file_that_is_not_a_plan_with_plan_invalid(
     assert "`quotactl plan --out FILE`" in result.stderr
 
 
-def test_plan_out_that_cannot_be_written_is_a_usage_error(demo: Path, cli: Cli) -> None:
+def test_plan_out_that_is_a_directory_is_an_io_error(demo: Path, cli: Cli) -> None:
     Path("a-directory").mkdir()
     result = cli("plan", "configs/demo", "--out", "a-directory")
-    assert result.exit_code == 64
-    assert "error[usage]: cannot save the plan to a-directory" in result.stderr
+    assert result.exit_code == 1
+    assert "error[io-error]: plan file a-directory is a directory, not a file" in result.stderr
     assert "error[internal]" not in result.stderr
 
 
@@ -153,14 +153,17 @@ def test_export_round_trips_to_a_clean_plan(applied: Path, cli: Cli) -> None:
     assert cli("plan", "single.yaml", "--detailed-exitcode").exit_code == 0
 
 
-def test_export_into_a_path_it_cannot_write_is_a_usage_error(applied: Path, cli: Cli) -> None:
+def test_export_into_a_path_it_cannot_write_is_an_io_error(applied: Path, cli: Cli) -> None:
     Path("a-file").write_text("x")
     Path("blocked").mkdir()
     Path("blocked/platform.yaml").mkdir()  # a directory where a file must go
-    for out, says in (("a-file", "--out a-file is a file"), ("blocked", "cannot write under")):
+    for out, says in (
+        ("a-file", "--out a-file is a file, not a directory"),
+        ("blocked", "config file blocked/platform.yaml is a directory, not a file"),
+    ):
         result = cli("export", "--out", out, "--force")
-        assert result.exit_code == 64, result.stderr
-        assert f"error[usage]: {says}" in result.stderr
+        assert result.exit_code == 1, result.stderr
+        assert f"error[io-error]: {says}" in result.stderr
     assert Path("a-file").read_text() == "x"
 
 

@@ -134,7 +134,7 @@ def test_a_missing_trace_file_says_how_to_make_one(cli: Cli, files: tuple[Path, 
     config, trace = files
     result = cli("simulate", str(config), "--trace", str(trace.with_name("nope.csv")))
     assert result.exit_code == 1
-    assert "error[not-found]: trace file" in result.stderr
+    assert "error[io-error]: trace file" in result.stderr
     assert "quotactl trace generate" in result.stderr
 
 
@@ -163,7 +163,7 @@ def test_an_error_found_by_the_worker_reaches_the_user(
     monkeypatch.setattr(reader, "PARALLEL_BYTES", 0)
     result = cli("simulate", str(config), "--trace", str(trace))
     assert result.exit_code == 1
-    assert f"error[trace-invalid]: {trace}:7: duration -1.0 must be" in result.stderr
+    assert f"error[trace-invalid]: {trace}:7: duration -1 must be from 0 to" in result.stderr
 
 
 def test_json_lines_traces_work_too(cli: Cli, files: tuple[Path, Path]) -> None:

@@ -106,13 +106,13 @@ def test_errors_go_to_stderr_with_the_error_code_and_exit_1(
     ]
 
 
-def test_a_missing_path_is_a_not_found_error_without_traceback(
+def test_a_missing_path_is_an_io_error_without_traceback(
     cli: Callable[..., CliResult], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.chdir(tmp_path)
     result = cli("validate", "no/such/dir")
     assert result.exit_code == 1
-    assert "error[not-found]: no/such/dir: no such file or directory" in result.stderr
+    assert "error[io-error]: config path no/such/dir does not exist" in result.stderr
     assert "Traceback" not in result.stderr
 
 
@@ -182,7 +182,7 @@ def test_json_report_for_a_missing_path(
     result = cli("validate", "-o", "json", "nowhere.yaml")
     assert result.exit_code == 1
     report = json.loads(result.stdout)
-    assert report["error"]["code"] == "not-found"
+    assert report["error"]["code"] == "io-error"
     assert report["diagnostics"] == []
 
 

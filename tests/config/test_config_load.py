@@ -9,7 +9,7 @@ import pytest
 
 from quotactl.config import load_config
 from quotactl.core.resources.desired import STACK_TAG, TEAM_TAG, UNLIMITED, Strategy
-from quotactl.errors import ConfigError, NotFoundError
+from quotactl.errors import ConfigError, FileIOError, NotFoundError
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 DEMO = REPO_ROOT / "configs" / "demo"
@@ -224,8 +224,8 @@ def test_config_error_carries_warnings_along_with_errors(
     assert raised.value.message == "configuration has 1 error"
 
 
-def test_a_missing_path_is_not_found(tmp_path: Path) -> None:
-    with pytest.raises(NotFoundError, match="no such file or directory"):
+def test_a_missing_path_is_an_io_error(tmp_path: Path) -> None:
+    with pytest.raises(FileIOError, match="does not exist"):
         load_config([tmp_path / "nope"])
 
 

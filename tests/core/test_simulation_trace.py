@@ -71,7 +71,7 @@ HEADER = "submit_time,share,instance_type,count,duration,priority\n"
         (HEADER + "soon,nlp,ml.p5.48xlarge,2,60,0\n", "trace.csv:2: submit_time 'soon' is not"),
         (HEADER + "0,nlp,ml.p5.48xlarge,2.5,60,0\n", "trace.csv:2: count '2.5' is not a whole"),
         (HEADER + "0,nlp,ml.p5.48xlarge,0,60,0\n", "trace.csv:2: count 0 must be at least 1"),
-        (HEADER + "0,nlp,ml.p5.48xlarge,1,-5,0\n", "trace.csv:2: duration -5.0 must be"),
+        (HEADER + "0,nlp,ml.p5.48xlarge,1,-5,0\n", "trace.csv:2: duration -5 must be from 0 to"),
         (HEADER + "0,nlp,ml.p5.48xlarge,1,nan,0\n", "trace.csv:2: duration nan must be"),
         (HEADER + "0,nlp,ml.p5.48xlarge,1,5,10000\n", "trace.csv:2: priority 10000 is outside"),
         (HEADER + "0,,ml.p5.48xlarge,1,5,0\n", "trace.csv:2: share is empty"),

@@ -11,9 +11,10 @@ from itertools import chain
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from quotactl.core.files import MAX_TRACE_BYTES, check_readable, check_size
 from quotactl.core.simulate import io
 from quotactl.core.simulate.trace import read_trace
-from quotactl.errors import NotFoundError, QuotactlError, TraceError
+from quotactl.errors import QuotactlError, TraceError
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator
@@ -37,13 +38,15 @@ def trace_rows(path: Path, *, parallel: bool = True) -> Iterator[TraceRow]:
 
 
 def check_trace(path: Path) -> None:
-    """A missing trace is ``not-found`` before any work starts."""
-    if not io.is_file(path):
-        raise NotFoundError(
-            f"trace file {path} not found",
-            hint="make one with: quotactl trace generate --jobs N --out FILE,"
-            " or from the live account with: quotactl trace export --out FILE",
-        )
+    """A trace that is missing, or no file (a directory, a device), is ``io-error``, and one
+    over the size limit ``file-too-large``, before any work starts."""
+    check_readable(
+        path,
+        "trace file",
+        hint="make one with: quotactl trace generate --jobs N --out FILE,"
+        " or from the live account with: quotactl trace export --out FILE",
+    )
+    check_size(path, MAX_TRACE_BYTES, "trace file")
 
 
 def read_here(path: Path) -> Iterator[TraceRow]:
@@ -74,8 +77,8 @@ def _batches_from_worker(path: Path) -> Iterator[Iterable[TraceRow]]:
             received = True
             if message is None:
                 return
-            if isinstance(message, tuple):
-                raise TraceError(message[0], hint=message[1])
+            if isinstance(message, QuotactlError):
+                raise message  # whole, class included: an unsorted trace stays TraceUnsorted
             yield message
 
 
@@ -91,7 +94,7 @@ def _parse_worker(path: str, sender: Connection) -> None:
         sender.send(batch)
         sender.send(None)
     except QuotactlError as exc:
-        sender.send((exc.message, exc.hint))
+        sender.send(exc)  # QuotactlError pickles its class and attributes
     except (BrokenPipeError, KeyboardInterrupt):
         pass  # the simulation stopped reading (an error of its own, or ^C)
     finally:

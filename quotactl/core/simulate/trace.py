@@ -30,7 +30,9 @@ REQUIRED = ("submit_time", "share", "instance_type", "count", "duration")
 OPTIONAL = ("priority", "name")
 COLUMNS = REQUIRED + OPTIONAL
 MAX_PRIORITY = 9999
-_INF = float("inf")
+MAX_SECONDS = 10 * 366 * 86400
+"""The largest submit_time and duration a trace may hold: ten years. A longer value is a
+mistake (AWS stops a training job after 28 days at most), and would overflow every table."""
 
 
 def read_trace(lines: Iterable[str], source: str, *, ordered: bool = True) -> Iterator[TraceRow]:
@@ -44,6 +46,8 @@ def read_trace(lines: Iterable[str], source: str, *, ordered: bool = True) -> It
     skipped = 0
     for first in it:
         skipped += 1
+        if skipped == 1:  # a byte-order mark, as Excel and Notepad write it, is no column
+            first = first.removeprefix("\ufeff")
         if first.strip():
             break
     else:
@@ -90,9 +94,9 @@ def _read_csv(
         share = same.setdefault(row[ish], row[ish])
         instance_type = same.setdefault(row[ity], row[ity])
         if not (
-            previous <= at < _INF
+            previous <= at <= MAX_SECONDS
             and count > 0
-            and 0.0 <= duration < _INF
+            and 0.0 <= duration <= MAX_SECONDS
             and 0 <= priority <= MAX_PRIORITY
             and share
             and instance_type
@@ -134,9 +138,9 @@ def _read_jsonl(
             instance_type = _text(record, "instance_type", source, line)
             instance_type = same.setdefault(instance_type, instance_type)
             if not (
-                previous <= at < _INF
+                previous <= at <= MAX_SECONDS
                 and count > 0
-                and 0.0 <= duration < _INF
+                and 0.0 <= duration <= MAX_SECONDS
                 and 0 <= priority <= MAX_PRIORITY
             ):
                 raise _row_error(
@@ -206,8 +210,11 @@ def _row_error(
     line: int,
 ) -> TraceError:
     """The first thing wrong with a parsed row (in column order)."""
-    if not 0.0 <= at < _INF:
-        return TraceError(f"{source}:{line}: submit_time {at} must be a finite number >= 0")
+    if not 0.0 <= at <= MAX_SECONDS:
+        return TraceError(
+            f"{source}:{line}: submit_time {at:g} must be from 0 to {MAX_SECONDS} seconds"
+            " (ten years)"
+        )
     if at < previous:
         return TraceUnsorted(
             f"{source}:{line}: submit_time {at:g} is earlier than the row before ({previous:g})",
@@ -219,8 +226,11 @@ def _row_error(
         return TraceError(f"{source}:{line}: instance_type is empty")
     if count <= 0:
         return TraceError(f"{source}:{line}: count {count} must be at least 1")
-    if not 0.0 <= duration < _INF:
-        return TraceError(f"{source}:{line}: duration {duration} must be a finite number >= 0")
+    if not 0.0 <= duration <= MAX_SECONDS:
+        return TraceError(
+            f"{source}:{line}: duration {duration:g} must be from 0 to {MAX_SECONDS} seconds"
+            " (ten years)"
+        )
     return TraceError(f"{source}:{line}: priority {priority} is outside 0-{MAX_PRIORITY}")
 
 
