@@ -18,6 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Self
 
+from quotactl.core.engine import TIMING, Timing
 from quotactl.emulator.account.arns import Account
 from quotactl.emulator.errors import ServerException, ServiceError
 from quotactl.emulator.faults import Faults, FaultSpec, parse_faults
@@ -66,12 +67,13 @@ class Emulator:
         *,
         faults: FaultSpec | str | None = None,
         status_delay: float = 0.0,
+        timing: Timing = TIMING,
         region: str = "us-east-1",
         wall: Wall = time.time,
         sleep: Callable[[float], None] = time.sleep,
     ) -> None:
         self.state_path = state_path
-        self.engines = Engines(status_delay)
+        self.engines = Engines(timing)
         self.status_delay = status_delay
         self.wall = wall
         spec = faults if isinstance(faults, FaultSpec) else parse_faults(faults)

@@ -28,8 +28,8 @@ point), ``live`` (a live queue's settings and jobs, in the engine's values).
 
 from quotactl.core.engine.api import schedule
 from quotactl.core.engine.model import (
-    EMULATOR_TIMING,
-    SIMULATOR_TIMING,
+    INSTANT,
+    TIMING,
     Job,
     PreemptedAttempt,
     QueueModel,
@@ -41,8 +41,8 @@ from quotactl.core.engine.scheduler import QueueEngine
 from quotactl.core.states import JobStatus
 
 __all__ = [
-    "EMULATOR_TIMING",
-    "SIMULATOR_TIMING",
+    "INSTANT",
+    "TIMING",
     "Job",
     "JobStatus",
     "PreemptedAttempt",

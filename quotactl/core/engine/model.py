@@ -89,11 +89,14 @@ class Timing:
     steps: bool = False
 
 
-SIMULATOR_TIMING = Timing(0.0, 0.0)
-"""The simulator starts jobs straight into RUNNING: wait time is pure queueing delay."""
+INSTANT = Timing(0.0, 0.0)
+"""Phases that take no time: a started job is RUNNING at once (the engine's own default, for
+reasoning about scheduling decisions alone)."""
 
-EMULATOR_TIMING = Timing(scheduled_seconds=5.0, starting_seconds=30.0)
-"""The emulator's default: SageMaker accepts a job in ~5 s and provisions it in ~30 s."""
+TIMING = Timing(scheduled_seconds=5.0, starting_seconds=30.0, steps=True)
+"""The one timing model (docs/scheduling.md, "Timing"): the emulator's default, and what
+``job why``, the previews and ``simulate`` assume. A started job is SCHEDULED for 5 s and
+STARTING for 30 s (SageMaker provisioning its instances) before it is RUNNING."""
 
 
 @dataclass(slots=True, eq=False)
