@@ -232,9 +232,25 @@ def test_the_aws_cli_agrees_with_what_quotactl_submitted_and_reports(
 
 @pytest.mark.slow
 @pytest.mark.skipif(shutil.which("aws") is None, reason="the AWS CLI (`aws`) is not installed")
-def test_a_job_is_provisioned_in_emulated_time_before_it_runs(served: Served) -> None:
+def test_a_job_is_provisioned_in_emulated_time_before_it_runs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Right after the submit the AWS CLI sees the job waiting or SCHEDULED, as on AWS while
     SageMaker provisions it; STARTING 5 s later; RUNNING once 35 s have passed."""
+    monkeypatch.delenv("QUOTACTL_EMULATOR_TIMING")  # the default timing, in every process
+    (tmp_path / "config.yaml").write_text(CONFIG)
+    served = Served(tmp_path / "state.db")
+    try:
+        _provisioned(served, tmp_path)
+    finally:
+        served.close()
+
+
+def _provisioned(served: Served, tmp_path: Path) -> None:
+    from quotactl.cli.app import run
+
+    applied = ["-q", "--endpoint-url", served.url, "apply", str(tmp_path / "config.yaml")]
+    assert run([*applied, "--auto-approve"]) == 0
     job = _aws(
         served,
         "submit-service-job",

@@ -21,9 +21,11 @@ from hypothesis import strategies as st
 
 import quotactl
 from quotactl import api
+from quotactl.aws.session import Target, client, make_session
+from quotactl.core.engine import TIMING
 from quotactl.core.simulate.queues import queue_models
 from quotactl.core.simulate.schedule import attempts
-from tests.emulator.emulator_support import inprocess_client
+from quotactl.emulator import Emulator
 
 if TYPE_CHECKING:
     from quotactl.core.simulate.trace import TraceRow
@@ -65,7 +67,9 @@ def _emulated(state: Path, rows: list[TraceRow]) -> Schedule:
         result = api.apply(account, desired, show=lambda plan: None, approve=lambda plan: None)
         assert result is not None
         assert result.ok
-    emulator, batch = inprocess_client(state)
+    emulator = Emulator(state, timing=TIMING)  # the default, whatever the suite chose
+    target = Target("local", state)
+    batch = client(target, session=make_session(target, emulator=emulator))
     try:
         emulator.advance(60)  # nothing is due: the account settles
         start = _clock(emulator)
@@ -125,17 +129,19 @@ def _simulated(rows: list[TraceRow]) -> Schedule:
 
 
 Drawn = tuple[int, tuple[str, str], int, int, int]
-row_st = st.sampled_from(
-    KINDS
-).flatmap(
-    lambda kind: st.tuples(
+
+
+def _row(kind: tuple[str, str, int]) -> st.SearchStrategy[Drawn]:
+    return st.tuples(
         st.integers(1, 600),  # seconds after the previous submission
         st.just(kind[:2]),
         st.integers(1, kind[2]),  # instances
         st.integers(60, 3600),  # duration
         st.integers(0, 3),  # priority
     )
-)
+
+
+row_st = st.sampled_from(KINDS).flatmap(_row)
 # nlp borrows every idle p5 of research and vision; research takes its own back 100 s later
 RECLAIM: list[Drawn] = [
     (1, ("nlp", P5), 3, 3600, 1),

@@ -30,12 +30,14 @@ from quotactl.core.engine.api import schedule
 from quotactl.core.engine.model import (
     INSTANT,
     TIMING,
+    TIMING_VARIABLE,
     Job,
     PreemptedAttempt,
     QueueModel,
     ShareModel,
     Timing,
     Transition,
+    parse_timing,
 )
 from quotactl.core.engine.scheduler import QueueEngine
 from quotactl.core.states import JobStatus
@@ -43,6 +45,7 @@ from quotactl.core.states import JobStatus
 __all__ = [
     "INSTANT",
     "TIMING",
+    "TIMING_VARIABLE",
     "Job",
     "JobStatus",
     "PreemptedAttempt",
@@ -51,5 +54,6 @@ __all__ = [
     "ShareModel",
     "Timing",
     "Transition",
+    "parse_timing",
     "schedule",
 ]
