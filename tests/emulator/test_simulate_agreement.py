@@ -124,7 +124,7 @@ def _simulated(rows: list[TraceRow]) -> Schedule:
     queues = queue_models(api.load([DEMO]).desired)
     return {
         name: [(_rounded(a), _rounded(b)) for a, b in runs]
-        for name, runs in attempts(queues, iter(rows), "trace").items()
+        for name, runs in attempts(queues, iter(rows), "trace", TIMING).items()
     }
 
 

@@ -17,7 +17,7 @@ from quotactl.core.simulate.simulator import MeteredEngine, _replay
 if TYPE_CHECKING:
     from collections.abc import Iterable, Sequence
 
-    from quotactl.core.engine import Job, PreemptedAttempt, QueueModel
+    from quotactl.core.engine import Job, PreemptedAttempt, QueueModel, Timing
     from quotactl.core.simulate.trace import TraceRow
 
 Attempts = dict[str, list[tuple[float | None, float | None]]]
@@ -27,8 +27,8 @@ Attempts = dict[str, list[tuple[float | None, float | None]]]
 class _Recorder(MeteredEngine):
     __slots__ = ("attempts",)
 
-    def __init__(self, queues: Sequence[QueueModel]) -> None:
-        super().__init__(queues)
+    def __init__(self, queues: Sequence[QueueModel], timing: Timing | None) -> None:
+        super().__init__(queues, timing)
         self.attempts: dict[str, list[list[float | None]]] = {}
 
     def _started(self, job: Job, borrowed: int) -> None:
@@ -48,9 +48,15 @@ class _Recorder(MeteredEngine):
         self.attempts[job.job_id][-1][1] = self.now
 
 
-def attempts(queues: Sequence[QueueModel], rows: Iterable[TraceRow], source: str) -> Attempts:
-    """Replay ``rows`` as ``simulate`` does and return every job's attempts (see module doc)."""
-    engine = _Recorder(queues)
+def attempts(
+    queues: Sequence[QueueModel],
+    rows: Iterable[TraceRow],
+    source: str,
+    timing: Timing | None = None,
+) -> Attempts:
+    """Replay ``rows`` as ``simulate`` does (with ``timing``, else the emulator's) and return
+    every job's attempts (see module doc)."""
+    engine = _Recorder(queues, timing)
     collecting = gc.isenabled()
     gc.disable()
     try:

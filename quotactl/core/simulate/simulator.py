@@ -1,6 +1,6 @@
 """Replaying a trace on a virtual clock: the engine plus meters, driven by a tight event loop.
 
-``MeteredEngine`` is the scheduling engine with the emulator's timing model (``TIMING``: a
+``MeteredEngine`` is the scheduling engine with the emulator's timing model (default: a
 started job holds its capacity through SCHEDULED and STARTING before its run), no transition
 records, and a capacity ledger
 that integrates borrowed and lent instance-seconds over time (``quotactl.core.engine.capacity``).
@@ -16,7 +16,8 @@ from array import array
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from quotactl.core.engine import TIMING, Job, QueueEngine, QueueModel
+from quotactl.core.engine import Job, QueueEngine, QueueModel, Timing, parse_timing
+from quotactl.core.simulate import io
 from quotactl.core.simulate.metrics import RawShare, RunTotals
 from quotactl.core.states import JobStatus
 from quotactl.errors import TraceError
@@ -47,10 +48,12 @@ class MeteredEngine(QueueEngine):
         "window_used",
     )
 
-    def __init__(self, queues: Sequence[QueueModel]) -> None:
-        super().__init__(_merged(queues), timing=TIMING, record=False, metered=True)
+    def __init__(self, queues: Sequence[QueueModel], timing: Timing | None = None) -> None:
+        if timing is None:  # the emulator's: QUOTACTL_EMULATOR_TIMING, else the default
+            timing = parse_timing(io.timing_setting())
+        super().__init__(_merged(queues), timing=timing, record=False, metered=True)
         # a wait ends at the first attempt's startedAt: when it leaves SCHEDULED for STARTING
-        self.startup = TIMING.scheduled_seconds
+        self.startup = timing.scheduled_seconds
         self.queues = tuple(queues)
         self.queue_of = [i for i, q in enumerate(queues) for _ in q.shares]
         shares = len(self.queue_of)
