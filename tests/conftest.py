@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -9,6 +10,12 @@ from typing import TYPE_CHECKING
 import pytest
 
 from quotactl.cli.app import run
+
+# The suite's scheduling tests reason about decisions, not start-up: their emulators (in this
+# process and in every `local serve` or `quotactl` subprocess) start jobs with no SCHEDULED or
+# STARTING time. Tests of the default timing model unset it (tests/emulator/
+# test_simulate_agreement.py, test_jobs_serve.py).
+os.environ["QUOTACTL_EMULATOR_TIMING"] = "scheduled=0,starting=0"
 
 if TYPE_CHECKING:
     from collections.abc import Callable

@@ -66,7 +66,7 @@ submit_time,share,instance_type,count,duration,priority,name
 1200.0,training/vision,ml.p5.48xlarge,1,6500,0,v2
 7500.0,training/nlp,ml.p5.48xlarge,2,600,5,q1
 """
-STARTUP = 5.0 + 30.0  # the emulator's SCHEDULED and STARTING phases (EMULATOR_TIMING)
+STARTUP = 5.0 + 30.0  # the emulator's SCHEDULED and STARTING phases (TIMING)
 
 
 def batch() -> Any:

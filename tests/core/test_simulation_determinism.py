@@ -16,7 +16,7 @@ import hashlib
 import json
 from pathlib import Path
 
-from quotactl.core.engine import EMULATOR_TIMING, Job, QueueEngine, QueueModel, ShareModel
+from quotactl.core.engine import TIMING, Job, QueueEngine, QueueModel, ShareModel
 from quotactl.core.resources.desired import Strategy
 from quotactl.core.simulate import generate_trace, simulate, summarise
 
@@ -55,7 +55,7 @@ def simulated(queues: list[QueueModel], jobs: int, seed: int) -> object:
 
 def emulated(queue: QueueModel, jobs: int, seed: int) -> dict[str, object]:
     """Every transition of the engine with the emulator's timing, as count and digest."""
-    engine = QueueEngine(queue, timing=EMULATOR_TIMING)
+    engine = QueueEngine(queue, timing=TIMING)
     rows = list(generate_trace([queue], jobs, seed))
     for at, share, itype, count, duration, priority, name, _ in rows:
         engine.advance_to(at)

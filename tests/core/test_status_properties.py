@@ -16,7 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from quotactl.core.engine import (
-    SIMULATOR_TIMING,
+    INSTANT,
     Job,
     JobStatus,
     QueueEngine,
@@ -61,7 +61,7 @@ def queues(draw: st.DrawFn) -> QueueModel:
 def runs(draw: st.DrawFn) -> tuple[QueueModel, list[Job], float]:
     """A queue and its jobs as they stand after a random stream went through the engine."""
     queue = draw(queues())
-    engine = QueueEngine(queue, timing=SIMULATOR_TIMING)
+    engine = QueueEngine(queue, timing=INSTANT)
     now = 0.0
     for index in range(draw(st.integers(0, 25))):
         share = draw(st.sampled_from(queue.shares))

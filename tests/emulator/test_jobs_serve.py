@@ -228,3 +228,66 @@ def test_the_aws_cli_agrees_with_what_quotactl_submitted_and_reports(
         usage = {u["capacityUnit"]: u["quantity"] for u in item["capacityUsage"]}
         assert usage == {ours[job_id]["instance_type"]: ours[job_id]["instance_count"]}
         assert item["jobName"] == ours[job_id]["name"]
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(shutil.which("aws") is None, reason="the AWS CLI (`aws`) is not installed")
+def test_a_job_is_provisioned_in_emulated_time_before_it_runs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Right after the submit the AWS CLI sees the job waiting or SCHEDULED, as on AWS while
+    SageMaker provisions it; STARTING 5 s later; RUNNING once 35 s have passed."""
+    monkeypatch.delenv("QUOTACTL_EMULATOR_TIMING")  # the default timing, in every process
+    (tmp_path / "config.yaml").write_text(CONFIG)
+    served = Served(tmp_path / "state.db")
+    try:
+        _provisioned(served, tmp_path)
+    finally:
+        served.close()
+
+
+def _provisioned(served: Served, tmp_path: Path) -> None:
+    from quotactl.cli.app import run
+
+    applied = ["-q", "--endpoint-url", served.url, "apply", str(tmp_path / "config.yaml")]
+    assert run([*applied, "--auto-approve"]) == 0
+    job = _aws(
+        served,
+        "submit-service-job",
+        "--job-name",
+        "provisioned",
+        "--job-queue",
+        "q",
+        "--service-job-type",
+        "SAGEMAKER_TRAINING",
+        "--quota-share-name",
+        "a",
+        "--service-request-payload",
+        json.dumps(
+            {
+                "TrainingJobName": "provisioned",
+                "AlgorithmSpecification": {"TrainingImage": "img", "TrainingInputMode": "File"},
+                "ResourceConfig": {
+                    "InstanceType": "ml.g5.xlarge",
+                    "InstanceCount": 1,
+                    "VolumeSizeInGB": 30,
+                },
+                "RoleArn": "arn:aws:iam::123456789012:role/SageMaker",
+                "StoppingCondition": {"MaxRuntimeInSeconds": 3600},
+                "OutputDataConfig": {"S3OutputPath": "s3://bucket/out"},
+            }
+        ),
+    )
+
+    def status() -> str:
+        described = _aws(served, "describe-service-job", "--job-id", job["jobId"])
+        return str(described["status"])
+
+    assert status() in {"SUBMITTED", "RUNNABLE", "SCHEDULED"}
+    assert status() == "SCHEDULED"  # the clock stands still: it stays provisioning
+    with Emulator(served.state) as emulator:
+        emulator.advance(5)
+    assert status() == "STARTING"
+    with Emulator(served.state) as emulator:
+        emulator.advance(30)
+    assert status() == "RUNNING"

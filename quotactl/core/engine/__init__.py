@@ -29,21 +29,24 @@ live queue's settings and jobs, in the engine's values).
 
 from quotactl.core.engine.api import schedule
 from quotactl.core.engine.model import (
-    EMULATOR_TIMING,
-    SIMULATOR_TIMING,
+    INSTANT,
+    TIMING,
+    TIMING_VARIABLE,
     Job,
     PreemptedAttempt,
     QueueModel,
     ShareModel,
     Timing,
     Transition,
+    parse_timing,
 )
 from quotactl.core.engine.scheduler import QueueEngine
 from quotactl.core.states import JobStatus
 
 __all__ = [
-    "EMULATOR_TIMING",
-    "SIMULATOR_TIMING",
+    "INSTANT",
+    "TIMING",
+    "TIMING_VARIABLE",
     "Job",
     "JobStatus",
     "PreemptedAttempt",
@@ -52,5 +55,6 @@ __all__ = [
     "ShareModel",
     "Timing",
     "Transition",
+    "parse_timing",
     "schedule",
 ]

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from quotactl.core.engine.model import EMULATOR_TIMING, Job, Timing, Transition
+from quotactl.core.engine.model import TIMING, Job, Timing, Transition
 from quotactl.core.engine.scheduler import QueueEngine
 
 if TYPE_CHECKING:
@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 
 
 def schedule(
-    queue: QueueModel, jobs: Iterable[Job], now: float, *, timing: Timing = EMULATOR_TIMING
+    queue: QueueModel, jobs: Iterable[Job], now: float, *, timing: Timing = TIMING
 ) -> list[Transition]:
     """One scheduling pass at ``now`` over a snapshot of the queue's live jobs.
 

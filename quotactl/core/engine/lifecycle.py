@@ -66,7 +66,8 @@ class Lifecycle(EngineState):
             transition(job, _RUNNING, None, now)
             if job.run_seconds is not None:
                 heappush(
-                    self._timers, (now + job.run_seconds, self._timer_seq, job, attempt, _DONE)
+                    self._timers,
+                    (now + self._lead + job.run_seconds, self._timer_seq, job, attempt, _DONE),
                 )
                 self._timer_seq += 1
         else:

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from quotactl.core.resources.desired import UNLIMITED, Strategy
 from quotactl.core.states import JobStatus
+from quotactl.errors import UsageError
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -89,11 +90,39 @@ class Timing:
     steps: bool = False
 
 
-SIMULATOR_TIMING = Timing(0.0, 0.0)
-"""The simulator starts jobs straight into RUNNING: wait time is pure queueing delay."""
+INSTANT = Timing(0.0, 0.0)
+"""Phases that take no time: a started job is RUNNING at once (the engine's own default, for
+reasoning about scheduling decisions alone)."""
 
-EMULATOR_TIMING = Timing(scheduled_seconds=5.0, starting_seconds=30.0)
-"""The emulator's default: SageMaker accepts a job in ~5 s and provisions it in ~30 s."""
+TIMING = Timing(scheduled_seconds=5.0, starting_seconds=30.0, steps=True)
+"""The one timing model (docs/scheduling.md, "Timing"): the emulator's default, and what
+``job why``, the previews and ``simulate`` assume. A started job is SCHEDULED for 5 s and
+STARTING for 30 s (SageMaker provisioning its instances) before it is RUNNING."""
+
+TIMING_VARIABLE = "QUOTACTL_EMULATOR_TIMING"
+"""The environment variable that chooses the emulator's phase times, e.g.
+``scheduled=5,starting=30`` (the default); every process on one state file should agree."""
+
+
+def parse_timing(spec: str | None) -> Timing:
+    """``scheduled=S,starting=S`` (seconds, either may be left out) -> ``Timing``; empty: TIMING."""
+    if not spec or not spec.strip():
+        return TIMING
+    values = {"scheduled": TIMING.scheduled_seconds, "starting": TIMING.starting_seconds}
+    for item in spec.split(","):
+        key, _, value = item.partition("=")
+        key = key.strip()
+        try:
+            seconds = float(value)
+        except ValueError:
+            seconds = -1.0
+        if key not in values or not seconds >= 0:
+            raise UsageError(
+                f"{TIMING_VARIABLE}: bad item {item.strip()!r}",
+                hint="write scheduled=SECONDS,starting=SECONDS, e.g. scheduled=5,starting=30",
+            )
+        values[key] = seconds
+    return Timing(values["scheduled"], values["starting"], steps=True)
 
 
 @dataclass(slots=True, eq=False)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from quotactl.core.engine.model import SIMULATOR_TIMING, Job, QueueModel, Timing
+from quotactl.core.engine.model import INSTANT, Job, QueueModel, Timing
 from quotactl.core.engine.passes import Passes
 from quotactl.core.states import JobStatus
 from quotactl.core.transitions import transition
@@ -32,7 +32,7 @@ class QueueEngine(Passes):
         self,
         queue: QueueModel,
         *,
-        timing: Timing = SIMULATOR_TIMING,
+        timing: Timing = INSTANT,
         record: bool = True,
         metered: bool = False,
     ) -> None:

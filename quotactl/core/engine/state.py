@@ -46,6 +46,7 @@ class EngineState:
         "_dirty",
         "_in_share_failed",
         "_instant",
+        "_lead",
         "_lowest",
         "_priorities",
         "_runnable",
@@ -98,9 +99,13 @@ class EngineState:
         self._timers: list[Timer] = []
         self._seq = 0
         self._timer_seq = 0
-        self._instant = (
-            not timing.steps and timing.scheduled_seconds <= 0 and timing.starting_seconds <= 0
-        )
+        # A start goes straight to RUNNING when the phases take no time, or when nobody sees
+        # them (an engine that records nothing: the simulator). Then the phases' time is one
+        # lead before the run: capacity is held from SCHEDULED on either way, and SCHEDULED,
+        # STARTING and RUNNING differ in nothing else the engine decides on.
+        lead = max(timing.scheduled_seconds, 0.0) + max(timing.starting_seconds, 0.0)
+        self._instant = not record or (not timing.steps and lead <= 0)
+        self._lead = lead if self._instant else 0.0
         # shares whose head needs several instance types and could not start whole: looked at
         # again after every release (such jobs are rare; see ``Job.groups``)
         self._whole: dict[int, Job] = {}

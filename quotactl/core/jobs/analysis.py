@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import TYPE_CHECKING
 
-from quotactl.core.engine import EMULATOR_TIMING, Job, QueueEngine
+from quotactl.core.engine import TIMING, Job, QueueEngine
 from quotactl.core.engine import reasons as engine_reasons
 from quotactl.core.engine.order import dispatch_key
 from quotactl.core.resources.desired import UNLIMITED, Strategy
@@ -86,7 +86,7 @@ def run_pass(
     priority: int | None = None,
 ) -> PassResult:
     """Load ``jobs`` (one of them ``job_id``), optionally re-prioritise it, run one pass."""
-    engine = QueueEngine(queue, timing=EMULATOR_TIMING)
+    engine = QueueEngine(queue, timing=TIMING)
     engine.now = now
     engine.load(j.copy() for j in jobs)
     if priority is not None:

@@ -1,7 +1,8 @@
 """Replaying a trace on a virtual clock: the engine plus meters, driven by a tight event loop.
 
-``MeteredEngine`` is the scheduling engine with phase times of zero (a started job is RUNNING
-at once, so wait time is pure queueing delay), no transition records, and a capacity ledger
+``MeteredEngine`` is the scheduling engine with the emulator's timing model (default: a
+started job holds its capacity through SCHEDULED and STARTING before its run), no transition
+records, and a capacity ledger
 that integrates borrowed and lent instance-seconds over time (``quotactl.core.engine.capacity``).
 Its hooks count waits, finishes, preemptions and the instance-seconds each attempt held.
 
@@ -15,7 +16,8 @@ from array import array
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from quotactl.core.engine import SIMULATOR_TIMING, Job, QueueEngine, QueueModel
+from quotactl.core.engine import Job, QueueEngine, QueueModel, Timing, parse_timing
+from quotactl.core.simulate import io
 from quotactl.core.simulate.metrics import RawShare, RunTotals
 from quotactl.core.states import JobStatus
 from quotactl.errors import TraceError
@@ -39,14 +41,19 @@ class MeteredEngine(QueueEngine):
         "preemptions",
         "queue_of",
         "queues",
+        "startup",
         "submitted",
         "used",
         "waits",
         "window_used",
     )
 
-    def __init__(self, queues: Sequence[QueueModel]) -> None:
-        super().__init__(_merged(queues), timing=SIMULATOR_TIMING, record=False, metered=True)
+    def __init__(self, queues: Sequence[QueueModel], timing: Timing | None = None) -> None:
+        if timing is None:  # the emulator's: QUOTACTL_EMULATOR_TIMING, else the default
+            timing = parse_timing(io.timing_setting())
+        super().__init__(_merged(queues), timing=timing, record=False, metered=True)
+        # a wait ends at the first attempt's startedAt: when it leaves SCHEDULED for STARTING
+        self.startup = timing.scheduled_seconds
         self.queues = tuple(queues)
         self.queue_of = [i for i, q in enumerate(queues) for _ in q.shares]
         shares = len(self.queue_of)
@@ -62,7 +69,7 @@ class MeteredEngine(QueueEngine):
 
     def _started(self, job: Job, borrowed: int) -> None:
         if not job.preemptions:
-            self.waits[job._s].append(self.now - job.submitted_at)
+            self.waits[job._s].append(self.now + self.startup - job.submitted_at)
 
     def _preempted(self, job: Job, attempt: PreemptedAttempt) -> None:
         held = job.count * (attempt.stopped_at - attempt.started_at)
@@ -150,8 +157,13 @@ def simulate(queues: Sequence[QueueModel], rows: Iterable[TraceRow], source: str
             gc.enable()
 
 
-def _replay(queues: Sequence[QueueModel], rows: Iterable[TraceRow], source: str) -> RunTotals:
-    engine = MeteredEngine(queues)
+def _replay(
+    queues: Sequence[QueueModel],
+    rows: Iterable[TraceRow],
+    source: str,
+    engine: MeteredEngine | None = None,
+) -> RunTotals:
+    engine = MeteredEngine(queues) if engine is None else engine
     route = _routes(queues)
     # per (trace share, instance type): the merged share and the queue-qualified type
     resolved: dict[tuple[str, str], tuple[str, str]] = {}

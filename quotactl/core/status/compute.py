@@ -19,7 +19,7 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import TYPE_CHECKING
 
-from quotactl.core.engine import EMULATOR_TIMING, QueueEngine
+from quotactl.core.engine import TIMING, QueueEngine
 from quotactl.core.resources.desired import UNLIMITED, Strategy
 from quotactl.core.states import UNFINISHED
 from quotactl.core.status.headroom import headroom
@@ -85,7 +85,7 @@ def queue_status(
     # Headroom and the heads' waits depend only on the jobs holding capacity and the heads:
     # the engine is given those, not every queued job.
     small = heads_only(queue)
-    engine = QueueEngine(queue.model, timing=EMULATOR_TIMING)
+    engine = QueueEngine(queue.model, timing=TIMING)
     engine.now = queue.read_at
     engine.load(small.engine_jobs())
     can_start = queue.enabled and queue.environment_enabled

@@ -177,7 +177,7 @@ def submit_service_job(ctx: Context, params: Params) -> dict[str, Any]:
         client_token=token,
         request_digest=digest,
     )
-    ctx.tx.insert_job(job, due_at=ctx.now + ctx.status_delay)
+    ctx.tx.insert_job(job, due_at=ctx.now)
     if tags:
         ctx.tx.set_tags(job.arn, tags)
     ctx.settling(job.job_id)

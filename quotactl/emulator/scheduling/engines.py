@@ -59,8 +59,8 @@ class QueueState:
 class Engines:
     """The engines of one ``Emulator``, by job queue seq."""
 
-    def __init__(self, status_delay: float) -> None:
-        self.timing = Timing(status_delay, status_delay, steps=True)
+    def __init__(self, timing: Timing) -> None:
+        self.timing = timing
         self._queues: dict[int, QueueState] = {}
         self._generation = -1
 

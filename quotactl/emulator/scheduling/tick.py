@@ -73,7 +73,7 @@ def _due(ctx: Context, state: QueueState, ref: int, stepped: bool) -> dict[str, 
     due = {j.job_id: j for j in ctx.tx.due_jobs(ref, ctx.now + EPSILON)}
     for job in due.values():
         if job.status == JobStatus.SUBMITTED:
-            if ctx.due(job.status_since + ctx.status_delay, job.job_id):
+            if ctx.due(job.status_since, job.job_id):
                 _submitted(ctx, state, job)
         elif job.status == JobStatus.RUNNABLE:
             limit = jobs.time_limit(job, state.queue)
@@ -119,7 +119,7 @@ def _store(ctx: Context, state: QueueState, due: dict[str, ServiceJob]) -> int:
 def due_at(ctx: Context, state: QueueState, job: ServiceJob) -> float | None:
     """When the job's status next changes by itself (None: only a request changes it)."""
     if job.status == JobStatus.SUBMITTED:
-        return job.status_since + ctx.status_delay
+        return job.status_since
     if job.status in HOLDING:
         live = state.engine.live(job.job_id)
         return None if live is None else state.engine.event_time(live)

@@ -18,7 +18,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from quotactl.core.engine import (
-    SIMULATOR_TIMING,
+    INSTANT,
     Job,
     JobStatus,
     QueueEngine,
@@ -91,7 +91,7 @@ class CheckedEngine(QueueEngine):
     """A live engine whose every pass is followed by the property checks."""
 
     def __init__(self, queue: QueueModel, jobs: dict[str, Job]) -> None:
-        super().__init__(queue, timing=SIMULATOR_TIMING)
+        super().__init__(queue, timing=INSTANT)
         self.all_jobs = jobs
         self.passes = 0
 
@@ -153,7 +153,7 @@ def check_pass(engine: CheckedEngine, now: float) -> None:
         head = min(waiting, key=lambda j: (-j.priority, int(j.job_id)))
         assert not could_start(queue, held, head), f"{head} could start but waits"
     # Fixpoint: a full pass from scratch over the same jobs decides nothing more.
-    fresh = schedule(queue, jobs.values(), now, timing=SIMULATOR_TIMING)
+    fresh = schedule(queue, jobs.values(), now, timing=INSTANT)
     decided = [tr for tr in fresh if tr.status is not JobStatus.RUNNABLE or tr.preempted_attempt]
     assert decided == [], f"a full pass would still do {decided}"
 

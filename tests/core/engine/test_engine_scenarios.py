@@ -13,8 +13,8 @@ from dataclasses import replace
 import pytest
 
 from quotactl.core.engine import (
-    EMULATOR_TIMING,
-    SIMULATOR_TIMING,
+    INSTANT,
+    TIMING,
     Job,
     JobStatus,
     QueueEngine,
@@ -99,7 +99,7 @@ class SnapshotDriver:
     def advance(self, seconds: float) -> None:
         """A fresh engine from the snapshot runs the clock on, as the emulator's rebuilt one."""
         end = self.now + seconds
-        engine = QueueEngine(self.queue, timing=EMULATOR_TIMING)
+        engine = QueueEngine(self.queue, timing=TIMING)
         engine.now = self.now
         engine.load(job.copy() for job in self.jobs.values())
         engine.advance_to(end)
@@ -110,7 +110,7 @@ class SnapshotDriver:
         return self.jobs[name]
 
     def _schedule(self) -> None:
-        self._apply(schedule(self.queue, self.jobs.values(), self.now, timing=EMULATOR_TIMING))
+        self._apply(schedule(self.queue, self.jobs.values(), self.now, timing=TIMING))
 
     def _apply(self, transitions: list[Transition]) -> None:
         for tr in transitions:
@@ -130,7 +130,7 @@ class LiveDriver:
 
     def __init__(self, scenario: Scenario) -> None:
         self.queue = queue_model(scenario.environment, scenario.shares)
-        self.engine = QueueEngine(self.queue, timing=SIMULATOR_TIMING)
+        self.engine = QueueEngine(self.queue, timing=INSTANT)
         self.jobs: dict[str, Job] = {}
 
     def submit(self, step: Submit) -> None:
@@ -149,7 +149,7 @@ class LiveDriver:
         )
         self.queue = replace(self.queue, shares=shares)
         now = self.engine.now
-        self.engine = QueueEngine(self.queue, timing=SIMULATOR_TIMING)
+        self.engine = QueueEngine(self.queue, timing=INSTANT)
         self.engine.now = now
         self.engine.load(self.jobs.values())
         self.engine.schedule(now)

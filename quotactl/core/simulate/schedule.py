@@ -1,0 +1,67 @@
+"""Every attempt of every job of a replay, with AWS's times: what ``simulate`` decided, job by job.
+
+``simulate`` reports totals; this replays the same trace through the same engine and keeps, per
+job (by its trace ``name``), each attempt's ``startedAt`` and ``stoppedAt`` as the emulator
+reports them in DescribeServiceJob's ``attempts``: an attempt starts when it leaves SCHEDULED
+for STARTING, and stops when it finishes or is preempted. It is how a test holds the emulator
+to ``simulate``'s schedule, and it keeps a record per job, so it is for small traces.
+"""
+
+from __future__ import annotations
+
+import gc
+from typing import TYPE_CHECKING
+
+from quotactl.core.simulate.simulator import MeteredEngine, _replay
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Sequence
+
+    from quotactl.core.engine import Job, PreemptedAttempt, QueueModel, Timing
+    from quotactl.core.simulate.trace import TraceRow
+
+Attempts = dict[str, list[tuple[float | None, float | None]]]
+"""Per job name: its attempts in order, each ``(startedAt, stoppedAt)`` in trace seconds."""
+
+
+class _Recorder(MeteredEngine):
+    __slots__ = ("attempts",)
+
+    def __init__(self, queues: Sequence[QueueModel], timing: Timing | None) -> None:
+        super().__init__(queues, timing)
+        self.attempts: dict[str, list[list[float | None]]] = {}
+
+    def _started(self, job: Job, borrowed: int) -> None:
+        super()._started(job, borrowed)
+        self.attempts.setdefault(job.job_id, []).append([self.now + self.startup, None])
+
+    def _preempted(self, job: Job, attempt: PreemptedAttempt) -> None:
+        super()._preempted(job, attempt)
+        last = self.attempts[job.job_id][-1]
+        last[1] = attempt.stopped_at
+        start = last[0]
+        if start is not None and start > attempt.stopped_at:
+            last[0] = None  # preempted while SCHEDULED: the attempt never started
+
+    def _finished(self, job: Job) -> None:
+        super()._finished(job)
+        self.attempts[job.job_id][-1][1] = self.now
+
+
+def attempts(
+    queues: Sequence[QueueModel],
+    rows: Iterable[TraceRow],
+    source: str,
+    timing: Timing | None = None,
+) -> Attempts:
+    """Replay ``rows`` as ``simulate`` does (with ``timing``, else the emulator's) and return
+    every job's attempts (see module doc)."""
+    engine = _Recorder(queues, timing)
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        _replay(queues, rows, source, engine)
+    finally:
+        if collecting:
+            gc.enable()
+    return {name: [(a, b) for a, b in runs] for name, runs in engine.attempts.items()}

@@ -1,0 +1,189 @@
+"""`simulate` and the emulator give the same schedule: one trace replayed through both, every
+job's attempts compared to the second (startedAt and stoppedAt, preemptions included).
+
+The emulator gets the trace as a client would send it: each job submitted through boto3 at its
+submit time, with its run time in the `quotactl:duration` tag, the clock moved on between
+submissions as `local advance` does.
+
+The jobs fit their shares: a job that can never run (MISCONFIGURATION) is terminated by the
+demo queue's `runnable_timeout` in the emulator, which `simulate` does not model.
+"""
+
+from __future__ import annotations
+
+import json
+import tempfile
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
+
+import quotactl
+from quotactl import api
+from quotactl.aws.session import Target, client, make_session
+from quotactl.core.engine import TIMING
+from quotactl.core.simulate.queues import queue_models
+from quotactl.core.simulate.schedule import attempts
+from quotactl.emulator import Emulator
+
+if TYPE_CHECKING:
+    from quotactl.core.simulate.trace import TraceRow
+
+DEMO = Path(__file__).resolve().parents[2] / "configs" / "demo"
+P5, G5 = "ml.p5.48xlarge", "ml.g5.12xlarge"
+KINDS = (  # (share, instance type, most instances a job may ask for) in configs/demo
+    ("nlp", P5, 3),
+    ("research", P5, 2),  # a LEND share's limit: 3 would be MISCONFIGURATION
+    ("research", G5, 3),
+    ("vision-experiments", P5, 3),
+    ("vision-experiments", G5, 3),
+    ("ranking", G5, 3),
+)
+Schedule = dict[str, list[tuple[float | None, float | None]]]
+
+
+def _payload(instance_type: str, count: int) -> str:
+    return json.dumps(
+        {
+            "TrainingJobName": "job",
+            "AlgorithmSpecification": {"TrainingImage": "img", "TrainingInputMode": "File"},
+            "ResourceConfig": {
+                "InstanceType": instance_type,
+                "InstanceCount": count,
+                "VolumeSizeInGB": 30,
+            },
+            "RoleArn": "arn:aws:iam::123456789012:role/SageMaker",
+            "StoppingCondition": {"MaxRuntimeInSeconds": 86400},
+            "OutputDataConfig": {"S3OutputPath": "s3://bucket/out"},
+        }
+    )
+
+
+def _emulated(state: Path, rows: list[TraceRow]) -> Schedule:
+    """Replay ``rows`` through the emulator; every job's attempts, in trace seconds."""
+    desired = api.load([DEMO]).desired
+    with quotactl.connect("local", state=state) as account:
+        result = api.apply(account, desired, show=lambda plan: None, approve=lambda plan: None)
+        assert result is not None
+        assert result.ok
+    emulator = Emulator(state, timing=TIMING)  # the default, whatever the suite chose
+    target = Target("local", state)
+    batch = client(target, session=make_session(target, emulator=emulator))
+    try:
+        emulator.advance(60)  # nothing is due: the account settles
+        start = _clock(emulator)
+        ids: dict[str, str] = {}
+        now = 0.0
+        for submit_time, share, itype, count, duration, priority, name, _ in rows:
+            if submit_time > now:
+                emulator.advance(submit_time - now)
+                now = submit_time
+            out = batch.submit_service_job(
+                jobName=name,
+                jobQueue="training",
+                serviceJobType="SAGEMAKER_TRAINING",
+                serviceRequestPayload=_payload(itype, count),
+                quotaShareName=share,
+                schedulingPriority=priority,
+                tags={"quotactl:duration": str(int(duration))},
+            )
+            ids[name] = out["jobId"]
+        emulator.advance(10 * 86400)
+        found: Schedule = {}
+        for name, job_id in ids.items():
+            job = batch.describe_service_job(jobId=job_id)
+            found[name] = [
+                (_seconds(a.get("startedAt"), start), _seconds(a.get("stoppedAt"), start))
+                for a in job.get("attempts", [])
+            ]
+        return found
+    finally:
+        batch.close()
+        emulator.close()
+
+
+def _clock(emulator: Any) -> float:
+    """The emulated time now, in epoch seconds."""
+    with emulator.store.transaction(write=False) as tx:
+        _, _, clock, _ = tx.account_row()
+        return float(clock.at(emulator.wall()))
+
+
+def _seconds(value: Any, start: float) -> float | None:
+    if value is None:
+        return None
+    return round(int(value) / 1000 - start, 3)  # epoch milliseconds
+
+
+def _rounded(value: float | None) -> float | None:
+    return None if value is None else round(value, 3)
+
+
+def _simulated(rows: list[TraceRow]) -> Schedule:
+    queues = queue_models(api.load([DEMO]).desired)
+    return {
+        name: [(_rounded(a), _rounded(b)) for a, b in runs]
+        for name, runs in attempts(queues, iter(rows), "trace", TIMING).items()
+    }
+
+
+Drawn = tuple[int, tuple[str, str], int, int, int]
+
+
+def _row(kind: tuple[str, str, int]) -> st.SearchStrategy[Drawn]:
+    return st.tuples(
+        st.integers(1, 600),  # seconds after the previous submission
+        st.just(kind[:2]),
+        st.integers(1, kind[2]),  # instances
+        st.integers(60, 3600),  # duration
+        st.integers(0, 3),  # priority
+    )
+
+
+row_st = st.sampled_from(KINDS).flatmap(_row)
+# nlp borrows every idle p5 of research and vision; research takes its own back 100 s later
+RECLAIM: list[Drawn] = [
+    (1, ("nlp", P5), 3, 3600, 1),
+    (1, ("nlp", P5), 3, 3600, 2),
+    (1, ("nlp", P5), 2, 3600, 2),
+    (100, ("research", P5), 2, 600, 0),
+]
+
+
+def _trace(drawn: list[Drawn]) -> list[TraceRow]:
+    rows: list[TraceRow] = []
+    at = 0.0
+    for line, (gap, (share, itype), count, duration, priority) in enumerate(drawn, start=2):
+        at += gap
+        rows.append((at, share, itype, count, float(duration), priority, f"j{line}", line))
+    return rows
+
+
+@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(row_st, min_size=5, max_size=40))
+@example(RECLAIM)
+def test_the_emulator_runs_a_trace_exactly_as_simulate_replays_it(drawn: list[Drawn]) -> None:
+    rows = _trace(drawn)
+    with tempfile.TemporaryDirectory() as folder:
+        emulated = _emulated(Path(folder) / "state.db", rows)
+    assert emulated == _simulated(rows)
+
+
+def test_a_reclaim_is_the_same_preemption_in_both() -> None:
+    """The example above, spelled out: nlp's lowest-priority job is preempted at the same
+    second in both, and runs again when capacity is back."""
+    rows = _trace(RECLAIM)
+    with tempfile.TemporaryDirectory() as folder:
+        emulated = _emulated(Path(folder) / "state.db", rows)
+    assert len(emulated["j2"]) == 2  # preempted once, then run again
+    assert emulated == _simulated(rows)
+
+
+def test_a_job_described_right_after_submit_is_still_being_provisioned(tmp_path: Path) -> None:
+    """Start-up takes emulated time, as on AWS while SageMaker provisions the instances."""
+    rows: list[TraceRow] = [(0.0, "nlp", P5, 1, 600.0, 0, "first", 2)]
+    emulated = _emulated(tmp_path / "state.db", rows)
+    [(started, stopped)] = emulated["first"]
+    assert started == 5.0  # SCHEDULED for 5 s: startedAt is when it goes STARTING
+    assert stopped == 5.0 + 30.0 + 600.0  # STARTING for 30 s, then 600 s of running
