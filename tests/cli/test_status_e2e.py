@@ -193,6 +193,7 @@ def test_unequal_idle_lenders_lend_in_proportion(account: Account) -> None:
 
 def test_a_reclaim_an_in_share_preemption_and_a_lowered_limit(account: Account) -> None:
     account.submit("nlp-a", "nlp", P5, 4)
+    account.advance("1s")  # nlp-a first: jobs created in one millisecond go in job-ID order
     account.submit("nlp-b", "nlp", P5, 3)
     account.advance("1m")
 

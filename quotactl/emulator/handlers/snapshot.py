@@ -16,6 +16,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from quotactl.core.engine.front import Waiting, dispatch_order
+from quotactl.core.engine.order import dispatch_key, submission_rank
 from quotactl.core.states import HOLDING, JobStatus
 from quotactl.emulator.account import rules as v
 from quotactl.emulator.account.models import JobQueue, QuotaShare, ms
@@ -42,7 +43,7 @@ def _usage(jobs: list[ServiceJob]) -> list[dict[str, Any]]:
 
 def _waiting(job: ServiceJob, share: str) -> Waiting:
     unit, count = min(job.capacity.items()) if job.capacity else ("", 0)
-    return Waiting(job.job_id, share, unit, count, job.seq)
+    return Waiting(job.job_id, share, unit, count, _submitted(job))
 
 
 def _left_at(job: ServiceJob) -> float | None:
@@ -56,8 +57,14 @@ def _left_at(job: ServiceJob) -> float | None:
     return job.stopped_at
 
 
+def _submitted(job: ServiceJob) -> int:
+    """Submission order as the engine sees it (``createdAt``, then job ID), never row order."""
+    return submission_rank(job.created_at, job.job_id)
+
+
 def _rank(job: ServiceJob) -> tuple[int, int]:
-    return -(job.priority or 0), job.seq
+    """A share's dispatch order, the engine's (``quotactl.core.engine.order``)."""
+    return dispatch_key(job.priority, job.created_at, job.job_id)
 
 
 def _positions(
@@ -104,6 +111,8 @@ def get_job_queue_snapshot(ctx: Context, params: Params) -> dict[str, Any]:
             "": tx.jobs(queue_ref=ref, statuses=_RUNNABLE, newest_first=False, limit=FRONT_OF_QUEUE)
         }
         limits, usage = {}, {}
+    for jobs in queued.values():  # the store reads them in row order; ties go the engine's way
+        jobs.sort(key=_rank if queue.quota_managed else _submitted)
     by_id = {j.job_id: j for jobs in queued.values() for j in jobs}
     order = dispatch_order(
         {name: [_waiting(j, name) for j in jobs] for name, jobs in queued.items()},
@@ -117,7 +126,7 @@ def get_job_queue_snapshot(ctx: Context, params: Params) -> dict[str, Any]:
 
     def ahead_in_queue(gone: ServiceJob, job: ServiceJob) -> bool:
         if not queue.quota_managed:
-            return gone.seq < job.seq
+            return _submitted(gone) < _submitted(job)
         return gone.share != job.share or _rank(gone) < _rank(job)
 
     def ahead_in_share(gone: ServiceJob, job: ServiceJob) -> bool:
