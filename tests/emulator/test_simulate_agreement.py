@@ -11,7 +11,6 @@ demo queue's `runnable_timeout` in the emulator, which `simulate` does not model
 
 from __future__ import annotations
 
-import json
 import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -26,6 +25,7 @@ from quotactl.core.engine import TIMING
 from quotactl.core.simulate.queues import queue_models
 from quotactl.core.simulate.schedule import attempts
 from quotactl.emulator import Emulator
+from tests.emulator.emulator_support import payload
 
 if TYPE_CHECKING:
     from quotactl.core.simulate.trace import TraceRow
@@ -44,20 +44,7 @@ Schedule = dict[str, list[tuple[float | None, float | None]]]
 
 
 def _payload(instance_type: str, count: int) -> str:
-    return json.dumps(
-        {
-            "TrainingJobName": "job",
-            "AlgorithmSpecification": {"TrainingImage": "img", "TrainingInputMode": "File"},
-            "ResourceConfig": {
-                "InstanceType": instance_type,
-                "InstanceCount": count,
-                "VolumeSizeInGB": 30,
-            },
-            "RoleArn": "arn:aws:iam::123456789012:role/SageMaker",
-            "StoppingCondition": {"MaxRuntimeInSeconds": 86400},
-            "OutputDataConfig": {"S3OutputPath": "s3://bucket/out"},
-        }
-    )
+    return payload(instance_type, count, max_runtime=86400)
 
 
 def _emulated(state: Path, rows: list[TraceRow]) -> Schedule:
