@@ -60,7 +60,7 @@ class Emulator:
 
     ``wall`` is the injected wall clock (the emulated clock only moves with ``advance`` or a
     ``speed`` set by ``local serve``). ``timing`` is how long a job is SCHEDULED and STARTING
-    (default: ``QUOTACTL_EMULATOR_TIMING`` if set, else 5 s and 30 s). Jobs are scheduled by
+    (default: ``QUOTACTL_EMULATOR_TIMING`` if set, else 120 s and 30 s). Jobs are scheduled by
     ``quotactl.core.engine``, one engine per job queue (``engines.py``).
     """
 

@@ -236,7 +236,7 @@ def test_a_job_is_provisioned_in_emulated_time_before_it_runs(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Right after the submit the AWS CLI sees the job waiting or SCHEDULED, as on AWS while
-    SageMaker provisions it; STARTING 5 s later; RUNNING once 35 s have passed."""
+    SageMaker launches its instances; STARTING 120 s later; RUNNING once 150 s have passed."""
     monkeypatch.delenv("QUOTACTL_EMULATOR_TIMING")  # the default timing, in every process
     (tmp_path / "config.yaml").write_text(CONFIG)
     served = Served(tmp_path / "state.db")
@@ -286,7 +286,10 @@ def _provisioned(served: Served, tmp_path: Path) -> None:
     assert status() in {"SUBMITTED", "RUNNABLE", "SCHEDULED"}
     assert status() == "SCHEDULED"  # the clock stands still: it stays provisioning
     with Emulator(served.state) as emulator:
-        emulator.advance(5)
+        emulator.advance(119)
+    assert status() == "SCHEDULED"
+    with Emulator(served.state) as emulator:
+        emulator.advance(1)
     assert status() == "STARTING"
     with Emulator(served.state) as emulator:
         emulator.advance(30)

@@ -172,5 +172,5 @@ def test_a_job_described_right_after_submit_is_still_being_provisioned(tmp_path:
     rows: list[TraceRow] = [(0.0, "nlp", P5, 1, 600.0, 0, "first", 2)]
     emulated = _emulated(tmp_path / "state.db", rows)
     [(started, stopped)] = emulated["first"]
-    assert started == 5.0  # SCHEDULED for 5 s: startedAt is when it goes STARTING
-    assert stopped == 5.0 + 30.0 + 600.0  # STARTING for 30 s, then 600 s of running
+    assert started == 120.0  # SCHEDULED for 120 s: startedAt is when it goes STARTING
+    assert stopped == 120.0 + 30.0 + 600.0  # STARTING for 30 s, then 600 s of running

@@ -94,14 +94,15 @@ INSTANT = Timing(0.0, 0.0)
 """Phases that take no time: a started job is RUNNING at once (the engine's own default, for
 reasoning about scheduling decisions alone)."""
 
-TIMING = Timing(scheduled_seconds=5.0, starting_seconds=30.0, steps=True)
+TIMING = Timing(scheduled_seconds=120.0, starting_seconds=30.0, steps=True)
 """The one timing model (docs/scheduling.md, "Timing"): the emulator's default, and what
-``job why``, the previews and ``simulate`` assume. A started job is SCHEDULED for 5 s and
-STARTING for 30 s (SageMaker provisioning its instances) before it is RUNNING."""
+``job why``, the previews and ``simulate`` assume. A started job is SCHEDULED for 120 s
+(SageMaker launching its instances) and STARTING for 30 s (downloading its image and data)
+before it is RUNNING."""
 
 TIMING_VARIABLE = "QUOTACTL_EMULATOR_TIMING"
 """The environment variable that chooses the emulator's phase times, e.g.
-``scheduled=5,starting=30`` (the default); every process on one state file should agree."""
+``scheduled=120,starting=30`` (the default); every process on one state file should agree."""
 
 
 def parse_timing(spec: str | None) -> Timing:
@@ -119,7 +120,7 @@ def parse_timing(spec: str | None) -> Timing:
         if key not in values or not seconds >= 0:
             raise UsageError(
                 f"{TIMING_VARIABLE}: bad item {item.strip()!r}",
-                hint="write scheduled=SECONDS,starting=SECONDS, e.g. scheduled=5,starting=30",
+                hint="write scheduled=SECONDS,starting=SECONDS, e.g. scheduled=120,starting=30",
             )
         values[key] = seconds
     return Timing(values["scheduled"], values["starting"], steps=True)

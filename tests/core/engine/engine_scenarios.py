@@ -233,7 +233,7 @@ STRICT_ORDER = Scenario(
         Submit("big", "A", count=2),
         Submit("small", "A", count=1),
         Expect(status={"first": ACTIVE, "big": "RUNNABLE", "small": "RUNNABLE"}),
-        Advance(700),
+        Advance(800),
         Expect(status={"first": "SUCCEEDED", "big": ACTIVE, "small": ACTIVE}),
     ),
 )
