@@ -131,9 +131,9 @@ def snapshot_time(snapshot: Mapping[str, Any] | None) -> float | None:
     emulator answered (its clock header), else the snapshot's newest ``lastUpdatedAt``."""
     if not snapshot:
         return None
-    headers = (snapshot.get("ResponseMetadata") or {}).get("HTTPHeaders") or {}
-    if headers.get(CLOCK_HEADER):
-        return seconds(int(headers[CLOCK_HEADER]))
+    emulated = response_time(snapshot)
+    if emulated is not None:
+        return emulated
     times = [
         part.get("lastUpdatedAt")
         for part in (
@@ -145,6 +145,14 @@ def snapshot_time(snapshot: Mapping[str, Any] | None) -> float | None:
     ]
     found = [t for t in times if t is not None]
     return seconds(max(found)) if found else None
+
+
+def response_time(response: Mapping[str, Any]) -> float | None:
+    """The emulated clock when the emulator answered (its clock header), epoch seconds; None
+    from AWS, which sends no such header."""
+    headers = (response.get("ResponseMetadata") or {}).get("HTTPHeaders") or {}
+    stamp = headers.get(CLOCK_HEADER)
+    return seconds(int(stamp)) if stamp else None
 
 
 def _int(value: Any) -> int | None:
