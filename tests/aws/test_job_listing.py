@@ -7,11 +7,14 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 import quotactl
 from quotactl.aws.job_listing import DESCRIBE_PER_SECOND, JobListing, newest_first
 from quotactl.aws.jobs import Pacer
-from quotactl.aws.responses import live_job
+from quotactl.aws.responses import capacity_usage, job_status, live_job, seconds
+from quotactl.core.resources.observed import LiveJob
 from quotactl.core.states import LISTED, JobStatus
 from quotactl.emulator import Emulator
 from tests.emulator.emulator_support import inprocess_client, make_queue, submit_request
@@ -21,7 +24,6 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from quotactl.aws.account import Account
-    from quotactl.core.resources.observed import LiveJob
 
 SHARES = {name: {"limit": 2} for name in ("a", "b", "c")}
 
@@ -170,3 +172,49 @@ def test_an_empty_account_lists_nothing(tmp_path: Path) -> None:
     Emulator(tmp_path / "state.db").close()
     with quotactl.connect("local", state=tmp_path / "state.db") as connected:
         assert list(quotactl.api.stream_jobs(connected)) == []
+
+
+SUMMARY = st.fixed_dictionaries(
+    {"jobId": st.uuids().map(str)},
+    optional={
+        "jobName": st.text(max_size=8),
+        "jobArn": st.text(max_size=8),
+        "quotaShareName": st.text(max_size=8),
+        "status": st.sampled_from([*(str(s) for s in JobStatus), "PENDING"]),
+        "statusReason": st.text(max_size=8),
+        "capacityUsage": st.lists(
+            st.fixed_dictionaries(
+                {"capacityUnit": st.sampled_from(["ml.p5.48xlarge", "ml.g5.xlarge"])},
+                optional={"quantity": st.floats(0, 64)},
+            ),
+            max_size=3,
+        ),
+        "createdAt": st.integers(0, 2**42),
+        "startedAt": st.integers(0, 2**42),
+        "scheduledAt": st.integers(0, 2**42),
+        "stoppedAt": st.integers(0, 2**42),
+        "isTerminated": st.booleans(),
+    },
+)
+
+
+@given(SUMMARY)
+def test_a_listed_job_is_built_as_the_dataclass_builds_it(summary: dict[str, Any]) -> None:
+    built = live_job(summary, "q")
+    expected = LiveJob(
+        job_id=summary["jobId"],
+        name=summary.get("jobName") or "",
+        queue="q",
+        share=summary.get("quotaShareName"),
+        status=job_status(summary.get("status")),
+        instances=capacity_usage(summary.get("capacityUsage")),
+        started_at=seconds(summary.get("startedAt")),
+        created_at=seconds(summary.get("createdAt")),
+        job_arn=summary.get("jobArn") or "",
+        status_reason=summary.get("statusReason"),
+        scheduled_at=seconds(summary.get("scheduledAt")),
+        stopped_at=seconds(summary.get("stoppedAt")),
+        is_terminated=bool(summary.get("isTerminated")),
+    )
+    assert built == expected
+    assert vars(built) == vars(expected)
