@@ -14,7 +14,8 @@ times, in turn (so each command sees the same minutes of the machine):
 - ``quotactl jobs`` (every status);
 - ``quotactl status`` and ``status -o json``.
 
-Prints the median wall time of each and the API calls quotactl made (``--debug``). Targets:
+Prints the median wall time of each, its CPU time (user and system: on a busy machine the
+steadier figure) and the API calls quotactl made (``--debug``). Targets:
 ``jobs`` under 1 s, ``status`` under 0.5 s. Figures only, nothing is asserted.
 """
 
@@ -22,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -42,8 +44,10 @@ AWS_ENV = {
 }
 
 
-def timed(command: list[str], env: dict[str, str]) -> tuple[float, float, str]:
-    """Wall seconds, seconds to the first line of stdout, and stderr of one process."""
+def timed(command: list[str], env: dict[str, str]) -> tuple[float, float, str, float]:
+    """Wall seconds, seconds to the first line of stdout, stderr and CPU seconds (user and
+    system) of one process."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     process = subprocess.Popen(
         command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, text=True
@@ -56,7 +60,9 @@ def timed(command: list[str], env: dict[str, str]) -> tuple[float, float, str]:
     if process.returncode != 0:
         raise RuntimeError(f"{command} failed: {err}")
     del first, rest
-    return took, first_at, err
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
+    return took, first_at, err, cpu
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -91,7 +97,7 @@ def main(argv: list[str] | None = None) -> int:
                 "quotactl status": [*q, "status"],
                 "quotactl status -o json": [*q, "status", "-o", "json"],
             }
-            runs: dict[str, list[tuple[float, float, str]]] = {name: [] for name in cases}
+            runs: dict[str, list[tuple[float, float, str, float]]] = {n: [] for n in cases}
             with open("/proc/loadavg") as loadavg:
                 print(f"load average: {' '.join(loadavg.read().split()[:3])}")
             for _ in range(args.runs):
@@ -104,10 +110,12 @@ def main(argv: list[str] | None = None) -> int:
                     (ln.split(": ", 1)[1] for ln in found[0][2].splitlines() if "API calls" in ln),
                     "",
                 )
+                cpu = statistics.median(r[3] for r in found)
                 print(
                     f"{name:<38} median {statistics.median(walls):5.2f} s "
                     f"(all {', '.join(f'{w:.2f}' for w in walls)}); first line "
-                    f"{statistics.median(firsts):5.2f} s" + (f"; {calls}" if calls else "")
+                    f"{statistics.median(firsts):5.2f} s; CPU {cpu:.2f} s"
+                    + (f"; {calls}" if calls else "")
                 )
         finally:
             server.close()
