@@ -136,9 +136,11 @@ def list_jobs(
     statuses: Sequence[JobStatus] | None = None,
     share: str | None = None,
     since: float | None = None,
-    wide: bool = False,
+    wide: bool = True,
 ) -> JobList:
-    """``stream_jobs``, read to the end: the jobs newest first and the account's clock."""
+    """``stream_jobs``, read to the end: the jobs newest first and the account's clock. As
+    always, each job is described (``wide``; one paced call per job); ``wide=False`` gives
+    what ListServiceJobs returns, as ``quotactl jobs`` shows it."""
     listing = stream_jobs(account, queues, statuses=statuses, share=share, since=since, wide=wide)
     jobs = list(listing)
     return JobList(jobs, listing.now)

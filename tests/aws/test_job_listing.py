@@ -136,7 +136,7 @@ def test_since_stops_reading_at_the_window(long_queue: Path) -> None:
 
 def test_filters_match_the_full_listing(account: Account, tmp_path: Path) -> None:
     everything = every_job(tmp_path / "state.db")
-    now = quotactl.api.list_jobs(account).now
+    now = quotactl.api.list_jobs(account, wide=False).now
     cases: list[tuple[dict[str, Any], Any]] = [
         ({"share": "b"}, lambda j: j.share == "b"),
         ({"queues": ["q2"]}, lambda j: j.queue == "q2"),
@@ -145,7 +145,7 @@ def test_filters_match_the_full_listing(account: Account, tmp_path: Path) -> Non
     ]
     for options, keep in cases:
         queues = options.pop("queues", None)
-        listed = quotactl.api.list_jobs(account, queues, **options).jobs
+        listed = quotactl.api.list_jobs(account, queues, wide=False, **options).jobs
         assert [j.job_id for j in listed] == [j.job_id for j in everything if keep(j)], options
 
 
