@@ -38,6 +38,7 @@ if TYPE_CHECKING:
         list_jobs,
         read_live,
         set_priority,
+        stream_jobs,
         why,
     )
     from quotactl.api.local import advance, reset, serve
@@ -97,6 +98,7 @@ _WHERE = {
         "list_jobs",
         "read_live",
         "set_priority",
+        "stream_jobs",
         "why",
     ),
     "quotactl.api.local": ("advance", "reset", "serve"),
@@ -192,6 +194,7 @@ __all__ = [
     "simulate",
     "simulate_compare",
     "status",
+    "stream_jobs",
     "submit",
     "submit_trainer",
     "trainer_request",

@@ -13,6 +13,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Iterator, Sequence
 
     from quotactl.aws.account import Account
+    from quotactl.aws.job_listing import JobListing
     from quotactl.aws.training import LogLine
     from quotactl.core.engine import JobStatus
     from quotactl.core.jobs.live import LiveQueue
@@ -85,6 +86,49 @@ def read_live(
     )
 
 
+def stream_jobs(
+    account: Account,
+    queues: Sequence[str] | None = None,
+    *,
+    statuses: Sequence[JobStatus] | None = None,
+    share: str | None = None,
+    since: float | None = None,
+    wide: bool = False,
+) -> JobListing:
+    """Jobs of ``statuses`` (default: every status), of one ``share`` if given, submitted in
+    the last ``since`` seconds if given; newest first, read as the listing is iterated (each
+    job as soon as no list still being read can hold a newer one). ``wide`` adds what only
+    DescribeServiceJob has (priority, attempts, preemptions): one paced call per job.
+
+    The queues (and ``share``) are checked at once: a name that does not exist is an error
+    before any job is read."""
+    from quotactl.aws.job_listing import JobListing
+    from quotactl.core.engine import JobStatus
+
+    found = account.live.queue_items(list(queues) if queues else None)
+    names = [str(q["jobQueueName"]) for q in found]
+    if share is not None:
+        shares = {
+            str(s["quotaShareName"])
+            for name in names
+            for s in account.batch.pages("ListQuotaShares", "quotaShares", jobQueue=name)
+        }
+        if share not in shares:
+            raise NotFoundError(
+                f"no quota share {share!r} on "
+                + ("these job queues" if queues else "any quota-managed job queue"),
+                hint=f"its shares: {', '.join(sorted(shares))}" if shares else None,
+            )
+    return JobListing(
+        account.batch,
+        names,
+        list(JobStatus) if statuses is None else statuses,
+        share=share,
+        since=since,
+        wide=wide,
+    )
+
+
 def list_jobs(
     account: Account,
     queues: Sequence[str] | None = None,
@@ -92,36 +136,14 @@ def list_jobs(
     statuses: Sequence[JobStatus] | None = None,
     share: str | None = None,
     since: float | None = None,
+    wide: bool = True,
 ) -> JobList:
-    """Jobs of ``statuses`` (default: every status), of one ``share`` if given, submitted in
-    the last ``since`` seconds if given; newest first."""
-    from quotactl.core.engine import JobStatus
-
-    read = read_live(account, queues, list(JobStatus) if statuses is None else statuses)
-    if share is not None and not any(s.name == share for q in read for s in q.shares):
-        shares = sorted({s.name for q in read for s in q.shares})
-        raise NotFoundError(
-            f"no quota share {share!r} on "
-            + ("these job queues" if queues else "any quota-managed job queue"),
-            hint=f"its shares: {', '.join(shares)}" if shares else None,
-        )
-    now = max((q.read_at for q in read), default=0.0)
-    found = [
-        j
-        for q in read
-        for j in q.jobs
-        if (share is None or j.share == share)
-        and (since is None or (j.created_at or 0.0) >= now - since)
-    ]
-    found.sort(key=lambda j: (-(j.created_at or 0.0), _numbered(j.name), j.job_id))
-    return JobList(found, now)
-
-
-def _numbered(name: str) -> tuple[str, int]:
-    """A name's sort key that puts ``run-2`` before ``run-10``: jobs that tie on their
-    submission time (one ``--count``, on the emulator's clock) keep the order they were sent."""
-    base, sep, number = name.rpartition("-")
-    return (base, int(number)) if sep and number.isdigit() else (name, 0)
+    """``stream_jobs``, read to the end: the jobs newest first and the account's clock. As
+    always, each job is described (``wide``; one paced call per job); ``wide=False`` gives
+    what ListServiceJobs returns, as ``quotactl jobs`` shows it."""
+    listing = stream_jobs(account, queues, statuses=statuses, share=share, since=since, wide=wide)
+    jobs = list(listing)
+    return JobList(jobs, listing.now)
 
 
 def describe_job(account: Account, ref: str) -> JobDescription:

@@ -109,7 +109,7 @@ class LiveReader:
     ) -> list[LiveQueue]:
         """The named queues (default: every quota-managed queue), in the order given."""
         started = self._clock()
-        items = self._queues(queues)
+        items = self.queue_items(queues)
         read = QueueReads(self.api, Fanout(self._pool), describe)
         env_names = sorted({_environment(q) for q in items} - {""})
         for i in range(0, len(env_names), DESCRIBE_BATCH):
@@ -130,7 +130,9 @@ class LiveReader:
             for item in items
         ]
 
-    def _queues(self, names: Sequence[str] | None) -> list[Mapping[str, Any]]:
+    def queue_items(self, names: Sequence[str] | None) -> list[Mapping[str, Any]]:
+        """DescribeJobQueues entries of the named queues (names or ARNs; an unknown one is
+        ``not-found``), in the order given; default: every quota-managed queue, by name."""
         if names is None:
             return sorted(
                 (q for q in self.api.pages("DescribeJobQueues", "jobQueues") if _quota_managed(q)),

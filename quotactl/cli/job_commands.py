@@ -50,12 +50,20 @@ def jobs(
     since: Annotated[
         str | None, typer.Option(metavar="DURATION", help="Only jobs submitted this recently.")
     ] = None,
+    wide: Annotated[
+        bool,
+        typer.Option(
+            "--wide",
+            help="Add priority and preemptions (one paced DescribeServiceJob per job).",
+        ),
+    ] = False,
     output: Output = OutputFormat.TEXT,
 ) -> None:
     """List service jobs of every status, newest first.
 
     Unlike ListServiceJobs without a status (RUNNING only), every status is listed unless
-    --status says otherwise.
+    --status says otherwise. The table shows what ListServiceJobs returns, as the pages
+    arrive; --wide and -o json also describe each job.
     """
     from quotactl import api
     from quotactl.cli.support import duration
@@ -71,18 +79,26 @@ def jobs(
             hint=f"use one of {', '.join(names)}",
         )
     window = None if since is None else duration("--since", since)
+    json = output is OutputFormat.JSON
     with runtime.connect() as account:
-        found = api.list_jobs(
-            account, queue, statuses=[JobStatus(s) for s in wanted], share=share, since=window
+        listing = api.stream_jobs(
+            account,
+            queue,
+            statuses=[JobStatus(s) for s in wanted],
+            share=share,
+            since=window,
+            wide=wide or json,
         )
-    if output is OutputFormat.JSON:
-        from quotactl.render.jobs_json import jobs_json
+        if json:
+            from quotactl.render.jobs_json import jobs_json
 
-        runtime.stdout.write(jobs_json(found.jobs))
-        return
-    from quotactl.render.jobs import print_jobs
+            runtime.stdout.write(jobs_json(list(listing)))
+            runtime.report_calls(account)
+            return
+        from quotactl.render.jobs import print_jobs
 
-    print_jobs(runtime.console(), found.jobs, found.now)
+        print_jobs(runtime.console(), listing, lambda: listing.now, wide=wide)
+        runtime.report_calls(account)
 
 
 @job.command("describe")

@@ -9,11 +9,12 @@ from rich.table import Table
 from quotactl.core.simulate import human_duration
 from quotactl.core.states import JobStatus
 from quotactl.render.console import print_trimmed
+from quotactl.render.job_table import Column, StreamTable
 from quotactl.render.jobs_json import iso
 from quotactl.render.symbols import DASH
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping, Sequence
+    from collections.abc import Callable, Iterable, Mapping, Sequence
 
     from rich.console import Console
 
@@ -44,41 +45,46 @@ def _short(text: str | None, width: int = REASON_WIDTH) -> str:
     return text if len(text) <= width else text[: width - 3] + "..."
 
 
-def print_jobs(console: Console, jobs: Sequence[LiveJob], now: float) -> None:
-    if not jobs:
+def job_columns(now: Callable[[], float], *, wide: bool = False) -> list[Column]:
+    """The ``jobs`` table's columns: what ListServiceJobs gives, and with ``wide`` what only
+    DescribeServiceJob has (priority, preemptions). ``now``: the account's clock, for ages."""
+    columns = [
+        Column("NAME", lambda j: j.name),
+        Column("JOB ID", lambda j: j.job_id),
+        Column("QUEUE/SHARE", lambda j: f"{j.queue}/{j.share or DASH}"),
+        Column("STATUS", lambda j: j.status.value),
+        Column("INSTANCES", instances),
+        Column("AGE", lambda j: age(j, now())),
+        Column("REASON", lambda j: _short(j.status_reason)),
+    ]
+    if wide:
+        columns.insert(4, Column("PRIO", lambda j: _number(j.priority), right=True))
+        columns.insert(7, Column("PREEMPTED", lambda j: _number(j.preemptions), right=True))
+    return columns
+
+
+def _number(value: int | None) -> str:
+    return DASH if value is None else str(value)
+
+
+def print_jobs(
+    console: Console,
+    jobs: Iterable[LiveJob],
+    now: float | Callable[[], float],
+    *,
+    wide: bool = False,
+    columns: Sequence[Column] | None = None,
+) -> None:
+    """The ``jobs`` table, each row written as it arrives (``jobs`` may be a live listing),
+    then the count. ``now``: the account's clock, or a function giving it once the first job
+    is in (a listing learns it from its first answer)."""
+    clock = now if callable(now) else (lambda: now)
+    table = StreamTable(console, columns or job_columns(clock, wide=wide))
+    table.write(jobs)
+    if not table.count:
         console.print("No service jobs match.")
         return
-    table = Table(box=None, pad_edge=False, header_style="bold")
-    for column in (
-        "NAME",
-        "JOB ID",
-        "QUEUE/SHARE",
-        "STATUS",
-        "PRIO",
-        "INSTANCES",
-        "AGE",
-        "PREEMPTED",
-        "REASON",
-    ):
-        table.add_column(
-            column,
-            no_wrap=column != "REASON",
-            justify="right" if column in ("PRIO", "PREEMPTED") else "left",
-        )
-    for job in jobs:
-        table.add_row(
-            job.name,
-            job.job_id,
-            f"{job.queue}/{job.share or DASH}",
-            job.status.value,
-            DASH if job.priority is None else str(job.priority),
-            instances(job),
-            age(job, now),
-            DASH if job.preemptions is None else str(job.preemptions),
-            _short(job.status_reason),
-        )
-    print_table(console, table)
-    console.print(f"{len(jobs)} job{'s' if len(jobs) != 1 else ''}")
+    console.print(f"{table.count} job{'s' if table.count != 1 else ''}")
 
 
 def print_table(console: Console, table: Table) -> None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from rich.cells import cell_len
 from rich.console import Group
 from rich.measure import Measurement
 from rich.table import Table
@@ -156,19 +157,32 @@ def _longest_name(queue: QueueStatus) -> int:
 
 
 def _shares_table(console: Console, queue: QueueStatus) -> tuple[Table | None, list[Column]]:
-    """The widest table that fits, or None when even the key columns do not."""
+    """The widest table that fits, or None when even the key columns do not.
+
+    A table of these columns (no box, no edge padding, one space each side of a cell) is as
+    wide as its columns' widest cells plus two spaces between columns, so the cells are
+    measured once and each narrower choice of columns is a sum, not another table."""
+    rows = _rows(queue, list(COLUMNS))
+    widths = {
+        c.header: max(_cell_width(cell) for cell in [c.header, *(r[i] for r in rows)])
+        for i, c in enumerate(COLUMNS)
+    }
     columns = list(COLUMNS)
     while True:
-        table = _build(queue, columns)
         droppable = [c for c in columns if c.drop]
         # The key columns alone may fold long share names onto a second line.
         slack = 0 if droppable else max(0, _longest_name(queue) - FOLDED_NAME)
-        if _fits(console, table, slack):
-            return table, columns
+        natural = sum(widths[c.header] for c in columns) + 2 * (len(columns) - 1)
+        if natural <= console.width + slack:
+            return _build(queue, columns), columns
         if not droppable:
             return None, []
         first = max(c.drop for c in droppable)  # columns of one rank go together
         columns = [c for c in columns if c.drop != first]
+
+
+def _cell_width(cell: str | Text) -> int:
+    return cell.cell_len if isinstance(cell, Text) else cell_len(cell)
 
 
 def _build(queue: QueueStatus, columns: list[Column]) -> Table:
@@ -178,9 +192,20 @@ def _build(queue: QueueStatus, columns: list[Column]) -> Table:
             table.add_column(column.header, justify="right", no_wrap=True)
         else:  # names fold onto a second line rather than lose their end
             table.add_column(column.header, overflow="fold")
-    for share in queue.shares:
-        for index, row in enumerate(share.capacity):
-            table.add_row(*(_cell(c, share if index == 0 else None, row) for c in columns))
+    totals = len(queue.totals)
+    rows = _rows(queue, columns)
+    for index, cells in enumerate(rows):
+        table.add_row(*cells, style="bold" if index >= len(rows) - totals else None)
+    return table
+
+
+def _rows(queue: QueueStatus, columns: list[Column]) -> list[list[str | Text]]:
+    """The table's cells: a row per share and type, then the queue's totals."""
+    rows: list[list[str | Text]] = [
+        [_cell(c, share if index == 0 else None, row) for c in columns]
+        for share in queue.shares
+        for index, row in enumerate(share.capacity)
+    ]
     for index, row in enumerate(queue.totals):
         cells: list[str | Text] = []
         for column in columns:
@@ -192,8 +217,8 @@ def _build(queue: QueueStatus, columns: list[Column]) -> Table:
                 cells.append(TOTALS[column.header](queue))
             else:
                 cells.append("")
-        table.add_row(*cells, style="bold")
-    return table
+        rows.append(cells)
+    return rows
 
 
 def _cell(column: Column, share: ShareStatus | None, row: CapacityRow) -> str | Text:

@@ -3,6 +3,7 @@
     python tests/benchmarks/bench_simulate.py             # 1,000,000 jobs
     python tests/benchmarks/bench_simulate.py --jobs 100000
     python tests/benchmarks/bench_simulate.py --workload preemption --jobs 200000
+    python tests/benchmarks/bench_simulate.py --workload preemption --jobs 300000 --pairs 3
 
 It writes a synthetic trace (``generate_trace``) for one queue of 20 quota shares over 3
 instance types, then replays it in separate processes, so that each run's peak memory
@@ -37,6 +38,7 @@ import heapq
 import json
 import random
 import resource
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -325,6 +327,12 @@ def main() -> None:
         help="mixed: the generated trace (a third of the shares preempt in-share); "
         "preemption: every share preempts in-share, priorities 0-9, uneven loads",
     )
+    parser.add_argument(
+        "--pairs",
+        type=int,
+        default=0,
+        help="also time quotactl and SimPy as whole processes, N alternating pairs (median)",
+    )
     parser.add_argument("--run", choices=RUNS, help=argparse.SUPPRESS)
     parser.add_argument("--trace", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -354,6 +362,10 @@ def main() -> None:
             f"({took:.1f} s)"
         )
         results = {kind: child(kind, trace, workload) for kind in RUNS}
+        pairs = [
+            (whole_process("quotactl", trace, workload), whole_process("simpy", trace, workload))
+            for _ in range(args.pairs)
+        ]
     head = f"{'run':<18}{'seconds':>9}{'cpu s':>8}{'jobs/s':>11}{'peak MiB':>10}"
     print(f"{head}{'finished':>11}{'preempted':>11}{'wait h':>8}")
     for kind, r in results.items():
@@ -377,6 +389,22 @@ def main() -> None:
     }
     for name, ok in checks.items():
         print(f"  {'ok  ' if ok else 'MISS'} {name}")
+    if pairs:
+        ratios = [simpy_s / ours_s for ours_s, simpy_s in pairs]
+        print(
+            f"whole processes, {len(pairs)} alternating pairs (quotactl / SimPy s): "
+            + ", ".join(f"{a:.2f} / {b:.2f}" for a, b in pairs)
+            + f"; quotactl {statistics.median(ratios):.2f}x SimPy (median; "
+            + ", ".join(f"{r:.2f}x" for r in ratios)
+            + ")"
+        )
+
+
+def whole_process(kind: str, trace: Path, workload: str) -> float:
+    """Wall seconds of one variant as a fresh process: start-up, trace and replay."""
+    start = time.perf_counter()
+    child(kind, trace, workload)
+    return time.perf_counter() - start
 
 
 if __name__ == "__main__":

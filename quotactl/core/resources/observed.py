@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from quotactl.core.resources.desired import (
     STACK_TAG,
@@ -143,6 +143,15 @@ class LiveJob:
     preemption_retries: int | None = None  # preemptionRetriesBeforeTermination; None = no limit
     is_terminated: bool = False
     detailed: bool = False
+
+    @classmethod
+    def from_fields(cls, fields: dict[str, Any]) -> LiveJob:
+        """A job from a dict of every field (``FIELDS``), equal to ``LiveJob(**fields)`` but
+        without the frozen dataclass's one ``object.__setattr__`` per field: most of the cost
+        of building the 10,000 jobs of a long listing."""
+        job = object.__new__(cls)
+        job.__dict__.update(fields)
+        return job
 
     @property
     def holds_instances(self) -> bool:

@@ -123,7 +123,11 @@ def queue_status(
             enabled=share.enabled,
             capacity=tuple(rows[share.name, t] for t in types if (share.name, t) in rows),
             jobs=_job_counts(by_share.get(share.name, [])),
-            preempted_24h=sum(j.preempted_since(since) for j in by_share.get(share.name, [])),
+            preempted_24h=sum(
+                j.preempted_since(since)
+                for j in by_share.get(share.name, [])
+                if j.recent_preemptions
+            ),
             head=_head(queue, small, share.name, wait_code),
         )
         for share in shares

@@ -1,0 +1,126 @@
+"""`quotactl jobs` and `quotactl status` as whole commands over `local serve`, beside the AWS CLI.
+
+    python tests/benchmarks/bench_jobs.py [--jobs 10000] [--runs 3] [--state FILE]
+
+Builds bench_status.py's queue (20 shares, 160 p5s, JOBS jobs in waves: most RUNNABLE, some
+running, a few finished) in a state file (``--state`` keeps it and reuses it when it
+exists), starts ``quotactl local serve`` on it, and runs, each as a fresh process, RUNS
+times, in turn (so each command sees the same minutes of the machine):
+
+- ``aws batch list-service-jobs --job-queue bench --job-status RUNNABLE`` (the AWS CLI pages
+  through every job, 100 a call: the floor for any client of the same listing);
+- ``quotactl jobs --status RUNNABLE`` (text; no per-job describe), and the time until its
+  first line arrived on the pipe;
+- ``quotactl jobs`` (every status);
+- ``quotactl status`` and ``status -o json``.
+
+Prints the median wall time of each, its CPU time (user and system: on a busy machine the
+steadier figure) and the API calls quotactl made (``--debug``). Targets:
+``jobs`` under 1 s, ``status`` under 0.5 s. Figures only, nothing is asserted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # the repo root, for tests.*
+
+from tests.benchmarks.bench_status import build
+from tests.emulator.emulator_support import Served
+
+AWS_ENV = {
+    "AWS_ACCESS_KEY_ID": "testing",
+    "AWS_SECRET_ACCESS_KEY": "testing",
+    "AWS_DEFAULT_REGION": "us-east-1",
+    "AWS_PAGER": "",
+}
+
+
+def timed(command: list[str], env: dict[str, str]) -> tuple[float, float, str, float]:
+    """Wall seconds, seconds to the first line of stdout, stderr and CPU seconds (user and
+    system) of one process."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    process = subprocess.Popen(
+        command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, text=True
+    )
+    assert process.stdout is not None
+    first = process.stdout.readline()
+    first_at = time.perf_counter() - start
+    rest, err = process.communicate()
+    took = time.perf_counter() - start
+    if process.returncode != 0:
+        raise RuntimeError(f"{command} failed: {err}")
+    del first, rest
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
+    return took, first_at, err, cpu
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--jobs", type=int, default=10_000)
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--state", type=Path, default=None, help="build once, keep, reuse")
+    args = parser.parse_args(argv)
+    with tempfile.TemporaryDirectory() as tmp:
+        state = args.state or Path(tmp) / "bench.db"
+        if not state.exists():
+            print(f"built: {build(state, args.jobs)}")
+        server = Served(state)
+        try:
+            env = {**os.environ, **AWS_ENV}
+            env.pop("QUOTACTL_EMULATOR_FAULTS", None)
+            q = [sys.executable, "-m", "quotactl", "--endpoint-url", server.url, "--debug"]
+            cases = {
+                "aws batch list-service-jobs RUNNABLE": [
+                    "aws",
+                    "batch",
+                    "list-service-jobs",
+                    "--endpoint-url",
+                    server.url,
+                    "--job-queue",
+                    "bench",
+                    "--job-status",
+                    "RUNNABLE",
+                ],
+                "quotactl jobs --status RUNNABLE": [*q, "jobs", "--status", "RUNNABLE"],
+                "quotactl jobs": [*q, "jobs"],
+                "quotactl status": [*q, "status"],
+                "quotactl status -o json": [*q, "status", "-o", "json"],
+            }
+            runs: dict[str, list[tuple[float, float, str, float]]] = {n: [] for n in cases}
+            with open("/proc/loadavg") as loadavg:
+                print(f"load average: {' '.join(loadavg.read().split()[:3])}")
+            for _ in range(args.runs):
+                for name, command in cases.items():
+                    runs[name].append(timed(command, env))
+            for name, found in runs.items():
+                walls = [r[0] for r in found]
+                firsts = [r[1] for r in found]
+                calls = next(
+                    (ln.split(": ", 1)[1] for ln in found[0][2].splitlines() if "API calls" in ln),
+                    "",
+                )
+                cpu = statistics.median(r[3] for r in found)
+                print(
+                    f"{name:<38} median {statistics.median(walls):5.2f} s "
+                    f"(all {', '.join(f'{w:.2f}' for w in walls)}); first line "
+                    f"{statistics.median(firsts):5.2f} s; CPU {cpu:.2f} s"
+                    + (f"; {calls}" if calls else "")
+                )
+        finally:
+            server.close()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
