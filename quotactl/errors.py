@@ -13,7 +13,9 @@ of their own)::
     │   ├── NotFoundError ............. not-found
     │   │   └── ResourceGoneError ..... (also a BackendError)
     │   ├── BackendSettingsError ...... backend
-    │   └── NothingToGenerateError .... nothing-to-generate
+    │   ├── NothingToGenerateError .... nothing-to-generate
+    │   ├── DaskMissingError .......... dask-missing
+    │   └── ExecutorError ............. executor
     ├── InputError: fix the file
     │   ├── ConfigError ............... config-invalid
     │   │   └── SpecInvalidError ...... spec-invalid
@@ -156,6 +158,18 @@ class NothingToGenerateError(CommandLineError):
     """``trace generate`` found no enabled share to generate jobs for."""
 
     code = "nothing-to-generate"
+
+
+class DaskMissingError(CommandLineError):
+    """``tune --executor dask://...`` needs the optional ``quotactl[dask]`` extra."""
+
+    code = "dask-missing"
+
+
+class ExecutorError(CommandLineError):
+    """``tune --executor`` names a Dask scheduler that cannot be reached or that failed."""
+
+    code = "executor"
 
 
 # -- input files --------------------------------------------------------------------------

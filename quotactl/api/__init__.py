@@ -70,6 +70,7 @@ if TYPE_CHECKING:
     )
     from quotactl.api.traces import ExportedTrace, export_trace
     from quotactl.api.trainer import TrainerRequest, submit_trainer, trainer_request
+    from quotactl.api.tune import tune, tuned_comparison, tuned_edits, write_tuned
     from quotactl.aws.account import Account
     from quotactl.aws.jobs import Submitted
     from quotactl.aws.session import Retries
@@ -129,6 +130,7 @@ _WHERE = {
     ),
     "quotactl.api.trainer": ("TrainerRequest", "submit_trainer", "trainer_request"),
     "quotactl.api.traces": ("ExportedTrace", "export_trace"),
+    "quotactl.api.tune": ("tune", "tuned_comparison", "tuned_edits", "write_tuned"),
     "quotactl.aws.account": ("Account",),
     "quotactl.aws.jobs": ("Submitted",),
     "quotactl.aws.session": ("Retries",),
@@ -195,10 +197,14 @@ __all__ = [
     "submit",
     "submit_trainer",
     "trainer_request",
+    "tune",
+    "tuned_comparison",
+    "tuned_edits",
     "validate",
     "watch",
     "why",
     "write_config",
+    "write_tuned",
 ]
 
 

@@ -75,8 +75,13 @@ def render_comparison(
 
 
 def comparison_json(comparison: Comparison, *, trace: str) -> str:
+    return json.dumps(comparison_document(comparison, trace=trace), indent=2, ensure_ascii=False)
+
+
+def comparison_document(comparison: Comparison, *, trace: str) -> dict[str, object]:
+    """The comparison's JSON document as a value (what ``comparison_json`` prints)."""
     before, after = comparison.before, comparison.after
-    document = {
+    return {
         "format_version": FORMAT_VERSION,
         "trace": trace,
         "jobs": comparison.trace_jobs,
@@ -102,7 +107,6 @@ def comparison_json(comparison: Comparison, *, trace: str) -> str:
             "shares": [_share_json(s) for s in comparison.shares],
         },
     }
-    return json.dumps(document, indent=2, ensure_ascii=False)
 
 
 _LISTED = (Outcome.GAINS, Outcome.LOSES, Outcome.ADDED, Outcome.REMOVED)
