@@ -70,7 +70,13 @@ if TYPE_CHECKING:
     )
     from quotactl.api.traces import ExportedTrace, export_trace
     from quotactl.api.trainer import TrainerRequest, submit_trainer, trainer_request
-    from quotactl.api.tune import tune, tuned_comparison, tuned_edits, write_tuned
+    from quotactl.api.tuning import (
+        check_tuned_out,
+        tune,
+        tuned_comparison,
+        tuned_edits,
+        write_tuned,
+    )
     from quotactl.aws.account import Account
     from quotactl.aws.jobs import Submitted
     from quotactl.aws.session import Retries
@@ -80,6 +86,7 @@ if TYPE_CHECKING:
 _WHERE = {
     "quotactl.api.adopt": (
         "check_config_out",
+        "check_tuned_out",
         "config_yaml",
         "export",
         "import_resources",
@@ -130,7 +137,13 @@ _WHERE = {
     ),
     "quotactl.api.trainer": ("TrainerRequest", "submit_trainer", "trainer_request"),
     "quotactl.api.traces": ("ExportedTrace", "export_trace"),
-    "quotactl.api.tune": ("tune", "tuned_comparison", "tuned_edits", "write_tuned"),
+    "quotactl.api.tuning": (
+        "check_tuned_out",
+        "tune",
+        "tuned_comparison",
+        "tuned_edits",
+        "write_tuned",
+    ),
     "quotactl.aws.account": ("Account",),
     "quotactl.aws.jobs": ("Submitted",),
     "quotactl.aws.session": ("Retries",),
@@ -166,6 +179,7 @@ __all__ = [
     "apply",
     "cancel_jobs",
     "check_config_out",
+    "check_tuned_out",
     "config_yaml",
     "connect",
     "describe_job",

@@ -139,6 +139,8 @@ def tune(
             f"--objective {objective!r}: expected one of {', '.join(o.value for o in Objective)}"
         ) from None
     knobs = _knobs(vary)
+    if out is not None:
+        api.check_tuned_out(out)
     loaded = load(runtime, paths)
     settings = Settings(objective=goal, budget=budget, seed=seed, max_worse=max_worse)
 

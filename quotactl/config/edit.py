@@ -6,7 +6,8 @@
 with ruamel.yaml's round-trip mode, so comments, key order, flow or block style and quoting
 stay; only the values that change are rewritten. A ``borrow_limit`` is removed when the
 strategy no longer borrows, and a key left out (the default) stays out while its value is the
-default. Each file is written whole or not at all.
+default. Each file is written whole or not at all; files already in ``out`` that the
+configuration does not have are left alone, so ``--out`` may name the config directory itself.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 from ruamel.yaml import YAML
 
 from quotactl.config.load import discover_files
-from quotactl.core.files import write_text
+from quotactl.core.files import kind, write_text
 from quotactl.core.resources.desired import UNLIMITED, Strategy
 from quotactl.errors import FileIOError
 
@@ -55,11 +56,7 @@ def write_changed(paths: Sequence[Path], desired: DesiredState, out: Path) -> Wr
     for file in files:
         text = file.read_text(encoding="utf-8")
         rendered.append((file.resolve().relative_to(root), text, edit_text(text, shares)))
-    if not out.is_dir():
-        raise FileIOError(
-            f"cannot write the configuration to {out}: no such directory",
-            hint="create it first (tune writes files into a directory, never creates one)",
-        )
+    check_out(out)
     changed = []
     for relative, before, after in rendered:
         target = out / relative
@@ -68,6 +65,17 @@ def write_changed(paths: Sequence[Path], desired: DesiredState, out: Path) -> Wr
         if after != before:
             changed.append(relative)
     return WrittenConfig(out, tuple(r for r, _, _ in rendered), tuple(changed))
+
+
+def check_out(out: Path) -> None:
+    """``io-error`` unless ``out`` is a directory or missing (it is then created)."""
+    found = kind(out)
+    if found not in ("a directory", "missing"):
+        raise FileIOError(
+            f"--out {out} is {'a file' if found is None else found}, not a directory;"
+            " nothing was written",
+            hint="--out takes a directory: the configuration's files are written into it",
+        )
 
 
 def edit_text(text: str, shares: dict[tuple[str, str], ShareSpec]) -> str:

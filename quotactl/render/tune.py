@@ -175,7 +175,7 @@ def tune_markdown(result: TuneResult, shown: Shown, *, trace: str) -> str:
     lines = [
         f"## quotactl tune: queue {code_span(result.queue)}",
         "",
-        _summary(result, trace),
+        f"Tuned {_summary(result, trace)}",
         "",
     ]
     if not shown:

@@ -113,6 +113,13 @@ def tuned_comparison(result: TuneResult, trial: Trial, *, label: str) -> Compari
     return compare(before, after)
 
 
+def check_tuned_out(out: Path) -> None:
+    """Refuse an ``--out`` that is no directory before the search starts."""
+    from quotactl.config.edit import check_out
+
+    check_out(out)
+
+
 def write_tuned(paths: Sequence[Path], trial: Trial, out: Path) -> WrittenConfig:
     """The configuration at ``paths`` written to ``out`` with ``trial``'s share settings, in
     the same layout, comments and formatting kept."""
