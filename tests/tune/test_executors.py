@@ -38,7 +38,7 @@ def test_local_pool_and_dask_cluster_give_the_same_search(tmp_path: Path) -> Non
     here = tune(desired, trace, settings, workers=1)
     pool = tune(desired, trace, settings, workers=2)
     # two worker processes behind a real scheduler, over TCP as a remote cluster would be
-    with distributed.LocalCluster(
+    with distributed.LocalCluster(  # type: ignore[no-untyped-call]
         n_workers=2,
         threads_per_worker=1,
         processes=True,
