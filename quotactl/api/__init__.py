@@ -68,7 +68,7 @@ if TYPE_CHECKING:
         preview,
         submit,
     )
-    from quotactl.api.traces import ExportedTrace, export_trace
+    from quotactl.api.traces import ExportedTrace, export_trace, import_trace
     from quotactl.api.trainer import TrainerRequest, submit_trainer, trainer_request
     from quotactl.api.tuning import (
         check_tuned_out,
@@ -86,7 +86,6 @@ if TYPE_CHECKING:
 _WHERE = {
     "quotactl.api.adopt": (
         "check_config_out",
-        "check_tuned_out",
         "config_yaml",
         "export",
         "import_resources",
@@ -136,7 +135,7 @@ _WHERE = {
         "submit",
     ),
     "quotactl.api.trainer": ("TrainerRequest", "submit_trainer", "trainer_request"),
-    "quotactl.api.traces": ("ExportedTrace", "export_trace"),
+    "quotactl.api.traces": ("ExportedTrace", "export_trace", "import_trace"),
     "quotactl.api.tuning": (
         "check_tuned_out",
         "tune",
@@ -189,6 +188,7 @@ __all__ = [
     "generate_trace",
     "iam_policy",
     "import_resources",
+    "import_trace",
     "job_logs",
     "job_request",
     "list_jobs",
