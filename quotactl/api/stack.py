@@ -39,7 +39,7 @@ def plan(account: Account, desired: DesiredState) -> Plan:
 def read_plan(path: Path, key: str | None = None) -> Plan:
     """The saved plan at ``path``, verified (refused when edited, unsigned under ``key``,
     or written by another version)."""
-    from quotactl.config.rules import CONFIG_RULES
+    from quotactl.config.value_checks import VALUE_CHECKS
     from quotactl.core.plan.envelope import MAX_PLAN_BYTES
     from quotactl.core.plan.verify import load
 
@@ -50,7 +50,7 @@ def read_plan(path: Path, key: str | None = None) -> Plan:
             data = handle.read(MAX_PLAN_BYTES + 1)
     except OSError as exc:
         raise FileIOError(f"cannot read plan file {path}: {exc.strerror or exc}") from exc
-    return load(data, CONFIG_RULES, key=key)
+    return load(data, VALUE_CHECKS, key=key)
 
 
 def save_plan(the_plan: Plan, path: Path, key: str | None = None) -> None:
