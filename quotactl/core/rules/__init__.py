@@ -13,6 +13,7 @@ from quotactl.core.rules.model import (
     Level,
     Outcome,
     Rule,
+    RuleReport,
     RuleResult,
 )
 from quotactl.core.rules.verdict import blocking, check_overrides, refusal
@@ -25,6 +26,7 @@ __all__ = [
     "Level",
     "Outcome",
     "Rule",
+    "RuleReport",
     "RuleResult",
     "blocking",
     "check_overrides",

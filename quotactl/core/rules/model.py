@@ -140,3 +140,17 @@ class RuleResult:
             "result": self.outcome.value,
             "message": self.message,
         }
+
+
+@dataclass(frozen=True)
+class RuleReport:
+    """The rules a command judged, the overrides it was given, and every result."""
+
+    rules: tuple[Rule, ...] = ()
+    overrides: tuple[str, ...] = ()
+    results: tuple[RuleResult, ...] = ()
+
+    @property
+    def blocking(self) -> tuple[RuleResult, ...]:
+        """The results that fail the command."""
+        return tuple(r for r in self.results if r.blocks)
