@@ -38,6 +38,7 @@ of their own)::
     │   ├── NotConfirmedError ......... cancelled
     │   ├── StateLockedError .......... state-locked
     │   │   └── LockNameTakenError .... (also a BackendError)
+    │   ├── RuleFailedError ........... rule-failed
     │   └── ApplyFailedError .......... apply-failed
     ├── JobError: change the job, or look at it
     │   ├── ShareDisabledError ........ share-disabled
@@ -317,6 +318,12 @@ class StateLockedError(PlanApplyError):
     """Another apply or import of this stack holds the lock."""
 
     code = "state-locked"
+
+
+class RuleFailedError(PlanApplyError):
+    """A soft rule failed without ``--override``, or a hard rule failed."""
+
+    code = "rule-failed"
 
 
 class ApplyFailedError(PlanApplyError):

@@ -50,6 +50,7 @@ if TYPE_CHECKING:
         simulate_compare,
     )
     from quotactl.api.reporting import WATCH_RETRIES, Refresh, status, watch
+    from quotactl.api.rules import judge_config, judge_simulation, rules_for, rules_for_paths
     from quotactl.api.stack import (
         PLAN_KEY,
         apply,
@@ -93,6 +94,7 @@ _WHERE = {
     ),
     "quotactl.api.config": ("DEFAULT_CONFIG", "Validation", "load", "schema", "validate"),
     "quotactl.api.connection": ("BACKENDS", "DEFAULT_STATE", "connect"),
+    "quotactl.api.rules": ("judge_config", "judge_simulation", "rules_for", "rules_for_paths"),
     "quotactl.api.jobs": (
         "AttemptLog",
         "Cancelled",
@@ -191,6 +193,8 @@ __all__ = [
     "import_trace",
     "job_logs",
     "job_request",
+    "judge_config",
+    "judge_simulation",
     "list_jobs",
     "load",
     "lock_holder",
@@ -201,6 +205,8 @@ __all__ = [
     "read_live",
     "read_plan",
     "reset",
+    "rules_for",
+    "rules_for_paths",
     "save_plan",
     "schema",
     "serve",
