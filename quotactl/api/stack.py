@@ -126,7 +126,7 @@ def apply(
 
     Every rule is judged again under the lock (``rule-failed`` refuses, nothing changed):
     ``rules``, or when None those a saved plan recorded; ``overrides`` accept soft rules by
-    name, besides those a saved plan recorded."""
+    name (those a saved plan recorded are not reused: overriding is decided at apply)."""
     from quotactl.core.apply.flow import run_apply
     from quotactl.core.apply.preconditions import Guards
     from quotactl.core.plan.model import Plan

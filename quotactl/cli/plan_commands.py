@@ -54,7 +54,7 @@ def plan(
     result.
 
     Nothing is changed. Exit code 0 (1 on error, or when a soft rule fails without
-    --override NAME or a hard rule fails: the plan is printed, not saved); with
+    --override NAME or a hard rule fails: the plan is still printed and saved); with
     --detailed-exitcode, 2 when the plan has changes.
     """
     from quotactl import api
@@ -71,13 +71,13 @@ def plan(
         runtime.report_calls(account)
     _show(runtime, the_plan, output)
     failed = refusal(the_plan.rules.results)
-    if failed is not None:
-        raise failed
-    if out is not None:
+    if out is not None:  # with a failed rule too: the file records it, and apply judges again
         api.save_plan(the_plan, out, runtime.environ.get(api.PLAN_KEY))
         runtime.notice(
             f"Saved the plan to {out}; apply exactly it with: quotactl apply --plan {out}"
         )
+    if failed is not None:
+        raise failed
     if detailed_exitcode and not the_plan.empty:
         raise typer.Exit(ExitCode.CHANGES_PRESENT)
 

@@ -79,7 +79,8 @@ def render_comparison(
         print(comparison_json(comparison, trace=trace, rules=rules), file=stdout)
     elif output == "markdown":
         stdout.write(comparison_markdown(comparison, trace=trace))
-        stdout.write("\n".join(rules_markdown(rules)))
+        if rules:
+            stdout.write("\n" + "\n".join(rules_markdown(rules)))
     else:
         print_comparison(console, comparison, trace=trace)
         if rules:

@@ -70,7 +70,8 @@ def render_simulation(
         print(simulation_json(result, trace=trace, rules=rules), file=stdout)
     elif output == "markdown":
         stdout.write(simulation_markdown(result, trace=trace))
-        stdout.write("\n".join(rules_markdown(rules)))
+        if rules:
+            stdout.write("\n" + "\n".join(rules_markdown(rules)))
     else:
         print_simulation(console, result, trace=trace)
         if rules:

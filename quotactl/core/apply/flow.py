@@ -100,8 +100,7 @@ def judge_rules(
     rules on the state it leads to, ``max_disruption`` on the jobs live now."""
     saved = source if isinstance(source, Plan) else None
     rules = guards.rules if guards.rules is not None else saved.rules.rules if saved else ()
-    recorded = saved.rules.overrides if saved else ()
-    overrides = tuple(dict.fromkeys((*recorded, *guards.overrides)))
+    overrides = guards.overrides  # never those a saved plan recorded: overriding is apply's call
     if not rules:
         return plan
     judged = plan

@@ -55,7 +55,7 @@ class Guards:
     rules: tuple[Rule, ...] | None = None
     """The rules to judge the plan by; None: those a saved plan recorded (none for a config)."""
     overrides: tuple[str, ...] = ()
-    """Soft rules accepted by name (``--override NAME``), besides those a saved plan records."""
+    """Soft rules accepted by name (``--override NAME``); a saved plan's are not reused."""
 
 
 def read_live(plan: Plan, reader: StateReader) -> ObservedState:

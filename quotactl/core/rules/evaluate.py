@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 
 from quotactl.core.rules.model import DISRUPTION_CHECKS, OUTCOME_CHECKS, STATIC_CHECKS
 from quotactl.core.rules.outcome import OUTCOME
-from quotactl.core.rules.static import STATIC
+from quotactl.core.rules.static import STATIC, team_of
 from quotactl.core.rules.verdict import Finding, judge
 from quotactl.core.words import count_of
 
@@ -77,7 +77,7 @@ def evaluate_outcome(
 
 def _missing(rule: Rule, desired: DesiredState) -> Finding | None:
     """A failure for a rule about a team or share the config does not declare."""
-    if rule.team is not None and not any(s.team == rule.team for s in desired.shares):
+    if rule.team is not None and not any(team_of(s) == rule.team for s in desired.shares):
         return Finding(False, f"team {rule.team} is not in the config")
     if rule.share is not None and not any(
         rule.share in (s.name, f"{s.queue}/{s.name}") for s in desired.shares

@@ -88,4 +88,6 @@ def _bounds(rule: Rule) -> str:
 
 
 def _duration(seconds: float) -> str:
-    return format_duration(round(seconds))
+    """``45s``, ``12m30s``, ``13h34m``: to the minute from an hour on."""
+    whole = round(seconds)
+    return format_duration(round(whole / 60) * 60 if whole >= 3600 else whole)

@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import TYPE_CHECKING
 
-from quotactl.core.resources.desired import UNLIMITED, Strategy
+from quotactl.core.resources.desired import TEAM_TAG, UNLIMITED, Strategy
 from quotactl.core.rules.model import Check
 from quotactl.core.rules.verdict import Finding
 
@@ -87,7 +87,8 @@ def required_tags(rule: Rule, desired: DesiredState) -> Finding:
     for share in desired.shares:
         missing = [key for key in rule.keys if key not in share.tags]
         if missing:
-            owner = f"team {share.team}" if share.team else f"share {_where(share)}"
+            team = team_of(share)
+            owner = f"team {team}" if team else f"share {_where(share)}"
             lacking[owner] += [m for m in missing if m not in lacking[owner]]
     if lacking:
         shown = [f"{owner} lacks {', '.join(keys)}" for owner, keys in lacking.items()]
@@ -108,10 +109,15 @@ STATIC: dict[Check, Callable[[Rule, DesiredState], Finding]] = {
 def shares_of(rule: Rule, shares: Sequence[ShareSpec]) -> list[ShareSpec]:
     """The shares a rule's ``team`` or ``share`` names (every share when it names neither)."""
     if rule.team is not None:
-        return [s for s in shares if s.team == rule.team]
+        return [s for s in shares if team_of(s) == rule.team]
     if rule.share is not None:
         return [s for s in shares if rule.share in (s.name, f"{s.queue}/{s.name}")]
     return list(shares)
+
+
+def team_of(share: ShareSpec) -> str | None:
+    """The share's team: as configured, or as its ``quotactl:team`` tag says (live shares)."""
+    return share.team or share.tags.get(TEAM_TAG)
 
 
 def _bounded(
