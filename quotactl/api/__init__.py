@@ -76,6 +76,7 @@ if TYPE_CHECKING:
         tune,
         tuned_comparison,
         tuned_edits,
+        tuned_rules,
         write_tuned,
     )
     from quotactl.aws.account import Account
@@ -143,6 +144,7 @@ _WHERE = {
         "tune",
         "tuned_comparison",
         "tuned_edits",
+        "tuned_rules",
         "write_tuned",
     ),
     "quotactl.aws.account": ("Account",),
@@ -220,6 +222,7 @@ __all__ = [
     "tune",
     "tuned_comparison",
     "tuned_edits",
+    "tuned_rules",
     "validate",
     "watch",
     "why",

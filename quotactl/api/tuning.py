@@ -18,8 +18,9 @@ if TYPE_CHECKING:
 
     from quotactl.config.edit import WrittenConfig
     from quotactl.core.resources.desired import DesiredState
+    from quotactl.core.rules import Rule, RuleResult
     from quotactl.core.simulate import Comparison, TraceRow
-    from quotactl.core.tune import Constraints, Edit, Knob, Settings, Trial, TuneResult
+    from quotactl.core.tune import Edit, Knob, Settings, Trial, TuneResult
 
 
 def tune(
@@ -32,16 +33,17 @@ def tune(
     fixed: Sequence[str] = (),
     workers: int | None = None,
     executor: str | None = None,
-    constraints: Constraints | None = None,
+    rules: Sequence[Rule] = (),
     on_trial: Callable[[Trial, Trial], None] | None = None,
     on_unsorted: Callable[[str], None] | None = None,
 ) -> TuneResult:
     """Search ``queue`` of ``desired`` (default: its only queue) for the best configuration on
-    ``trace``; ``fixed`` teams stay as they are. Ctrl-C ends the search with what it found."""
+    ``trace``; ``fixed`` teams stay as they are, and every soft and hard rule of ``rules`` is a
+    constraint. Ctrl-C ends the search with what it found."""
     from quotactl.api.executors import executor as executor_for
     from quotactl.core.engine import parse_timing
     from quotactl.core.simulate import io
-    from quotactl.core.tune import Knob, Space, search
+    from quotactl.core.tune import Knob, RuleConstraints, Space, search
 
     name = tuned_queue(desired, queue)
     teams = {s.team for s in desired.shares if s.team}
@@ -55,7 +57,7 @@ def tune(
     rows = read_rows(trace, on_unsorted)
     timing = parse_timing(io.timing_setting())
     with executor_for(rows, str(trace), timing, workers=workers, address=executor) as evaluate:
-        return search(desired, space, settings, evaluate, constraints, on_trial)
+        return search(desired, space, settings, evaluate, RuleConstraints(rules), on_trial)
 
 
 def tuned_queue(desired: DesiredState, queue: str | None) -> str:
@@ -99,6 +101,13 @@ def tuned_edits(result: TuneResult, trial: Trial) -> tuple[Edit, ...]:
     from quotactl.core.tune import edits
 
     return edits(result.space, result.current, trial)
+
+
+def tuned_rules(rules: Sequence[Rule], trial: Trial) -> list[RuleResult]:
+    """Every rule's result on ``trial``'s configuration and its simulation."""
+    from quotactl.core.tune import RuleConstraints
+
+    return RuleConstraints(rules).judged(trial.desired, trial.result)
 
 
 def tuned_comparison(result: TuneResult, trial: Trial, *, label: str) -> Comparison:

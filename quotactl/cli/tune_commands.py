@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from quotactl.cli.options import PathsArgument, ReportFormat
+from quotactl.cli.options import PathsArgument, ReportFormat, RulesOption
 
 if TYPE_CHECKING:
     from quotactl.core.tune import Knob
@@ -107,6 +107,7 @@ def tune(
             show_default=False,
         ),
     ] = None,
+    rules: RulesOption = None,
     output: Annotated[
         ReportFormat,
         typer.Option(
@@ -118,9 +119,11 @@ def tune(
 
     Candidates move instances between shares (each instance type's total kept), switch
     sharing strategies and set borrow limits; every one is replayed by `simulate` on the same
-    trace. The result is the front of objective against work lost, each as its changes to the
-    config and as `simulate --compare`'s tables and verdict. The same seed gives the same
-    search with any --workers or --executor. Ctrl-C stops it with the best found so far.
+    trace. Every soft and hard rule is a constraint no proposal breaks. The result is the
+    front of objective against work lost, each as its changes to the config, as
+    `simulate --compare`'s tables and verdict, and with every rule's result. The same seed
+    gives the same search with any --workers or --executor. Ctrl-C stops it with the best
+    found so far.
     """
     from quotactl import api
     from quotactl.cli.runtime import runtime_of
@@ -142,6 +145,7 @@ def tune(
     if out is not None:
         api.check_tuned_out(out)
     loaded = load(runtime, paths)
+    chosen = api.rules_for(loaded, rules)
     settings = Settings(objective=goal, budget=budget, seed=seed, max_worse=max_worse)
 
     def unsorted(why: str) -> None:
@@ -158,12 +162,18 @@ def tune(
             fixed=fixed or (),
             workers=workers,
             executor=executor,
+            rules=chosen,
             on_trial=lambda trial, best: progress.told(trial, best, goal.shown(best.score)),
             on_unsorted=unsorted,
         )
     label = ", ".join(str(p) for p in paths) if paths else "configs"
     shown = [
-        (t, api.tuned_edits(result, t), api.tuned_comparison(result, t, label=label))
+        (
+            t,
+            api.tuned_edits(result, t),
+            api.tuned_comparison(result, t, label=label),
+            api.tuned_rules(chosen, t),
+        )
         for t in result.proposals
     ]
     written = None

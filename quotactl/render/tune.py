@@ -15,12 +15,13 @@ Each configuration of the front is shown as its changes to the current configura
       "current": TRIAL,
       "best": null | 12,            # the candidate --out writes (null: none beats the current)
       "front": [TRIAL + {"changes": [{"queue", "share", "team", "key", "before", "after"}],
-                         "comparison": COMPARISON-DOCUMENT}],
+                         "comparison": COMPARISON-DOCUMENT,
+                         "rules": [{"name", "level", "check", "result", "message"}]}],
       "written": null | {"out": "DIR", "files": [...], "changed": [...]}
     }
     TRIAL = {"candidate": 0, "fingerprint": "…", "objective_value": 5400.0,
              "objective_shown": "1.5 h", "work_lost_instance_hours": 0.0, "preemptions": 0,
-             "violations": []}
+             "violations": []}     # why a trial may not be proposed (rules, the guard)
 
 ``COMPARISON-DOCUMENT`` is ``simulate --compare -o json``'s whole document.
 """
@@ -37,6 +38,7 @@ from rich.text import Text
 from quotactl.core.simulate import instance_hours
 from quotactl.render.compare import comparison_document, comparison_markdown, print_comparison
 from quotactl.render.markdown import code_span
+from quotactl.render.rules import rules_json, rules_markdown, rules_text
 from quotactl.render.simulate import FORMAT_VERSION
 from quotactl.render.symbols import ARROW
 
@@ -46,11 +48,13 @@ if TYPE_CHECKING:
 
     from rich.console import Console
 
+    from quotactl.core.rules import RuleResult
     from quotactl.core.simulate import Comparison
     from quotactl.core.tune import Edit, Trial, TuneResult
 
-    Shown = Sequence[tuple[Trial, Sequence[Edit], Comparison]]
-    """Each front trial with its changes and its comparison against the current config."""
+    Shown = Sequence[tuple[Trial, Sequence[Edit], Comparison, Sequence[RuleResult]]]
+    """Each front trial with its changes, its comparison against the current config and
+    every rule's result on it."""
 
 
 class TuneProgress:
@@ -121,9 +125,10 @@ def tune_json(result: TuneResult, shown: Shown, *, trace: str) -> dict[str, obje
                     }
                     for e in changes
                 ],
-                "comparison": comparison_document(comparison, trace=trace),
+                "comparison": comparison_document(comparison, trace=trace, rules=judged),
+                "rules": rules_json(judged),
             }
-            for trial, changes, comparison in shown
+            for trial, changes, comparison, judged in shown
         ],
         "written": None,
     }
@@ -161,7 +166,7 @@ def print_tune(console: Console, result: TuneResult, shown: Shown, *, trace: str
         return
     console.print()
     console.print(_front_table(result, shown))
-    for trial, changes, comparison in shown:
+    for trial, changes, comparison, judged in shown:
         console.print()
         best = " (the best: --out writes it)" if trial is result.best else ""
         console.print(Text.assemble((f"Candidate {trial.index}", "bold"), best))
@@ -169,6 +174,9 @@ def print_tune(console: Console, result: TuneResult, shown: Shown, *, trace: str
             console.print(f"  {_edit_line(e)}")
         console.print()
         print_comparison(console, comparison, trace=trace)
+        if judged:
+            console.print()
+            console.print(rules_text(judged), end="")
 
 
 def tune_markdown(result: TuneResult, shown: Shown, *, trace: str) -> str:
@@ -185,7 +193,7 @@ def tune_markdown(result: TuneResult, shown: Shown, *, trace: str) -> str:
         f"| candidate | {result.objective.value} | work lost (inst-h) | preemptions | changes |",
         "|--:|--:|--:|--:|---|",
     ]
-    for trial, changes, _ in shown:
+    for trial, changes, _, _ in shown:
         mark = " (best)" if trial is result.best else ""
         lines.append(
             f"| {trial.index}{mark} | {result.objective.shown(trial.score)}"
@@ -193,10 +201,10 @@ def tune_markdown(result: TuneResult, shown: Shown, *, trace: str) -> str:
             f" | {'; '.join(code_span(_edit_line(e)) for e in changes)} |"
         )
     lines.append("")
-    for trial, changes, comparison in shown:
+    for trial, changes, comparison, judged in shown:
         lines += [f"#### Candidate {trial.index}", ""]
         lines += [f"- {code_span(_edit_line(e))}" for e in changes]
-        lines += ["", comparison_markdown(comparison, trace=trace)]
+        lines += ["", comparison_markdown(comparison, trace=trace), *rules_markdown(judged)]
     return "\n".join(lines)
 
 
@@ -212,7 +220,7 @@ def _front_table(result: TuneResult, shown: Shown) -> Table:
     table.add_column("work lost", justify="right")
     table.add_column("preemptions", justify="right")
     table.add_column("changes", overflow="fold")
-    for trial, changes, _ in shown:
+    for trial, changes, _, _ in shown:
         table.add_row(
             f"{trial.index}{' *' if trial is result.best else ''}",
             result.objective.shown(trial.score),

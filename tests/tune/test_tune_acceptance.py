@@ -117,3 +117,38 @@ def test_unknown_team_queue_and_objective_are_named(
     assert "borrow_limit" in knob.stderr
     both = cli(*base, "--workers", "2", "--executor", "dask://localhost:1")
     assert both.exit_code == 64
+
+
+RULES = """\
+rules:
+  - name: research-keeps-six   # research's own floor, whatever the search finds
+    level: hard
+    check: min_capacity
+    team: research
+    capacity: {ml.p5.48xlarge: 6}
+  - name: nlp-waits-under-a-day
+    level: soft
+    check: max_wait
+    team: nlp
+    p95: 30h
+"""
+
+
+def test_no_proposal_breaks_a_hard_or_soft_rule(
+    cli: Callable[..., CliResult], workload: tuple[Path, Path]
+) -> None:
+    configs, trace = workload
+    (configs / "rules.yaml").write_text(RULES)
+    found = cli("tune", str(configs), "--trace", str(trace), "--budget", "50", "-o", "json")
+    assert found.exit_code == 0, found.stderr
+    document = json.loads(found.stdout)
+    assert document["refused"] > 0  # research below six was tried and refused unsimulated
+    assert document["front"]
+    for entry in document["front"]:
+        results = {r["name"]: r["result"] for r in entry["rules"]}
+        assert results == {"research-keeps-six": "pass", "nlp-waits-under-a-day": "pass"}
+        for change in entry["changes"]:
+            if change["team"] == "research" and change["key"].startswith("capacity."):
+                assert int(change["after"]) >= 6
+    # the current config breaks the soft rule: tune says so, and proposes what passes
+    assert any("nlp-waits-under-a-day" in v for v in document["current"]["violations"])

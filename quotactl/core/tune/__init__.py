@@ -6,6 +6,7 @@ executor replay them with the simulator (``replay``) and returns a ``TuneResult`
 the front of objective against work lost, and the best. Rules are ``Constraints``.
 """
 
+from quotactl.core.tune.constraints import RuleConstraints
 from quotactl.core.tune.diff import Edit, edits
 from quotactl.core.tune.objective import Objective, worsened
 from quotactl.core.tune.replay import replay
@@ -20,6 +21,7 @@ __all__ = [
     "Edit",
     "Knob",
     "Objective",
+    "RuleConstraints",
     "Setting",
     "Settings",
     "Space",

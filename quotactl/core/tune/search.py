@@ -215,7 +215,9 @@ class _Run:
         for candidate, desired, result in zip(batch, desireds, results, strict=True):
             index = len(self.trials)
             violations = self.constraints.after(desired, result)
-            if index > 0:
+            if index == 0:  # every other candidate passed the static rules to be proposed
+                violations = self.constraints.before(desired) + violations
+            else:
                 reference = self.trials[0].result
                 violations += tuple(worsened(reference, result, queue, self.settings.max_worse))
             key = fingerprint(self.space, candidate)
