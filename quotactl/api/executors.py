@@ -84,7 +84,11 @@ def _pool(
 
 
 def _hold(rows: list[TraceRow], source: str, timing: Timing) -> None:
-    """Pool worker start-up: keep the trace for every replay this worker runs."""
+    """Pool worker start-up: keep the trace for every replay this worker runs. Ctrl-C is the
+    parent's to handle (it stops the search and shuts the pool down); a worker ignores it."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     _ROWS[:] = [rows, source, timing]
 
 

@@ -151,7 +151,9 @@ def tune(
     def unsorted(why: str) -> None:
         runtime.notice(f"quotactl: {why}: replaying the trace sorted by submit_time")
 
-    progress = TuneProgress(runtime.console(stderr=True), budget, goal.value)
+    progress = TuneProgress(
+        runtime.console(stderr=True), budget, goal.value, live=not runtime.quiet
+    )
     with progress:
         result = api.tune(
             loaded.desired,

@@ -60,10 +60,10 @@ if TYPE_CHECKING:
 class TuneProgress:
     """A progress bar of candidates simulated, with the best objective so far (terminals only)."""
 
-    def __init__(self, console: Console, budget: int, objective: str) -> None:
+    def __init__(self, console: Console, budget: int, objective: str, *, live: bool) -> None:
         self.objective = objective
         self.bar: Progress | None = None
-        if console.is_terminal:
+        if live and console.is_terminal:
             self.bar = Progress(
                 TextColumn("[bold]tune[/bold]"),
                 BarColumn(),
