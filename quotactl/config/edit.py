@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ruamel.yaml import YAML
+from ruamel.yaml.util import load_yaml_guess_indent
 
 from quotactl.config.load import discover_files
 from quotactl.core.files import kind, write_text
@@ -80,7 +81,7 @@ def check_out(out: Path) -> None:
 
 def edit_text(text: str, shares: dict[tuple[str, str], ShareSpec]) -> str:
     """``text`` (one config file) with its team shares set as ``shares`` says."""
-    yaml = _round_trip()
+    yaml = _round_trip(text)
     document = yaml.load(text)
     if not isinstance(document, dict) or not isinstance(document.get("teams"), list):
         return text
@@ -153,11 +154,15 @@ def _hand_on_comments(mapping: Any, last: str, new: str) -> None:
     mapping.ca.items[new] = [None, None, moved, None]
 
 
-def _round_trip() -> YAML:
+def _round_trip(text: str) -> YAML:
+    """A round-trip YAML that writes with the indentation ``text`` uses (mappings, sequences
+    and the offset of a sequence's dash), so a file is rewritten in its own style."""
+    _, indent, dash = load_yaml_guess_indent(text)
+    dash = dash or 0
     yaml = YAML(typ="rt")
     yaml.preserve_quotes = True
     yaml.width = 4096  # never re-wrap a line the author wrote
-    yaml.indent(mapping=2, sequence=4, offset=2)
+    yaml.indent(mapping=max(1, indent - dash) if indent else 2, sequence=indent or 2, offset=dash)
     return yaml
 
 
