@@ -9,7 +9,7 @@ updates against the account running the current config, and give the same figure
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -152,3 +152,36 @@ def test_no_proposal_breaks_a_hard_or_soft_rule(
                 assert int(change["after"]) >= 6
     # the current config breaks the soft rule: tune says so, and proposes what passes
     assert any("nlp-waits-under-a-day" in v for v in document["current"]["violations"])
+
+
+def test_ctrl_c_prints_the_best_so_far_and_writes_it(
+    cli: Callable[..., CliResult],
+    workload: tuple[Path, Path],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from quotactl.render.tune import TuneProgress
+
+    configs, trace = workload
+    told = TuneProgress.told
+    count = [0]
+
+    def interrupted(self: TuneProgress, *args: Any) -> None:
+        count[0] += 1
+        if count[0] == 30:  # as if Ctrl-C came while the 30th candidate was told
+            raise KeyboardInterrupt
+        told(self, *args)
+
+    monkeypatch.setattr(TuneProgress, "told", interrupted)
+    out = tmp_path / "tuned"
+    found = cli(
+        "tune", str(configs), "--trace", str(trace), "--budget", "50", "--out", str(out),
+        "-o", "json",
+    )  # fmt: skip
+    assert found.exit_code == 130
+    assert "error[interrupted]: tune interrupted after 30 of 50 candidates" in found.stderr
+    document = json.loads(found.stdout)
+    assert document["interrupted"] is True
+    assert document["simulated"] == 30
+    assert document["best"] is not None
+    assert (out / "teams" / "all.yaml").exists()
