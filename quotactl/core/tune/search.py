@@ -8,13 +8,15 @@ what an administrator would try by hand, which makes each proposal easy to expla
 
 How it runs (``docs/tune.md`` has the reasoning):
 
-1. The current configuration is simulated first; it is the incumbent.
+1. The current configuration is the incumbent; it is simulated first, in the first batch
+   with the first of its neighbours.
 2. The incumbent's neighbours (``Space.neighbours``: big moves of instances first, halving
    level by level to one instance, and every strategy or borrow-limit switch of one share) are
    shuffled by the seeded generator and proposed ``BATCH`` at a time. When a batch holds a
    better candidate, the best of it becomes the incumbent.
 3. When every neighbour at the finest level has been tried without a gain, the search
-   restarts from a few random moves away from the best so far (iterated local search).
+   restarts from the best of a batch of candidates, each a few random moves away from the
+   best so far (iterated local search).
 4. A space with no more candidates than the budget is tried in full, in a fixed order: the
    answer is then the exhaustive optimum.
 
@@ -87,8 +89,8 @@ def search(
     with the best so far."""
     run = _Run(desired, space, settings, evaluate, constraints or Unconstrained(), on_trial)
     interrupted = False
+    run.seen.add(fingerprint(space, space.current))
     try:
-        run.tell([space.current])
         if space.size(settings.budget) <= settings.budget:
             run.exhaust()
         else:
@@ -140,7 +142,7 @@ class _Run:
 
     def exhaust(self) -> None:
         self.exhaustive = True
-        batch: list[Candidate] = []
+        batch: list[Candidate] = [self.space.current]
         for candidate in self.space.points():
             if self._admit(candidate):
                 batch.append(candidate)
@@ -151,9 +153,16 @@ class _Run:
             self.tell(batch)
 
     def descend(self) -> None:
-        incumbent = self.trials[0]
+        current = self.space.current
         level = 0
-        pool: list[Candidate] | None = None
+        pool: list[Candidate] | None = self.space.neighbours(current, level)
+        assert pool is not None
+        self.rng.shuffle(pool)
+        # the first batch: the current configuration and the first of its neighbours
+        told = self.tell([current, *self._take(pool, min(BATCH, self.left) - 1)])
+        incumbent = told[0]
+        if told[1:] and _merit(winner := min(told[1:], key=_merit)) < _merit(incumbent):
+            incumbent, pool = winner, None
         while self.left > 0:
             if pool is None:
                 pool = self.space.neighbours(incumbent.candidate, level)
@@ -169,10 +178,10 @@ class _Run:
             if level + 1 < self.space.levels:
                 level += 1
                 continue
-            start = self._restart()
-            if start is None:
+            starts = self._restarts(min(BATCH, self.left))
+            if not starts:
                 return  # nothing new within reach: the reachable space is spent
-            incumbent, level = self.tell([start])[0], 0
+            incumbent, level = min(self.tell(starts), key=_merit), 0
 
     def _take(self, pool: list[Candidate], n: int) -> list[Candidate]:
         batch: list[Candidate] = []
@@ -194,8 +203,10 @@ class _Run:
             return False
         return True
 
-    def _restart(self) -> Candidate | None:
+    def _restarts(self, n: int) -> list[Candidate]:
+        """Up to ``n`` new candidates, each a few random moves away from the best so far."""
         assert self.best is not None
+        found: list[Candidate] = []
         for _ in range(RESTART_TRIES):
             candidate = self.best.candidate
             for _ in range(self.rng.randint(*KICKS)):
@@ -203,8 +214,10 @@ class _Run:
                 if moves:
                     candidate = self.rng.choice(moves)
             if self._admit(candidate):
-                return candidate
-        return None
+                found.append(candidate)
+                if len(found) == n:
+                    break
+        return found
 
     def tell(self, batch: Sequence[Candidate]) -> list[Trial]:
         """Simulate ``batch`` and record its trials in proposal order."""
