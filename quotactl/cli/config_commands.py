@@ -64,9 +64,9 @@ def validate(
         if error is None or judged:
             print(_summary(result.paths, result.loaded), file=runtime.stdout)
     if judged:
-        from quotactl.render.rules import rules_text
+        from quotactl.render.rules import rules_plain
 
-        runtime.console().print(rules_text(judged), end="")
+        print(rules_plain(judged), end="", file=runtime.stdout)
     if error is not None:
         raise error
 

@@ -216,6 +216,7 @@ def _show(runtime: Runtime, the_plan: Plan, output: ReportFormat) -> None:
 
     if output is ReportFormat.JSON:
         runtime.stdout.write(plan_json(the_plan))
+        runtime.json_written = True  # a failed rule adds no error document after it
     elif output is ReportFormat.MARKDOWN:
         runtime.stdout.write(plan_markdown(the_plan))
     else:

@@ -103,6 +103,7 @@ def simulate(
         render_comparison(
             runtime.console(), runtime.stdout, output, comparison, trace=name, rules=judged
         )
+    runtime.json_written = output is ReportFormat.JSON  # the report holds the rules' results
     failed = refusal(judged)
     if failed is not None:
         raise failed

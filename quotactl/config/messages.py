@@ -147,7 +147,7 @@ def _explain(
         return f"must be at most {ctx['max_length']} characters, got {len(str(value))}"
     if kind == "string_too_short":
         return f"must be at least {ctx['min_length']} character long"
-    if kind == "duration":
+    if kind == "rule_duration":
         return (
             f"expected a duration such as 90s, 30m, 2h or 1d, or plain seconds, got {_shown(value)}"
         )

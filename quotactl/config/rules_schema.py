@@ -28,7 +28,7 @@ def _duration(value: object) -> float:
         except DurationError:
             pass
     raise PydanticCustomError(
-        "duration", "expected a duration such as 90s, 30m, 2h or 1d, or plain seconds"
+        "rule_duration", "expected a duration such as 90s, 30m, 2h or 1d, or plain seconds"
     )
 
 

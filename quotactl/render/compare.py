@@ -85,7 +85,7 @@ def render_comparison(
         print_comparison(console, comparison, trace=trace)
         if rules:
             console.print()
-            console.print(rules_text(rules), end="")
+            console.print(rules_text(rules), end="", soft_wrap=True)
 
 
 def comparison_json(comparison: Comparison, *, trace: str, rules: Sequence[RuleResult] = ()) -> str:

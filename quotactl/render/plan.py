@@ -70,12 +70,14 @@ def plan_text(plan: Plan) -> Text:
         _change_block(change, out, named)
         out.append("\n")
     _settling(plan, out)
+    if plan.rules.results:
+        out.append_text(rules_text(plan.rules.results))
+        out.append("\n")
     out.append(summary_line(plan), style="bold")
     out.append("\n")
     line = disruption_line(plan)
     if line:
         out.append(line + "\n", style="bold red")
-    _rules(plan, out)
     return out
 
 

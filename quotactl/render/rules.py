@@ -8,12 +8,12 @@ from __future__ import annotations
 from collections import Counter
 from typing import TYPE_CHECKING
 
-from rich.text import Text
-
 from quotactl.render.markdown import code_span
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
+
+    from rich.text import Text
 
     from quotactl.core.rules import RuleResult
 
@@ -35,20 +35,35 @@ def tally(results: Sequence[RuleResult]) -> str:
 
 def rules_text(results: Sequence[RuleResult]) -> Text:
     """``Rules (3 rules: 2 pass, 1 fail):`` and one line per rule; empty without rules."""
+    from rich.text import Text
+
     out = Text()
+    for text, style in _parts(results):
+        out.append(text, style=style)
+    return out
+
+
+def rules_plain(results: Sequence[RuleResult]) -> str:
+    """The same as ``rules_text`` without styles (and without importing rich)."""
+    return "".join(text for text, _ in _parts(results))
+
+
+def _parts(results: Sequence[RuleResult]) -> list[tuple[str, str | None]]:
     if not results:
-        return out
-    out.append(f"Rules ({tally(results)}):\n", style="bold")
+        return []
+    parts: list[tuple[str, str | None]] = [(f"Rules ({tally(results)}):\n", "bold")]
     width = max(len(r.name) for r in results)
     for r in results:
         word, style = WORDS[r.outcome.value], STYLES[r.outcome.value]
         if r.outcome.value == "fail" and not r.blocks:
             word, style = "fail", "yellow"  # advisory: reported, the command succeeds
-        out.append(f"  {word:<10} ", style=style)
-        out.append(f"{r.name:<{width}}  ")
-        out.append(f"{r.level.value} {r.check.value}: ", style="dim")
-        out.append(f"{r.message}\n")
-    return out
+        parts += [
+            (f"  {word:<10} ", style),
+            (f"{r.name:<{width}}  ", None),
+            (f"{r.level.value} {r.check.value}: ", "dim"),
+            (f"{r.message}\n", None),
+        ]
+    return parts
 
 
 def rules_markdown(results: Sequence[RuleResult]) -> list[str]:

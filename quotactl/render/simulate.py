@@ -76,7 +76,7 @@ def render_simulation(
         print_simulation(console, result, trace=trace)
         if rules:
             console.print()
-            console.print(rules_text(rules), end="")
+            console.print(rules_text(rules), end="", soft_wrap=True)
 
 
 def simulation_json(

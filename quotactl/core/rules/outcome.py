@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 from quotactl.core.durations import format_duration
 from quotactl.core.rules.model import Check
 from quotactl.core.rules.verdict import Finding
+from quotactl.core.words import count_of
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
@@ -56,12 +57,14 @@ def max_preemptions(rule: Rule, result: SimulationResult) -> Finding:
     lost = sum(s.preempted_hours for s in shares)
     over: list[str] = []
     if rule.count is not None and count > rule.count:
-        over.append(f"{count} preemptions > {rule.count}")
+        over.append(f"{count_of(count, 'preemption')} > {rule.count}")
     if rule.work_lost is not None and lost > rule.work_lost:
         over.append(f"{lost:.1f} instance-hours lost > {rule.work_lost:g}")
     if over:
         return Finding(False, f"{subject}: {'; '.join(over)}")
-    return Finding(True, f"{subject}: {count} preemptions, {lost:.1f} instance-hours lost")
+    return Finding(
+        True, f"{subject}: {count_of(count, 'preemption')}, {lost:.1f} instance-hours lost"
+    )
 
 
 OUTCOME: dict[Check, Callable[[Rule, SimulationResult], Finding]] = {
