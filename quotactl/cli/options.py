@@ -56,7 +56,7 @@ RulesOption = Annotated[
     typer.Option(
         "--rules",
         metavar="PATH",
-        help="Judge by the rules: of these config files or directories instead of the "
+        help="Judge by the rules of these config files or directories instead of the "
         "config's own (e.g. the base branch's; repeatable).",
         show_default=False,
     ),
