@@ -59,11 +59,11 @@ def max_preemptions(rule: Rule, result: SimulationResult) -> Finding:
     if rule.count is not None and count > rule.count:
         over.append(f"{count_of(count, 'preemption')} > {rule.count}")
     if rule.work_lost is not None and lost > rule.work_lost:
-        over.append(f"{lost:.1f} instance-hours lost > {rule.work_lost:g}")
+        over.append(f"{lost:,.1f} instance-hours lost > {rule.work_lost:g}")
     if over:
         return Finding(False, f"{subject}: {'; '.join(over)}")
     return Finding(
-        True, f"{subject}: {count_of(count, 'preemption')}, {lost:.1f} instance-hours lost"
+        True, f"{subject}: {count_of(count, 'preemption')}, {lost:,.1f} instance-hours lost"
     )
 
 
