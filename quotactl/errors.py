@@ -13,7 +13,9 @@ of their own)::
     │   ├── NotFoundError ............. not-found
     │   │   └── ResourceGoneError ..... (also a BackendError)
     │   ├── BackendSettingsError ...... backend
-    │   └── NothingToGenerateError .... nothing-to-generate
+    │   ├── NothingToGenerateError .... nothing-to-generate
+    │   ├── DaskMissingError .......... dask-missing
+    │   └── ExecutorError ............. executor
     ├── InputError: fix the file
     │   ├── ConfigError ............... config-invalid
     │   │   └── SpecInvalidError ...... spec-invalid
@@ -36,6 +38,7 @@ of their own)::
     │   ├── NotConfirmedError ......... cancelled
     │   ├── StateLockedError .......... state-locked
     │   │   └── LockNameTakenError .... (also a BackendError)
+    │   ├── RuleFailedError ........... rule-failed
     │   └── ApplyFailedError .......... apply-failed
     ├── JobError: change the job, or look at it
     │   ├── ShareDisabledError ........ share-disabled
@@ -156,6 +159,18 @@ class NothingToGenerateError(CommandLineError):
     """``trace generate`` found no enabled share to generate jobs for."""
 
     code = "nothing-to-generate"
+
+
+class DaskMissingError(CommandLineError):
+    """``tune --executor dask://...`` needs the optional ``quotactl[dask]`` extra."""
+
+    code = "dask-missing"
+
+
+class ExecutorError(CommandLineError):
+    """``tune --executor`` names a Dask scheduler that cannot be reached or that failed."""
+
+    code = "executor"
 
 
 # -- input files --------------------------------------------------------------------------
@@ -303,6 +318,12 @@ class StateLockedError(PlanApplyError):
     """Another apply or import of this stack holds the lock."""
 
     code = "state-locked"
+
+
+class RuleFailedError(PlanApplyError):
+    """A soft rule failed without ``--override``, or a hard rule failed."""
+
+    code = "rule-failed"
 
 
 class ApplyFailedError(PlanApplyError):

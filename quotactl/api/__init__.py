@@ -51,6 +51,7 @@ if TYPE_CHECKING:
         simulate_compare,
     )
     from quotactl.api.reporting import WATCH_RETRIES, Refresh, status, watch
+    from quotactl.api.rules import judge_config, judge_simulation, rules_for, rules_for_paths
     from quotactl.api.stack import (
         PLAN_KEY,
         apply,
@@ -69,8 +70,16 @@ if TYPE_CHECKING:
         preview,
         submit,
     )
-    from quotactl.api.traces import ExportedTrace, export_trace
+    from quotactl.api.traces import ExportedTrace, export_trace, import_trace
     from quotactl.api.trainer import TrainerRequest, submit_trainer, trainer_request
+    from quotactl.api.tuning import (
+        check_tuned_out,
+        tune,
+        tuned_comparison,
+        tuned_edits,
+        tuned_rules,
+        write_tuned,
+    )
     from quotactl.aws.account import Account
     from quotactl.aws.jobs import Submitted
     from quotactl.aws.session import Retries
@@ -87,6 +96,7 @@ _WHERE = {
     ),
     "quotactl.api.config": ("DEFAULT_CONFIG", "Validation", "load", "schema", "validate"),
     "quotactl.api.connection": ("BACKENDS", "DEFAULT_STATE", "connect"),
+    "quotactl.api.rules": ("judge_config", "judge_simulation", "rules_for", "rules_for_paths"),
     "quotactl.api.jobs": (
         "AttemptLog",
         "Cancelled",
@@ -130,7 +140,15 @@ _WHERE = {
         "submit",
     ),
     "quotactl.api.trainer": ("TrainerRequest", "submit_trainer", "trainer_request"),
-    "quotactl.api.traces": ("ExportedTrace", "export_trace"),
+    "quotactl.api.traces": ("ExportedTrace", "export_trace", "import_trace"),
+    "quotactl.api.tuning": (
+        "check_tuned_out",
+        "tune",
+        "tuned_comparison",
+        "tuned_edits",
+        "tuned_rules",
+        "write_tuned",
+    ),
     "quotactl.aws.account": ("Account",),
     "quotactl.aws.jobs": ("Submitted",),
     "quotactl.aws.session": ("Retries",),
@@ -166,6 +184,7 @@ __all__ = [
     "apply",
     "cancel_jobs",
     "check_config_out",
+    "check_tuned_out",
     "config_yaml",
     "connect",
     "describe_job",
@@ -175,8 +194,11 @@ __all__ = [
     "generate_trace",
     "iam_policy",
     "import_resources",
+    "import_trace",
     "job_logs",
     "job_request",
+    "judge_config",
+    "judge_simulation",
     "list_jobs",
     "load",
     "lock_holder",
@@ -187,6 +209,8 @@ __all__ = [
     "read_live",
     "read_plan",
     "reset",
+    "rules_for",
+    "rules_for_paths",
     "save_plan",
     "schema",
     "serve",
@@ -198,10 +222,15 @@ __all__ = [
     "submit",
     "submit_trainer",
     "trainer_request",
+    "tune",
+    "tuned_comparison",
+    "tuned_edits",
+    "tuned_rules",
     "validate",
     "watch",
     "why",
     "write_config",
+    "write_tuned",
 ]
 
 

@@ -13,7 +13,7 @@ from quotactl.core.files import check_readable, check_size, write_text
 from quotactl.errors import FileIOError
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Sequence
     from pathlib import Path
 
     from quotactl.aws.account import Account
@@ -22,24 +22,36 @@ if TYPE_CHECKING:
     from quotactl.core.apply.lock import LockInfo
     from quotactl.core.plan.model import Plan
     from quotactl.core.resources.desired import DesiredState
+    from quotactl.core.rules import Rule
 
 PLAN_KEY = "QUOTACTL_PLAN_KEY"
 """The environment variable of the plan files' signing secret (HMAC-SHA256)."""
 
 
-def plan(account: Account, desired: DesiredState) -> Plan:
+def plan(
+    account: Account,
+    desired: DesiredState,
+    *,
+    rules: Sequence[Rule] = (),
+    overrides: Sequence[str] = (),
+) -> Plan:
     """What apply would change in ``account`` to make it match ``desired`` (changes nothing);
-    ``platform.account_id``, when set, must be the account reached."""
+    ``platform.account_id``, when set, must be the account reached. The plan carries the
+    ``rules``' results (static ones on ``desired``, ``max_disruption`` on its impact), with the
+    soft rules named in ``overrides`` accepted; an override that names no rule is refused."""
     from quotactl.core.plan.diff import make_plan
+    from quotactl.core.plan.policy import judge
+    from quotactl.core.rules import check_overrides
 
+    check_overrides(overrides, rules)
     identity = account.reach(desired.account_id)
-    return make_plan(desired, account.backend, identity)
+    return judge(make_plan(desired, account.backend, identity), desired, rules, overrides)
 
 
 def read_plan(path: Path, key: str | None = None) -> Plan:
     """The saved plan at ``path``, verified (refused when edited, unsigned under ``key``,
     or written by another version)."""
-    from quotactl.config.rules import CONFIG_RULES
+    from quotactl.config.value_checks import VALUE_CHECKS
     from quotactl.core.plan.envelope import MAX_PLAN_BYTES
     from quotactl.core.plan.verify import load
 
@@ -50,7 +62,7 @@ def read_plan(path: Path, key: str | None = None) -> Plan:
             data = handle.read(MAX_PLAN_BYTES + 1)
     except OSError as exc:
         raise FileIOError(f"cannot read plan file {path}: {exc.strerror or exc}") from exc
-    return load(data, CONFIG_RULES, key=key)
+    return load(data, VALUE_CHECKS, key=key)
 
 
 def save_plan(the_plan: Plan, path: Path, key: str | None = None) -> None:
@@ -105,20 +117,32 @@ def apply(
     max_disruption: int | None = None,
     lock_timeout: float = 0.0,
     on_lock_warning: Callable[[str], None] | None = None,
+    rules: Sequence[Rule] | None = None,
+    overrides: Sequence[str] = (),
 ) -> ApplyResult | None:
     """Make ``account`` match ``source`` (a configuration's desired state, or a verified
     saved plan), under the stack's lock. ``show`` sees the plan and ``approve`` raises to
-    refuse it. Returns None when nothing was applied (an empty plan, or ``dry_run``)."""
+    refuse it. Returns None when nothing was applied (an empty plan, or ``dry_run``).
+
+    Every rule is judged again under the lock (``rule-failed`` refuses, nothing changed):
+    ``rules``, or when None those a saved plan recorded; ``overrides`` accept soft rules by
+    name (those a saved plan recorded are not reused: overriding is decided at apply)."""
     from quotactl.core.apply.flow import run_apply
     from quotactl.core.apply.preconditions import Guards
     from quotactl.core.plan.model import Plan
+    from quotactl.core.rules import check_overrides
 
     expected = None if isinstance(source, Plan) else source.account_id
+    judged_by = tuple(rules) if rules is not None else None
+    recorded = source.rules.rules if isinstance(source, Plan) else ()
+    check_overrides(overrides, judged_by if judged_by is not None else recorded)
     guards = Guards(
         account.reach(expected),
         allow_delete=allow_delete,
         allow_disruption=allow_disruption,
         max_disruption=max_disruption,
+        rules=judged_by,
+        overrides=tuple(overrides),
     )
     lock = (
         None

@@ -1,4 +1,5 @@
-"""``export_trace``: the live account's job history as a trace that ``simulate`` replays."""
+"""``export_trace``: the live account's job history as a trace that ``simulate`` replays;
+``import_trace``: a public cluster trace as one."""
 
 from __future__ import annotations
 
@@ -8,11 +9,12 @@ from typing import TYPE_CHECKING
 from quotactl.core.files import check_writable, replacing
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Mapping, Sequence
     from pathlib import Path
 
     from quotactl.aws.account import Account
     from quotactl.core.simulate.export import ExportTally
+    from quotactl.core.simulate.public import ImportTally
 
 
 @dataclass(frozen=True)
@@ -42,3 +44,35 @@ def export_trace(
     with replacing(out, "trace file") as stream:
         tally = write_history(account.batch, names, since=since, priorities=priorities, out=stream)
     return ExportedTrace(names, tally)
+
+
+DEFAULT_IMPORT_TYPE = "ml.p5.48xlarge"
+"""The instance type imported jobs ask for unless ``--instance-type`` says (8 GPUs each)."""
+DEFAULT_GPUS_PER_INSTANCE = 8
+
+
+def import_trace(
+    kind: str,
+    path: Path,
+    mapping: Mapping[str, str],
+    out: Path,
+    *,
+    instance_type: str = DEFAULT_IMPORT_TYPE,
+    gpus_per_instance: int = DEFAULT_GPUS_PER_INSTANCE,
+) -> ImportTally:
+    """Write the public cluster trace at ``path`` (format ``kind``) to ``out`` as a quotactl
+    trace, its groups mapped to shares by ``mapping``; the file appears whole or not at all."""
+    from quotactl.core.files import check_readable
+    from quotactl.core.simulate import write_trace
+    from quotactl.core.simulate.formats import TraceFormat, records
+    from quotactl.core.simulate.public import convert
+
+    if not path.is_dir():
+        check_readable(path, "trace file")
+    check_writable(out, "trace file")
+    rows, tally = convert(
+        records(TraceFormat(kind), path), mapping, instance_type, gpus_per_instance
+    )
+    with replacing(out, "trace file") as stream:
+        write_trace(rows, stream)
+    return tally

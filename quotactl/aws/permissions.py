@@ -114,6 +114,8 @@ OFFLINE_COMMANDS = frozenset(
         "iam-policy",
         "simulate",
         "trace generate",
+        "trace import",
+        "tune",
         "local serve",
         "local advance",
         "local reset",

@@ -178,6 +178,7 @@ def _register_commands() -> None:
         status_commands,
         submit_commands,
         trace_commands,
+        tune_commands,
     )
 
     for module in (
@@ -191,6 +192,7 @@ def _register_commands() -> None:
         iam_commands,
         simulate_commands,
         trace_commands,
+        tune_commands,
         local_commands,
         completion_commands,
     ):

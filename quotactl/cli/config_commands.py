@@ -8,13 +8,14 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from quotactl.cli.options import OutputFormat, PathsArgument
-from quotactl.errors import ConfigError
+from quotactl.cli.options import OutputFormat, OverrideOption, PathsArgument, RulesOption
+from quotactl.errors import ConfigError, QuotactlError
 
 if TYPE_CHECKING:
     from quotactl.api import LoadedConfig
     from quotactl.cli.runtime import Runtime
-    from quotactl.errors import Diagnostic, QuotactlError
+    from quotactl.core.rules import RuleResult
+    from quotactl.errors import Diagnostic
 
 FORMAT_VERSION = "1"
 
@@ -28,27 +29,46 @@ def validate(
     output: Annotated[
         OutputFormat, typer.Option("-o", "--output", help="Report as text or JSON.")
     ] = OutputFormat.TEXT,
+    override: OverrideOption = None,
+    rules: RulesOption = None,
 ) -> None:
-    """Check config files without calling AWS.
+    """Check config files without calling AWS, and judge the rules that need no live state.
 
-    Every problem is printed as FILE:LINE:COL; warnings pass unless --strict. Exit code 0
-    when the config is valid, 1 otherwise.
+    Every problem is printed as FILE:LINE:COL; warnings pass unless --strict. Each rule is
+    listed with pass, fail or overridden. Exit code 0 when the config is valid and no soft
+    (unless --override NAME) or hard rule fails, 1 otherwise.
     """
     from quotactl import api
     from quotactl.cli.runtime import runtime_of
+    from quotactl.core.rules import refusal
 
     runtime = runtime_of(ctx, output)
     result = api.validate(paths, strict=strict)
+    judged: list[RuleResult] = []
+    error = result.error
+    if result.loaded is not None and error is None:
+        try:
+            chosen = api.rules_for(result.loaded, rules)
+            judged = list(api.judge_config(chosen, result.loaded.desired, override or ()).results)
+        except QuotactlError as exc:
+            error = exc
+        error = error or refusal(judged)
     if output is OutputFormat.JSON:
-        _print_json(runtime, _report(result.paths, result.loaded, result.error))
-    if result.error is not None:
-        raise result.error
-    if output is OutputFormat.JSON:
+        _print_json(runtime, _report(result.paths, result.loaded, error, judged))
+        if error is not None:
+            raise error
         return
-    assert result.loaded is not None
-    for warning in result.loaded.diagnostics:
-        print(warning, file=runtime.stderr)
-    print(_summary(result.paths, result.loaded), file=runtime.stdout)
+    if result.loaded is not None and not isinstance(error, ConfigError):
+        for warning in result.loaded.diagnostics:
+            print(warning, file=runtime.stderr)
+        if error is None or judged:
+            print(_summary(result.paths, result.loaded), file=runtime.stdout)
+    if judged:
+        from quotactl.render.rules import rules_plain
+
+        print(rules_plain(judged), end="", file=runtime.stdout)
+    if error is not None:
+        raise error
 
 
 def schema(ctx: typer.Context) -> None:
@@ -87,7 +107,10 @@ def _summary(paths: list[Path], loaded: LoadedConfig) -> str:
 
 
 def _report(
-    paths: list[Path], loaded: LoadedConfig | None, error: QuotactlError | None
+    paths: list[Path],
+    loaded: LoadedConfig | None,
+    error: QuotactlError | None,
+    judged: list[RuleResult],
 ) -> dict[str, Any]:
     """The versioned JSON shape of ``validate -o json``; ``valid`` is true iff exit code 0.
 
@@ -126,6 +149,7 @@ def _report(
             for d in diagnostics
         ],
         "summary": summary,
+        "rules": [r.to_json() for r in judged],
     }
 
 

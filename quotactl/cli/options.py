@@ -42,3 +42,22 @@ LockTimeoutOption = Annotated[
         show_default=False,
     ),
 ]
+OverrideOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--override",
+        metavar="NAME",
+        help="Accept the failing soft rule NAME (repeatable); hard rules cannot be overridden.",
+        show_default=False,
+    ),
+]
+RulesOption = Annotated[
+    list[Path] | None,
+    typer.Option(
+        "--rules",
+        metavar="PATH",
+        help="Judge by the rules of these config files or directories instead of the "
+        "config's own (e.g. the base branch's; repeatable).",
+        show_default=False,
+    ),
+]

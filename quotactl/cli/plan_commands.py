@@ -12,7 +12,13 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from quotactl.cli.exitcodes import ExitCode
-from quotactl.cli.options import LockTimeoutOption, PathsArgument, ReportFormat
+from quotactl.cli.options import (
+    LockTimeoutOption,
+    OverrideOption,
+    PathsArgument,
+    ReportFormat,
+    RulesOption,
+)
 from quotactl.core.words import count_of
 from quotactl.errors import ApplyFailedError, UsageError, WorkInterruptedError
 
@@ -21,6 +27,7 @@ if TYPE_CHECKING:
 
     from quotactl.cli.runtime import Runtime
     from quotactl.core.plan.model import Plan
+    from quotactl.core.resources.desired import DesiredState
     from quotactl.render.progress import ProgressHooks
 
 
@@ -40,27 +47,37 @@ def plan(
     output: Annotated[
         ReportFormat, typer.Option("-o", "--output", help="text, json, or markdown (PR comment).")
     ] = ReportFormat.TEXT,
+    override: OverrideOption = None,
+    rules: RulesOption = None,
 ) -> None:
-    """Show what apply would change, with the runtime impact on live jobs.
+    """Show what apply would change, with the runtime impact on live jobs and every rule's
+    result.
 
-    Nothing is changed. Exit code 0 (1 on error); with --detailed-exitcode, 2 when the plan
-    has changes.
+    Nothing is changed. Exit code 0 (1 on error, or when a soft rule fails without
+    --override NAME or a hard rule fails: the plan is still printed and saved); with
+    --detailed-exitcode, 2 when the plan has changes.
     """
     from quotactl import api
     from quotactl.cli.runtime import runtime_of
     from quotactl.cli.support import load
+    from quotactl.core.rules import refusal
 
     runtime = runtime_of(ctx, output)
-    desired = load(runtime, paths).desired
+    loaded = load(runtime, paths)
+    desired = loaded.desired
+    chosen = api.rules_for(loaded, rules)
     with runtime.connect(desired.region) as account:
-        the_plan = api.plan(account, desired)
+        the_plan = api.plan(account, desired, rules=chosen, overrides=override or ())
         runtime.report_calls(account)
     _show(runtime, the_plan, output)
-    if out is not None:
+    failed = refusal(the_plan.rules.results)
+    if out is not None:  # with a failed rule too: the file records it, and apply judges again
         api.save_plan(the_plan, out, runtime.environ.get(api.PLAN_KEY))
         runtime.notice(
             f"Saved the plan to {out}; apply exactly it with: quotactl apply --plan {out}"
         )
+    if failed is not None:
+        raise failed
     if detailed_exitcode and not the_plan.empty:
         raise typer.Exit(ExitCode.CHANGES_PRESENT)
 
@@ -102,14 +119,17 @@ def apply(
             show_default=False,
         ),
     ] = None,
+    override: OverrideOption = None,
+    rules: RulesOption = None,
 ) -> None:
     """Make live resources match the config (or a saved plan).
 
     Shows the plan first and asks for 'yes' on a terminal. Deletes and replaces need
     --allow-delete; changes that would terminate or expose to preemption SCHEDULED, STARTING
     or RUNNING jobs (judged against the jobs live now) need --allow-disruption or
-    --max-disruption N. Holds the stack's lock throughout; waits for every resource to be
-    VALID.
+    --max-disruption N. Every rule is judged again (the config's, a saved plan's, or those
+    of --rules PATH); a failing soft rule needs --override NAME, a failing hard rule refuses.
+    Holds the stack's lock throughout; waits for every resource to be VALID.
     """
     from quotactl import api
     from quotactl.cli.runtime import runtime_of
@@ -122,7 +142,13 @@ def apply(
     if max_disruption is not None and max_disruption < 0:
         raise UsageError(f"--max-disruption must be 0 or more, not {max_disruption}")
     key = runtime.environ.get(api.PLAN_KEY)
-    source = api.read_plan(plan_file, key) if plan_file else load(runtime, paths).desired
+    source: DesiredState | Plan
+    if plan_file is not None:
+        source = api.read_plan(plan_file, key)
+        chosen = api.rules_for_paths(rules) if rules else None
+    else:
+        loaded = load(runtime, paths)
+        source, chosen = loaded.desired, api.rules_for(loaded, rules)
     with runtime.connect(source.region) as account:
         hooks = ProgressHooks(runtime.console(), on_finished=runtime.interrupts.finish)
         with _interruptible(runtime, hooks):
@@ -143,6 +169,8 @@ def apply(
                 max_disruption=max_disruption,
                 lock_timeout=0.0 if dry_run else duration("--lock-timeout", lock_timeout),
                 on_lock_warning=runtime.warn,
+                rules=chosen,
+                overrides=override or (),
             )
         if dry_run:
             runtime.notice("Dry run: nothing was changed.")
@@ -188,6 +216,7 @@ def _show(runtime: Runtime, the_plan: Plan, output: ReportFormat) -> None:
 
     if output is ReportFormat.JSON:
         runtime.stdout.write(plan_json(the_plan))
+        runtime.json_written = True  # a failed rule adds no error document after it
     elif output is ReportFormat.MARKDOWN:
         runtime.stdout.write(plan_markdown(the_plan))
     else:

@@ -12,7 +12,7 @@ from typing import Annotated
 
 import typer
 
-from quotactl.cli.options import PathsArgument, ReportFormat
+from quotactl.cli.options import OverrideOption, PathsArgument, ReportFormat, RulesOption
 from quotactl.errors import UsageError
 
 
@@ -55,6 +55,8 @@ def simulate(
             "-o", "--output", metavar="text|json|markdown", help="markdown is a PR comment."
         ),
     ] = ReportFormat.TEXT,
+    override: OverrideOption = None,
+    rules: RulesOption = None,
 ) -> None:
     """Replay a job trace against the config offline: waits, borrowing, lending, preemption.
 
@@ -62,11 +64,13 @@ def simulate(
     no emulator state and no API call. With --compare OTHER_PATH (or --baseline reserve) the
     same trace also runs against the other config, and the report shows, per share, the
     before → after of waits, preemptions, work lost, borrowing and lending, and who gains and
-    who loses.
+    who loses. The max_wait and max_preemptions rules are judged on the config's run (the
+    config under review, with --compare): a failing soft rule needs --override NAME.
     """
     from quotactl import api
     from quotactl.cli.runtime import runtime_of
     from quotactl.cli.support import load
+    from quotactl.core.rules import check_overrides, refusal
     from quotactl.render.compare import render_comparison
     from quotactl.render.simulate import render_simulation
 
@@ -74,7 +78,11 @@ def simulate(
     if baseline is not None and other is not None:
         raise UsageError("give --baseline reserve or --compare OTHER_PATH, not both")
     label = ", ".join(str(p) for p in paths) if paths else "configs"
-    desired = load(runtime, paths).desired
+    loaded = load(runtime, paths)
+    desired = loaded.desired
+    chosen = api.rules_for(loaded, rules)
+    overrides = override or ()
+    check_overrides(overrides, chosen)  # before the replay, which may take a while
     name = str(trace)
 
     def unsorted(why: str) -> None:
@@ -82,13 +90,23 @@ def simulate(
 
     if baseline is None and other is None:
         result = api.simulate(desired, trace, on_unsorted=unsorted)
-        render_simulation(runtime.console(), runtime.stdout, output, result, trace=name)
-        return
-    reference = None if other is None else (str(other), load(runtime, [other]).desired)
-    comparison = api.simulate_compare(
-        desired, trace, label=label, other=reference, on_unsorted=unsorted
-    )
-    render_comparison(runtime.console(), runtime.stdout, output, comparison, trace=name)
+        judged = api.judge_simulation(chosen, desired, result, overrides).results
+        console = runtime.console()
+        render_simulation(console, runtime.stdout, output, result, trace=name, rules=judged)
+    else:
+        reference = None if other is None else (str(other), load(runtime, [other]).desired)
+        comparison = api.simulate_compare(
+            desired, trace, label=label, other=reference, on_unsorted=unsorted
+        )
+        after = comparison.after.result
+        judged = api.judge_simulation(chosen, desired, after, overrides).results
+        render_comparison(
+            runtime.console(), runtime.stdout, output, comparison, trace=name, rules=judged
+        )
+    runtime.json_written = output is ReportFormat.JSON  # the report holds the rules' results
+    failed = refusal(judged)
+    if failed is not None:
+        raise failed
 
 
 def register(app: typer.Typer) -> None:

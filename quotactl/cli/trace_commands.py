@@ -1,7 +1,8 @@
-"""``trace generate`` and ``trace export``: job traces for ``quotactl simulate``."""
+"""``trace generate``, ``trace export`` and ``trace import``: job traces for ``simulate``."""
 
 from __future__ import annotations
 
+import enum
 from pathlib import Path
 from typing import Annotated
 
@@ -12,7 +13,8 @@ from quotactl.core.words import count_of
 
 trace_app = typer.Typer(
     name="trace",
-    help="Job traces for `quotactl simulate`: synthetic ones, or the live account's history.",
+    help="Job traces for `quotactl simulate`: synthetic ones, the live account's history, or"
+    " public cluster traces.",
     no_args_is_help=True,
 )
 
@@ -140,6 +142,104 @@ def export(
         )
     for reason, n in sorted(tally.left_out.items()):
         runtime.notice(f"  {count_of(n, 'job')} left out: {reason}")
+
+
+class ImportFormat(enum.StrEnum):
+    SWF = "swf"
+    PHILLY = "philly"
+    HELIOS = "helios"
+    ALIBABA_PAI = "alibaba-pai"
+    ALIBABA_OPENB = "alibaba-openb"
+
+
+@trace_app.command("import")
+def import_(
+    ctx: typer.Context,
+    source: Annotated[
+        Path,
+        typer.Argument(
+            metavar="FILE",
+            help="The public trace (for alibaba-pai: pai_job_table.csv, or its directory).",
+            show_default=False,
+        ),
+    ],
+    kind: Annotated[
+        ImportFormat,
+        typer.Option(
+            "--format",
+            metavar="swf|philly|helios|alibaba-pai|alibaba-openb",
+            help="The trace's format.",
+            show_default=False,
+        ),
+    ],
+    mapping: Annotated[
+        list[str],
+        typer.Option(
+            "--map",
+            metavar="GROUP=SHARE",
+            help="Jobs of this group (virtual cluster, user or QoS, by format) go to this"
+            " share; '*=SHARE' takes every other group (repeatable).",
+            show_default=False,
+        ),
+    ],
+    out: Annotated[
+        Path,
+        typer.Option("--out", metavar="FILE", help="Write the trace here.", show_default=False),
+    ],
+    instance_type: Annotated[
+        str,
+        typer.Option("--instance-type", metavar="T", help="The instance type jobs ask for."),
+    ] = "ml.p5.48xlarge",
+    gpus_per_instance: Annotated[
+        int,
+        typer.Option(
+            "--gpus-per-instance",
+            min=1,
+            metavar="N",
+            help="GPUs of one instance: a job asks for ceil(gpus / N) instances.",
+        ),
+    ] = 8,
+) -> None:
+    """Turn a public cluster trace into a trace that `quotactl simulate` and `tune` replay.
+
+    The Standard Workload Format, Microsoft Philly, SenseTime Helios, Alibaba PAI (2020) and
+    Alibaba openb (2023): each job's group is mapped to a share, its GPUs to instances, its
+    duration is from its recorded start to its end. Jobs of unmapped groups, jobs with no GPU
+    and jobs with no recorded run are dropped, and the closing note counts them.
+    """
+    from quotactl import api
+    from quotactl.cli.runtime import runtime_of
+    from quotactl.core.simulate import human_duration
+    from quotactl.core.simulate.public import parse_mapping
+    from quotactl.errors import UsageError
+
+    runtime = runtime_of(ctx)
+    try:
+        groups = parse_mapping(mapping)
+    except ValueError as exc:
+        raise UsageError(f"--map: {exc}") from None
+    tally = api.import_trace(
+        kind.value,
+        source,
+        groups,
+        out,
+        instance_type=instance_type,
+        gpus_per_instance=gpus_per_instance,
+    )
+    runtime.notice(
+        f"quotactl: wrote {count_of(tally.kept, 'job')} of {tally.read:,} from {source}"
+        f" (submissions over {human_duration(tally.span)}) to {out}"
+    )
+    if tally.unmapped:
+        named = ", ".join(f"{g} ({n:,})" for g, n in tally.unmapped.most_common(5))
+        more = len(tally.unmapped) - 5
+        rest = f" and {count_of(more, 'more group')}" if more > 0 else ""
+        runtime.notice(
+            f"  {count_of(sum(tally.unmapped.values()), 'job')} dropped: no --map for"
+            f" {count_of(len(tally.unmapped), 'group')}: {named}{rest} (or --map '*=SHARE')"
+        )
+    for reason, n in sorted(tally.dropped.items()):
+        runtime.notice(f"  {count_of(n, 'job')} dropped: {reason}")
 
 
 def _are(n: int, what: str) -> str:

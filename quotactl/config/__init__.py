@@ -4,7 +4,7 @@
 is what ``quotactl schema`` prints for editors.
 """
 
-from quotactl.config.load import LoadedConfig, discover_files, load_config
+from quotactl.config.load import LoadedConfig, discover_files, load_config, load_rules
 from quotactl.config.schema import Config, json_schema
 
-__all__ = ["Config", "LoadedConfig", "discover_files", "json_schema", "load_config"]
+__all__ = ["Config", "LoadedConfig", "discover_files", "json_schema", "load_config", "load_rules"]

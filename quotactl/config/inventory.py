@@ -11,6 +11,7 @@ if TYPE_CHECKING:
     from collections.abc import Iterable, Sequence
 
     from quotactl.config.positions import SourceMap, YamlPath
+    from quotactl.config.rules_schema import AnyRule
     from quotactl.config.schema import ConfigFile, Environment, Platform, Queue, Team
     from quotactl.errors import Diagnostic, Severity
 
@@ -83,6 +84,7 @@ class Inventory:
     queues: list[Located[Queue]]
     teams: list[Located[Team]]
     shares: list[LocatedShare]
+    rules: list[Located[AnyRule]] = field(default_factory=list)
     broken: dict[str, set[str]] = field(default_factory=dict)
     """Names of environments, queues and teams written but invalid (already reported)."""
     broken_platform: bool = False
@@ -118,6 +120,8 @@ class Inventory:
                 for j, share in enumerate(team.shares):
                     path = ("teams", k, "shares", j)
                     inventory.shares.append(LocatedShare(share, source, path, team))
+            for i, rule in enumerate(config.rules):
+                inventory.rules.append(Located(rule, source, ("rules", index("rules", i))))
         return inventory
 
     def is_broken(self, kind: str, name: str) -> bool:

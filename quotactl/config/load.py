@@ -23,6 +23,9 @@ from quotactl.config.desired import to_desired
 from quotactl.config.inventory import Inventory, Salvaged
 from quotactl.config.messages import diagnostics_from
 from quotactl.config.positions import SourceMap
+from quotactl.config.rules_checks import rule_findings
+from quotactl.config.rules_schema import RULE_ADAPTER
+from quotactl.config.rules_values import to_rules
 from quotactl.config.schema import Config, ConfigFile, Environment, Platform, Queue, Team
 from quotactl.config.source import parse_yaml
 from quotactl.core.files import MAX_CONFIG_BYTES, check_readable, check_size
@@ -30,9 +33,10 @@ from quotactl.errors import ConfigError, Diagnostic, NotFoundError
 from quotactl.servicemodel.instance_types import prefetch_instance_types
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Callable, Sequence
 
     from quotactl.core.resources.desired import DesiredState
+    from quotactl.core.rules import Rule
 
 DEFAULT_PATHS = (Path("configs"),)
 SUFFIXES = (".yaml", ".yml")
@@ -47,6 +51,8 @@ class LoadedConfig:
     diagnostics: list[Diagnostic]
     """Warnings only: a config with an error never loads."""
     files: list[Path]
+    rules: tuple[Rule, ...] = ()
+    """The rules of every file, in file order."""
 
     @property
     def warnings(self) -> list[Diagnostic]:
@@ -75,7 +81,9 @@ def load_config(paths: Sequence[Path]) -> LoadedConfig:
             parsed.append((config, source))
     if unreadable or not parsed:
         raise ConfigError(_ordered(errors, order))
-    findings = _ordered([*errors, *check(Inventory.of(parsed), parsed[0][1])], order)
+    inventory = Inventory.of(parsed)
+    found = [*errors, *check(inventory, parsed[0][1]), *rule_findings(inventory)]
+    findings = _ordered(found, order)
     if any(d.severity == "error" for d in findings):
         raise ConfigError(findings)
     configs = [c for c, _ in parsed if isinstance(c, ConfigFile)]
@@ -85,8 +93,38 @@ def load_config(paths: Sequence[Path]) -> LoadedConfig:
         environments=[env for c in configs for env in c.environments],
         queues=[queue for c in configs for queue in c.queues],
         teams=[team for c in configs for team in c.teams],
+        rules=[rule for c in configs for rule in c.rules],
     )
-    return LoadedConfig(to_desired(model), model, findings, files)
+    return LoadedConfig(to_desired(model), model, findings, files, to_rules(model.rules))
+
+
+def load_rules(paths: Sequence[Path]) -> tuple[Rule, ...]:
+    """The ``rules:`` of the config files at ``paths`` (``--rules PATH``: the GitOps workflow
+    passes the base branch's), checked as in any config file (schema, names used twice,
+    instance types) with positions; every other key of those files is left unread. The
+    teams and shares they name are not checked here: a rule naming one that the config
+    under review lacks fails when it is judged."""
+    files = discover_files(paths)
+    order = {str(path): index for index, path in enumerate(files)}
+    parsed: list[tuple[ConfigFile | Salvaged, SourceMap]] = []
+    errors: list[Diagnostic] = []
+    for path in files:
+        data, source, found = read_document(path)
+        errors += found
+        rules = data.get("rules", []) if isinstance(data, dict) else []
+        try:
+            parsed.append((ConfigFile.model_validate({"rules": rules}), source))
+        except ValidationError as exc:
+            errors += diagnostics_from(exc, source)
+            parsed.append((salvage({"rules": rules}), source))
+    errors += rule_findings(Inventory.of(parsed), references=False)
+    if any(d.severity == "error" for d in errors):
+        raise ConfigError(_ordered(errors, order))
+    return to_rules(rule for config, _ in parsed for rule in _config_of(config).rules)
+
+
+def _config_of(entry: ConfigFile | Salvaged) -> ConfigFile:
+    return entry.config if isinstance(entry, Salvaged) else entry
 
 
 def discover_files(paths: Sequence[Path]) -> list[Path]:
@@ -188,10 +226,11 @@ def _load_file(
     return config, source, []
 
 
-_LISTS: tuple[tuple[str, type[Environment | Queue | Team]], ...] = (
-    ("environments", Environment),
-    ("queues", Queue),
-    ("teams", Team),
+_LISTS: tuple[tuple[str, Callable[[Any], Any]], ...] = (
+    ("environments", Environment.model_validate),
+    ("queues", Queue.model_validate),
+    ("teams", Team.model_validate),
+    ("rules", RULE_ADAPTER.validate_python),
 )
 
 
@@ -206,12 +245,12 @@ def salvage(data: dict[str, Any]) -> Salvaged:
     lists: dict[str, list[Any]] = {}
     indices: dict[str, list[int]] = {}
     broken: dict[str, set[str]] = {}
-    for key, model in _LISTS:
+    for key, validate in _LISTS:
         values = data.get(key)
         lists[key], indices[key] = [], []
         for i, value in enumerate(values if isinstance(values, list) else []):
             try:
-                lists[key].append(model.model_validate(value))
+                lists[key].append(validate(value))
                 indices[key].append(i)
             except ValidationError:
                 name = value.get("name") if isinstance(value, dict) else None
@@ -222,6 +261,7 @@ def salvage(data: dict[str, Any]) -> Salvaged:
         environments=lists["environments"],
         queues=lists["queues"],
         teams=lists["teams"],
+        rules=lists["rules"],
     )
     return Salvaged(config, indices, broken, broken_platform)
 

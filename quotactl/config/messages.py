@@ -13,6 +13,7 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from quotactl.config.builder import abbreviate, yaml_type
+from quotactl.config.rules_schema import RULE_MODELS
 from quotactl.config.schema import (
     ACCOUNT_PATTERN,
     MODELS_BY_PATH,
@@ -65,8 +66,23 @@ def diagnostics_from(
 def _diagnostic(
     details: ErrorDetails, source: SourceMap, models: Mapping[tuple[str, ...], type[BaseModel]]
 ) -> Diagnostic:
-    loc = tuple(details["loc"])
+    loc, tag = _without_tag(tuple(details["loc"]))
     kind = details["type"]
+    if tag is not None:
+        models = {**models, ("rules",): RULE_MODELS[tag]}
+    if kind == "union_tag_not_found":
+        message = (
+            f"{_describe(loc)}: missing required key 'check' (one of: {', '.join(RULE_MODELS)})"
+        )
+        return source.diagnostic(loc, message, at="key")
+    if kind == "union_tag_invalid":
+        check = (details.get("ctx") or {}).get("tag")
+        message = f"{_describe(loc)}: unknown check {abbreviate(str(check))!r}" + did_you_mean(
+            str(check), list(RULE_MODELS)
+        )
+        return source.diagnostic((*loc, "check"), message)
+    if kind in ("rule_target", "rule_bound"):
+        return source.diagnostic(loc, f"{_describe(loc)}: {details['msg']}", at="key")
     # pydantic marks an error about a mapping key with a trailing "[key]" (a YAML key may be
     # spelt "[key]" too: missing/unknown-key errors are always about the full path).
     about_key = len(loc) > 1 and loc[-1] == _KEY_MARK and kind not in _WHOLE_PATH
@@ -82,6 +98,13 @@ def _diagnostic(
     if about_key:
         return source.diagnostic(path, f"{_describe(path[:-1])}: key {message}", at="key")
     return source.diagnostic(path, f"{_describe(path)}: {message}")
+
+
+def _without_tag(loc: YamlPath) -> tuple[YamlPath, str | None]:
+    """A rule's error path without the check name pydantic puts in it (not a YAML key)."""
+    if len(loc) > 2 and loc[0] == "rules" and isinstance(loc[1], int) and loc[2] in RULE_MODELS:
+        return (*loc[:2], *loc[3:]), str(loc[2])
+    return loc, None
 
 
 def _explain(
@@ -124,6 +147,10 @@ def _explain(
         return f"must be at most {ctx['max_length']} characters, got {len(str(value))}"
     if kind == "string_too_short":
         return f"must be at least {ctx['min_length']} character long"
+    if kind == "rule_duration":
+        return (
+            f"expected a duration such as 90s, 30m, 2h or 1d, or plain seconds, got {_shown(value)}"
+        )
     if kind == "borrow_limit":
         return (
             f'expected a percentage (a whole number, 0 or more) or "unlimited", got {_shown(value)}'

@@ -20,43 +20,26 @@ from pydantic import (
     ConfigDict,
     Field,
     PlainValidator,
-    StringConstraints,
     WithJsonSchema,
 )
 from pydantic_core import PydanticCustomError
 
+from quotactl.config.rules_schema import RuleEntry  # noqa: TC001 (pydantic reads it)
+from quotactl.config.schema_base import (
+    ACCOUNT_PATTERN,
+    INT32_MAX,
+    NAME_PATTERN,
+    REGION_PATTERN,
+    Capacity,
+    Name,
+    Strict,
+    Tags,
+)
 from quotactl.core.resources.desired import TIME_LIMIT_REASONS
 
-INT32_MAX = 2**31 - 1
-"""AWS's integer fields are 32-bit; larger numbers are typos, never capacity."""
+__all__ = ["ACCOUNT_PATTERN", "INT32_MAX", "NAME_PATTERN", "REGION_PATTERN", "Name", "Tags"]
 
-NAME_PATTERN = r"^[A-Za-z0-9_-]{1,128}$"
-REGION_PATTERN = r"^[a-z]{2}(-[a-z]+)+-[0-9]+$"
-ACCOUNT_PATTERN = r"^[0-9]{12}$"
 RUNNABLE_REASONS = TIME_LIMIT_REASONS
-MAX_CAPACITY_ENTRIES = 5
-
-Name = Annotated[
-    str,
-    StringConstraints(pattern=NAME_PATTERN),
-    Field(description="1-128 letters, digits, '-' or '_' (AWS's naming rule)."),
-]
-Count = Annotated[int, Field(ge=1, le=INT32_MAX)]
-Capacity = Annotated[
-    dict[str, Count],
-    Field(
-        min_length=1,
-        max_length=MAX_CAPACITY_ENTRIES,
-        description="Instance counts by SageMaker training instance type, 1 to 5 types, "
-        "e.g. {ml.p5.48xlarge: 8}.",
-    ),
-]
-TagKey = Annotated[str, StringConstraints(min_length=1, max_length=128)]
-TagValue = Annotated[str, StringConstraints(max_length=256)]
-Tags = Annotated[
-    dict[TagKey, TagValue],
-    Field(max_length=49, description="AWS tags; keys up to 128 characters, values up to 256."),
-]
 Sharing = Literal["reserve", "lend", "lend_and_borrow"]
 RunnableReason = Literal[
     "CAPACITY:INSUFFICIENT_INSTANCE_CAPACITY",
@@ -92,11 +75,7 @@ BorrowLimit = Annotated[
 ]
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
-
-
-class Platform(_Strict):
+class Platform(Strict):
     """The stack: declared exactly once across all files."""
 
     name: Name = Field(
@@ -111,7 +90,7 @@ class Platform(_Strict):
     tags: Tags = Field(default={}, description="Tags added to every managed resource.")
 
 
-class Environment(_Strict):
+class Environment(Strict):
     """A SAGEMAKER_TRAINING service environment: the capacity one queue schedules onto."""
 
     name: Name
@@ -119,14 +98,14 @@ class Environment(_Strict):
     enabled: bool = True
 
 
-class RunnableTimeout(_Strict):
+class RunnableTimeout(Strict):
     """Terminate jobs stuck RUNNABLE for one of AWS's reasons (jobStateTimeLimitActions)."""
 
     seconds: int = Field(ge=600, le=86400, description="600 to 86400 seconds.")
     reasons: list[RunnableReason] = Field(min_length=1, max_length=len(RUNNABLE_REASONS))
 
 
-class Queue(_Strict):
+class Queue(Strict):
     """A SAGEMAKER_TRAINING job queue; its FIFO scheduling policy <name>-quota is implied."""
 
     name: Name
@@ -136,7 +115,7 @@ class Queue(_Strict):
     runnable_timeout: RunnableTimeout | None = None
 
 
-class Share(_Strict):
+class Share(Strict):
     """A team's quota share on one queue."""
 
     queue: Name
@@ -154,7 +133,7 @@ class Share(_Strict):
     enabled: bool = True
 
 
-class Team(_Strict):
+class Team(Strict):
     """A team: tags for its shares, and the shares themselves."""
 
     name: Name
@@ -162,7 +141,7 @@ class Team(_Strict):
     shares: list[Share] = Field(default=[])
 
 
-class ConfigFile(_Strict):
+class ConfigFile(Strict):
     """One configuration file; lists from every file are merged, platform appears once."""
 
     model_config = ConfigDict(title="quotactl configuration file")
@@ -171,15 +150,21 @@ class ConfigFile(_Strict):
     environments: list[Environment] = Field(default=[])
     queues: list[Queue] = Field(default=[])
     teams: list[Team] = Field(default=[])
+    rules: list[RuleEntry] = Field(
+        default=[],
+        description="The organisation's rules: each a name, a level (advisory, soft, hard) "
+        "and a check with its parameters.",
+    )
 
 
-class Config(_Strict):
+class Config(Strict):
     """Every file merged and checked: what ``LoadedConfig.model`` holds."""
 
     platform: Platform
     environments: list[Environment]
     queues: list[Queue]
     teams: list[Team]
+    rules: list[RuleEntry] = Field(default=[])
 
 
 MODELS_BY_PATH: dict[tuple[str, ...], type[BaseModel]] = {

@@ -34,6 +34,7 @@ from rich.text import Text
 
 from quotactl.core.simulate import Outcome, human_duration, instance_hours
 from quotactl.render.markdown import code_span
+from quotactl.render.rules import rules_json, rules_markdown, rules_text
 from quotactl.render.simulate import (
     FORMAT_VERSION,
     ratio,
@@ -43,12 +44,13 @@ from quotactl.render.simulate import (
 from quotactl.render.symbols import ARROW, DASH, TIMES
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Sequence
     from typing import TextIO
 
     from rich.console import Console
     from rich.table import Table
 
+    from quotactl.core.rules import RuleResult
     from quotactl.core.simulate import Comparison, ShareChange, ShareResult
 
 STYLES = {
@@ -63,20 +65,40 @@ MARKDOWN_MAX_SHARES = 100
 
 
 def render_comparison(
-    console: Console, stdout: TextIO, output: str, comparison: Comparison, *, trace: str
+    console: Console,
+    stdout: TextIO,
+    output: str,
+    comparison: Comparison,
+    *,
+    trace: str,
+    rules: Sequence[RuleResult] = (),
 ) -> None:
-    """A comparison in the format asked for (``text``, ``json`` or ``markdown``)."""
+    """A comparison in the format asked for (``text``, ``json`` or ``markdown``), with the
+    rules' results on the configuration under review (``after``)."""
     if output == "json":
-        print(comparison_json(comparison, trace=trace), file=stdout)
+        print(comparison_json(comparison, trace=trace, rules=rules), file=stdout)
     elif output == "markdown":
         stdout.write(comparison_markdown(comparison, trace=trace))
+        if rules:
+            stdout.write("\n" + "\n".join(rules_markdown(rules)))
     else:
         print_comparison(console, comparison, trace=trace)
+        if rules:
+            console.print()
+            console.print(rules_text(rules), end="", soft_wrap=True)
 
 
-def comparison_json(comparison: Comparison, *, trace: str) -> str:
+def comparison_json(comparison: Comparison, *, trace: str, rules: Sequence[RuleResult] = ()) -> str:
+    document = comparison_document(comparison, trace=trace, rules=rules)
+    return json.dumps(document, indent=2, ensure_ascii=False)
+
+
+def comparison_document(
+    comparison: Comparison, *, trace: str, rules: Sequence[RuleResult] = ()
+) -> dict[str, object]:
+    """The comparison's JSON document as a value (what ``comparison_json`` prints)."""
     before, after = comparison.before, comparison.after
-    document = {
+    return {
         "format_version": FORMAT_VERSION,
         "trace": trace,
         "jobs": comparison.trace_jobs,
@@ -101,8 +123,8 @@ def comparison_json(comparison: Comparison, *, trace: str) -> str:
             ],
             "shares": [_share_json(s) for s in comparison.shares],
         },
+        "rules": rules_json(rules),
     }
-    return json.dumps(document, indent=2, ensure_ascii=False)
 
 
 _LISTED = (Outcome.GAINS, Outcome.LOSES, Outcome.ADDED, Outcome.REMOVED)

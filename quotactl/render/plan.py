@@ -7,6 +7,7 @@ The text view is built as rich ``Text`` (never markup strings: field paths such 
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from rich.text import Text
@@ -15,7 +16,9 @@ from quotactl.core.plan.disruption import DISRUPTING, counts, disrupted_jobs
 from quotactl.core.plan.document import to_document
 from quotactl.core.plan.model import Action, Impact
 from quotactl.core.resources.attributes import flatten
+from quotactl.core.rules import RuleReport
 from quotactl.render.markdown import fenced
+from quotactl.render.rules import rules_markdown, rules_text
 from quotactl.render.symbols import ARROW, TIMES
 
 if TYPE_CHECKING:
@@ -59,6 +62,7 @@ def plan_text(plan: Plan) -> Text:
         out.append("No changes.", style="bold")
         out.append(" Live resources match the configuration.\n")
         _settling(plan, out)
+        _rules(plan, out)
         return out
     out.append("quotactl will perform the following actions:\n\n")
     named: dict[str, str] = {}  # job id -> the address whose impact listed it first
@@ -66,12 +70,21 @@ def plan_text(plan: Plan) -> Text:
         _change_block(change, out, named)
         out.append("\n")
     _settling(plan, out)
+    if plan.rules.results:
+        out.append_text(rules_text(plan.rules.results))
+        out.append("\n")
     out.append(summary_line(plan), style="bold")
     out.append("\n")
     line = disruption_line(plan)
     if line:
         out.append(line + "\n", style="bold red")
     return out
+
+
+def _rules(plan: Plan, out: Text) -> None:
+    if plan.rules.results:
+        out.append("\n")
+        out.append_text(rules_text(plan.rules.results))
 
 
 def disruption_line(plan: Plan) -> str | None:
@@ -170,7 +183,7 @@ def plan_markdown(plan: Plan) -> str:
     lines = [f"### quotactl plan for stack `{plan.stack}`", ""]
     if plan.empty:
         lines += ["**No changes.** Live resources match the configuration.", ""]
-        return "\n".join(lines)
+        return "\n".join([*lines, *rules_markdown(plan.rules.results)])
     lines += [f"**{summary_line(plan)}**", ""]
     refused = disruption_line(plan)
     if refused:
@@ -187,7 +200,8 @@ def plan_markdown(plan: Plan) -> str:
         if len(impacts) > MARKDOWN_MAX_IMPACTS:
             lines.append(f"> - … and {len(impacts) - MARKDOWN_MAX_IMPACTS} more in the plan below")
         lines.append("")
-    body = plan_text(plan).plain.rstrip("\n")
+    lines += rules_markdown(plan.rules.results)
+    body = plan_text(replace(plan, rules=RuleReport())).plain.rstrip("\n")
     if len(body) > MARKDOWN_MAX_CHARS:
         body = body[:MARKDOWN_MAX_CHARS].rsplit("\n", 1)[0] + "\n… (truncated: run quotactl plan)"
     block = fenced(body, "diff")  # a value holding ``` cannot end the block

@@ -40,31 +40,52 @@ from rich.text import Text
 
 from quotactl.core.simulate import human_duration, instance_hours
 from quotactl.render.markdown import code_span
+from quotactl.render.rules import rules_json, rules_markdown, rules_text
 from quotactl.render.symbols import DASH, STRATEGIES, TIMES
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
     from typing import TextIO
 
     from rich.console import Console
 
+    from quotactl.core.rules import RuleResult
     from quotactl.core.simulate import ShareResult, SimulationResult, WaitStats
 
 FORMAT_VERSION = "1"
 
 
 def render_simulation(
-    console: Console, stdout: TextIO, output: str, result: SimulationResult, *, trace: str
+    console: Console,
+    stdout: TextIO,
+    output: str,
+    result: SimulationResult,
+    *,
+    trace: str,
+    rules: Sequence[RuleResult] = (),
 ) -> None:
-    """One simulation in the format asked for (``text``, ``json`` or ``markdown``)."""
+    """One simulation in the format asked for (``text``, ``json`` or ``markdown``), with the
+    rules' results."""
     if output == "json":
-        print(simulation_json(result, trace=trace), file=stdout)
+        print(simulation_json(result, trace=trace, rules=rules), file=stdout)
     elif output == "markdown":
         stdout.write(simulation_markdown(result, trace=trace))
+        if rules:
+            stdout.write("\n" + "\n".join(rules_markdown(rules)))
     else:
         print_simulation(console, result, trace=trace)
+        if rules:
+            console.print()
+            console.print(rules_text(rules), end="", soft_wrap=True)
 
 
-def simulation_json(result: SimulationResult, *, trace: str, config: str | None = None) -> str:
+def simulation_json(
+    result: SimulationResult,
+    *,
+    trace: str,
+    config: str | None = None,
+    rules: Sequence[RuleResult] = (),
+) -> str:
     """The JSON document of one simulation."""
     document = {
         "format_version": FORMAT_VERSION,
@@ -74,6 +95,7 @@ def simulation_json(result: SimulationResult, *, trace: str, config: str | None 
         "baseline": None,
         "verdict": None,
         "comparison": None,
+        "rules": rules_json(rules),
     }
     return json.dumps(document, indent=2, ensure_ascii=False)
 

@@ -45,20 +45,35 @@ def _steps(workflow: dict[str, Any], job: str) -> list[dict[str, Any]]:
     return steps
 
 
-def _run_step(script: str, repo: Path, env: dict[str, str], values: dict[str, str]) -> int:
-    """One `run:` step as GitHub runs it (bash -eo pipefail), its expressions filled in."""
+def _fill(text: str, values: dict[str, str]) -> str:
     for expression, value in values.items():
-        script = script.replace("${{ " + expression + " }}", value)
-    assert "${{" not in script, script
+        text = text.replace("${{ " + expression + " }}", value)
+    assert "${{" not in text, text
+    return text
+
+
+def _run_step(
+    step: dict[str, Any] | str, repo: Path, env: dict[str, str], values: dict[str, str]
+) -> int:
+    """One `run:` step as GitHub runs it (bash -eo pipefail), its expressions and `env:`
+    filled in; what it writes to GITHUB_OUTPUT becomes ``steps.ID.outputs.KEY``."""
+    step = {"run": step} if isinstance(step, str) else step
+    output = Path(env["GITHUB_OUTPUT"])
+    output.write_text("")
+    step_env = {k: _fill(str(v), values) for k, v in (step.get("env") or {}).items()}
     done = subprocess.run(
-        ["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", script],
+        ["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", _fill(step["run"], values)],
         cwd=repo,
-        env=env,
+        env={**env, **step_env},
         capture_output=True,
         text=True,
         timeout=120,
     )
     print(done.stdout, done.stderr)  # shown when the test fails
+    if "id" in step:
+        for line in output.read_text().splitlines():
+            key, _, value = line.partition("=")
+            values[f"steps.{step['id']}.outputs.{key}"] = value
     return done.returncode
 
 
@@ -73,6 +88,10 @@ def test_workflow_commands_run_end_to_end_on_the_emulator(repo_root: Path, tmp_p
     repo, runner = tmp_path / "repo", tmp_path / "runner"
     runner.mkdir()
     shutil.copytree(repo_root / "configs" / "demo", repo / "configs")
+    rule = "  - {name: research-cap, level: soft, check: max_capacity, team: research,"
+    rule += " capacity: {ml.p5.48xlarge: 2}}\n"
+    rules = repo / "configs" / "rules.yaml"
+    rules.write_text(rules.read_text() + rule)
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
     shim = bin_dir / "quotactl"
@@ -105,14 +124,28 @@ def test_workflow_commands_run_end_to_end_on_the_emulator(repo_root: Path, tmp_p
     nlp.write_text(nlp.read_text().replace("{ml.p5.48xlarge: 4}", "{ml.p5.48xlarge: 2}"))
     research = repo / "configs" / "teams" / "research.yaml"  # the 2 instances move to research
     research.write_text(research.read_text().replace("ml.p5.48xlarge: 2,", "ml.p5.48xlarge: 4,"))
+    rules.write_text(rules.read_text().replace(rule, ""))  # the base branch's rule still holds
     _git(repo, "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qam", "halve")
 
-    values = {"github.event.pull_request.base.sha": base}
+    labels = "github.event.pull_request.labels.*.name"
+    values = {"github.event.pull_request.base.sha": base, f"toJSON({labels})": "[]"}
     plan_steps = [s for s in _steps(workflow, "plan") if "run" in s]
     assert plan_steps[0]["run"] == 'pip install "${QUOTACTL_PIP_SPEC:-.}"'
+    failing = {"quotactl validate", "Fail on an error or a failed rule (after the comment)"}
     for step in plan_steps[1:]:
-        assert _run_step(step["run"], repo, env, values) == 0, step.get("name")
+        name = step.get("name") or step["run"].split(" configs/")[0]
+        assert _run_step(step, repo, env, values) == (1 if name in failing else 0), name
     comment = (repo / "comment.md").read_text()
+    assert "**Rules failed: `research-cap` (soft)**" in comment
+    assert "A failed soft rule is accepted by the label `quotactl:override-research-cap`" in comment
+    (runner / "base").rename(runner / "base-1")
+    _git(repo, "worktree", "prune")
+    values[f"toJSON({labels})"] = '["quotactl:override-research-cap"]'
+    (runner / "summary.md").write_text("")
+    for step in plan_steps[1:]:
+        assert _run_step(step, repo, env, values) == 0, step.get("name")
+    comment = (repo / "comment.md").read_text()
+    assert "| `research-cap` | soft | max_capacity | **overridden** |" in comment
     assert comment.startswith("### quotactl plan for stack `demo`")
     assert "capacity[ml.p5.48xlarge]: 4 → 2" in comment
     assert "On merge, `quotactl apply` refuses this plan (`disruption-not-allowed`)" in comment
@@ -123,14 +156,23 @@ def test_workflow_commands_run_end_to_end_on_the_emulator(repo_root: Path, tmp_p
     assert (runner / "summary.md").read_text() == comment
 
     (apply_step,) = [s for s in _steps(workflow, "apply") if "quotactl apply" in s.get("run", "")]
-    labels = "github.event.pull_request.labels.*.name"
     refused = {
+        **values,
         f"contains({labels}, 'quotactl:allow-delete')": "false",
         f"contains({labels}, 'quotactl:allow-disruption')": "false",
     }
-    assert _run_step(apply_step["run"], repo, env, refused) == 1
-    allowed = {**refused, f"contains({labels}, 'quotactl:allow-disruption')": "true"}
-    assert _run_step(apply_step["run"], repo, env, allowed) == 0
+    for attempt in (1, 2, 3):  # each apply step adds the base branch's worktree afresh
+        (runner / "base").rename(runner / f"base-apply-{attempt}")
+        _git(repo, "worktree", "prune")
+        if attempt == 1:
+            assert _run_step(apply_step, repo, env, refused) == 1  # the disruption guard
+        elif attempt == 2:
+            unlabelled = {**refused, f"toJSON({labels})": "[]"}
+            unlabelled[f"contains({labels}, 'quotactl:allow-disruption')"] = "true"
+            assert _run_step(apply_step, repo, env, unlabelled) == 1  # research-cap
+        else:
+            allowed = {**refused, f"contains({labels}, 'quotactl:allow-disruption')": "true"}
+            assert _run_step(apply_step, repo, env, allowed) == 0
     replan = run([*quotactl, "plan", "configs", "--detailed-exitcode"], check=False)
     assert replan.returncode == 0
 

@@ -47,6 +47,7 @@ EXTRA: dict[str, list[str]] = {
     "submit": ["{spec}"],
     "trace export": ["--out", "{tmp}/trace.csv"],
     "job priority": ["5"],
+    "tune": ["{tmp}/config.yaml", "--trace", "{tmp}/trace.csv"],  # the queue is found first
 }
 CASES = sorted(_takes())
 

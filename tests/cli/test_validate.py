@@ -52,9 +52,15 @@ def test_valid_demo_prints_a_summary_and_exits_0(
     monkeypatch.chdir(repo_root)
     result = cli("validate", "configs/demo")
     assert result.exit_code == 0
-    assert result.stdout == (
-        "configs/demo: 5 files, 1 environment, 1 queue, 4 teams, 4 shares: valid\n"
-    )
+    summary, heading, *rules = result.stdout.splitlines()
+    assert summary == "configs/demo: 6 files, 1 environment, 1 queue, 4 teams, 4 shares: valid"
+    assert heading == "Rules (4 rules: 4 pass):"
+    assert [line.split()[:2] for line in rules] == [
+        ["pass", "no-overcommit"],
+        ["pass", "reserve-at-most-30pct"],
+        ["pass", "bounded-borrowing"],
+        ["pass", "every-share-has-an-owner"],
+    ]
     assert result.stderr == ""
 
 
@@ -154,6 +160,7 @@ def test_json_report_for_a_valid_config(
             "teams": 1,
             "shares": 1,
         },
+        "rules": [],
     }
     assert result.stderr == ""
 
@@ -207,5 +214,5 @@ def test_schema_prints_a_json_schema(cli: Callable[..., CliResult]) -> None:
     assert result.exit_code == 0
     schema = json.loads(result.stdout)
     assert schema["$schema"] == "https://json-schema.org/draft/2020-12/schema"
-    assert set(schema["properties"]) == {"platform", "environments", "queues", "teams"}
+    assert set(schema["properties"]) == {"platform", "environments", "queues", "teams", "rules"}
     assert "required" not in schema

@@ -64,6 +64,7 @@ def test_demo_becomes_one_environment_policy_queue_and_four_shares() -> None:
     assert loaded.diagnostics == []
     assert [p.relative_to(DEMO).as_posix() for p in loaded.files] == [
         "platform.yaml",
+        "rules.yaml",
         "teams/nlp.yaml",
         "teams/ranking.yaml",
         "teams/research.yaml",

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from quotactl.config.rules import CONFIG_RULES
+from quotactl.config.value_checks import VALUE_CHECKS
 from quotactl.core.plan.diff import diff
 from quotactl.core.plan.document import to_document
 from quotactl.core.plan.envelope import MAX_DEPTH, check_signature, nesting_depth, parse, sign
@@ -62,7 +62,7 @@ def test_every_plan_diff_makes_is_accepted_as_written(
     live = observed(*BASE, *before, jobs=jobs)
     plan = replace(diff(desired(*BASE, *after), live), account_id=ACCOUNT)
     document = json.loads(json.dumps(to_document(plan)))
-    assert to_document(verify(document, CONFIG_RULES)) == document
+    assert to_document(verify(document, VALUE_CHECKS)) == document
 
 
 def test_a_replaced_queue_cascades_and_still_verifies() -> None:
@@ -82,7 +82,7 @@ def test_a_replaced_queue_cascades_and_still_verifies() -> None:
     )
     assert any(c.reason for c in plan.changes), "the share is replaced because its queue is"
     document = json.loads(json.dumps(to_document(plan)))
-    assert to_document(verify(document, CONFIG_RULES)) == document
+    assert to_document(verify(document, VALUE_CHECKS)) == document
 
 
 @pytest.mark.parametrize(
@@ -121,5 +121,5 @@ def test_a_signature_covers_the_document_and_nothing_else() -> None:
     for bad, key in ((changed, "k"), (signed, "other"), (document, "k")):
         with pytest.raises(PlanSignatureError):
             check_signature(bad, key)
-    loaded = load(json.dumps(signed).encode(), CONFIG_RULES, key="k")
+    loaded = load(json.dumps(signed).encode(), VALUE_CHECKS, key="k")
     assert to_document(loaded) == document

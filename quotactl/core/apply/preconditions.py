@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from quotactl.core.backend import StateReader
     from quotactl.core.plan.model import Plan
     from quotactl.core.resources.observed import ObservedState
+    from quotactl.core.rules import Rule
 
 
 @dataclass(frozen=True)
@@ -51,6 +52,10 @@ class Guards:
     allow_disruption: bool = False
     max_disruption: int | None = None
     """Allow a plan that disrupts at most this many active jobs (``--max-disruption N``)."""
+    rules: tuple[Rule, ...] | None = None
+    """The rules to judge the plan by; None: those a saved plan recorded (none for a config)."""
+    overrides: tuple[str, ...] = ()
+    """Soft rules accepted by name (``--override NAME``); a saved plan's are not reused."""
 
 
 def read_live(plan: Plan, reader: StateReader) -> ObservedState:

@@ -25,8 +25,13 @@ Format version "1" (additions keep the version; removals or changes bump it)::
       "scope": ["environment.gpu-pool", ...],  # addresses config declares
       "settling": [],                          # unchanged resources still CREATING/UPDATING
       "disruption": {"jobs": 1, "terminated": 0, "preemptible": 1, "disabled": 0,
-                     "job_ids": ["..."]}       # SCHEDULED/STARTING/RUNNING jobs the impact
-    }                                          # names: what apply's disruption guard counts
+                     "job_ids": ["..."]},      # SCHEDULED/STARTING/RUNNING jobs the impact
+                                               # names: what apply's disruption guard counts
+      "rules": [{"name", "level", "check", "result": "pass" | "fail" | "overridden",
+                 "message"}],                  # each rule's result when the plan was made
+      "overrides": ["NAME"],                   # --override NAME given to plan
+      "rule_definitions": [{"name", "level", "check", ...parameters}]  # what apply judges
+    }                                          # again (unless given --rules PATH)
 
 Attributes use configuration names (``capacity``, ``sharing``, ``borrow_limit``, ...).
 """
@@ -39,6 +44,7 @@ from quotactl.core.plan.disruption import counts, disrupted_jobs
 from quotactl.core.plan.model import Action, AffectedJob, Change, Effect, FieldChange, Impact, Plan
 from quotactl.core.resources.attributes import JSONValue, spec_from_attributes
 from quotactl.core.resources.observed import Kind, Ref, Spec
+from quotactl.core.rules.codec import report_from_json, report_to_json
 from quotactl.errors import PlanInvalidError
 
 if TYPE_CHECKING:
@@ -60,6 +66,7 @@ def to_document(plan: Plan) -> dict[str, JSONValue]:
         "scope": list(plan.scope),
         "settling": list(plan.settling),
         "disruption": _disruption(plan),
+        **report_to_json(plan.rules),
     }
 
 
@@ -128,6 +135,7 @@ def from_document(document: JSONValue) -> Plan:
             fingerprint=_str(document, "fingerprint"),
             scope=tuple(_strings(document.get("scope"))),
             settling=tuple(_strings(document.get("settling"))),
+            rules=report_from_json(document),
         )
     except (KeyError, ValueError, TypeError) as exc:
         raise PlanInvalidError(

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from quotactl.core.resources.attributes import Attributes, JSONValue, attributes, top_field
 from quotactl.core.resources.desired import QueueSpec, ShareSpec
 from quotactl.core.resources.observed import Kind, Ref, Spec
+from quotactl.core.rules import RuleReport
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -141,6 +142,9 @@ class Plan:
     """Addresses the configuration declares: with the stack tag, what the fingerprint covers."""
     settling: tuple[str, ...] = ()
     """Unchanged resources still CREATING/UPDATING that some change must wait for."""
+    rules: RuleReport = field(default_factory=RuleReport)
+    """The rules judged on this plan, the overrides given, and their results (apply judges
+    them again: it never trusts these results)."""
 
     @property
     def empty(self) -> bool:

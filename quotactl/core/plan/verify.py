@@ -4,7 +4,7 @@ A plan file is read back only if it is exactly what ``plan --out`` writes: withi
 nesting limits, signed with ``QUOTACTL_PLAN_KEY`` when one is set (both checked on its bytes,
 by ``quotactl.core.plan.envelope``), and identical to the document quotactl re-derives from its own
 ``before`` and ``after`` values (fields, actions, summary, addresses), with every value valid by the
-configuration's rules and every runtime impact consistent with the change it is attached to.
+configuration's value checks and every runtime impact consistent with the change it is attached to.
 Ownership, staleness and the account are checked against live state, under the apply lock
 (``quotactl.core.apply.preconditions``).
 """
@@ -39,8 +39,8 @@ _FINGERPRINT = re.compile(r"sha256:[0-9a-f]{64}")
 _PREEMPTIBLE = re.compile(r"usage of (\S+) is (\d+), above the new limit (\d+): ")
 
 
-class Rules(Protocol):
-    """The configuration's value rules (names, ranges, instance types), injected by the caller
+class ValueChecks(Protocol):
+    """The configuration's value checks (names, ranges, instance types), injected by the caller
     so that they are written once, in ``quotactl.config``."""
 
     def platform_problems(self, stack: str, region: str, account_id: str) -> list[str]: ...
@@ -53,16 +53,16 @@ class Rules(Protocol):
 # -- verifying --------------------------------------------------------------------------
 
 
-def load(data: bytes, rules: Rules, *, key: str | None) -> Plan:
+def load(data: bytes, checks: ValueChecks, *, key: str | None) -> Plan:
     """The plan in a saved file, if it passes every check that needs no live state."""
     document = parse(data)
     if not isinstance(document, dict):
         raise invalid("it is not a JSON object")
     check_signature(document, key)
-    return verify(document, rules)
+    return verify(document, checks)
 
 
-def verify(document: dict[str, JSONValue], rules: Rules) -> Plan:
+def verify(document: dict[str, JSONValue], checks: ValueChecks) -> Plan:
     """Re-derive the plan from its ``before``/``after`` values; refuse any disagreement."""
     if document.get("format_version") != FORMAT_VERSION:
         raise invalid(
@@ -75,15 +75,15 @@ def verify(document: dict[str, JSONValue], rules: Rules) -> Plan:
         read = from_document(document)
     except PlanError as exc:
         raise invalid(exc.message.removeprefix("not a quotactl plan file: ")) from exc
-    problems = rules.platform_problems(read.stack, read.region, account)
+    problems = checks.platform_problems(read.stack, read.region, account)
     fingerprint = document.get("fingerprint")
     if not isinstance(fingerprint, str) or not _FINGERPRINT.fullmatch(fingerprint):
         problems.append("fingerprint is not sha256:<64 hex digits>")
-    problems += _addresses("scope", read.scope, rules)
-    problems += _addresses("settling", read.settling, rules)
+    problems += _addresses("scope", read.scope, checks)
+    problems += _addresses("settling", read.settling, checks)
     if problems:
         raise invalid("; ".join(problems))
-    plan = replace(read, changes=tuple(_rederive(c, read, rules) for c in read.changes))
+    plan = replace(read, changes=tuple(_rederive(c, read, checks) for c in read.changes))
     _check_scope(plan)
     unsigned = {k: v for k, v in document.items() if k != SIGNATURE_KEY}
     difference = _first_difference(to_document(plan), unsigned)
@@ -92,7 +92,7 @@ def verify(document: dict[str, JSONValue], rules: Rules) -> Plan:
     return plan
 
 
-def _addresses(what: str, addresses: tuple[str, ...], rules: Rules) -> list[str]:
+def _addresses(what: str, addresses: tuple[str, ...], checks: ValueChecks) -> list[str]:
     problems: list[str] = []
     for address in addresses:
         try:
@@ -101,7 +101,7 @@ def _addresses(what: str, addresses: tuple[str, ...], rules: Rules) -> list[str]
             problems.append(f"{what} holds {address!r}, not a resource address")
             continue
         names = [ref.name] + ([ref.queue] if ref.queue is not None else [])
-        bad = [p for n in names for p in rules.name_problems(n)]
+        bad = [p for n in names for p in checks.name_problems(n)]
         if bad or ref.address != address:
             problems.append(f"{what} holds {address!r}, not a resource address")
     if list(addresses) != sorted(set(addresses)):
@@ -109,7 +109,7 @@ def _addresses(what: str, addresses: tuple[str, ...], rules: Rules) -> list[str]
     return problems
 
 
-def _rederive(change: Change, plan: Plan, rules: Rules) -> Change:
+def _rederive(change: Change, plan: Plan, checks: ValueChecks) -> Change:
     """The change as ``diff`` would have made it from the same before and after."""
     where = change.address
     problems: list[str] = []
@@ -117,11 +117,11 @@ def _rederive(change: Change, plan: Plan, rules: Rules) -> Change:
         if spec is None:
             continue
         names = [spec.name] + ([spec.queue] if isinstance(spec, ShareSpec) else [])
-        problems += [f"{side}: {p}" for n in names for p in rules.name_problems(n)]
+        problems += [f"{side}: {p}" for n in names for p in checks.name_problems(n)]
         if spec.tags.get(STACK_TAG) != plan.stack:
             problems.append(f"{side} is not tagged {STACK_TAG}={plan.stack}")
     if change.after is not None:
-        problems += [f"after: {p}" for p in rules.spec_problems(change.after)]
+        problems += [f"after: {p}" for p in checks.spec_problems(change.after)]
     if change.before is not None:
         problems += _live_side(change, plan)
     elif change.arn is not None:

@@ -138,8 +138,14 @@ class MeteredEngine(QueueEngine):
         )
 
 
-def simulate(queues: Sequence[QueueModel], rows: Iterable[TraceRow], source: str) -> RunTotals:
-    """Replay ``rows`` against ``queues`` to the end of the trace and of every job.
+def simulate(
+    queues: Sequence[QueueModel],
+    rows: Iterable[TraceRow],
+    source: str,
+    timing: Timing | None = None,
+) -> RunTotals:
+    """Replay ``rows`` against ``queues`` to the end of the trace and of every job, with
+    ``timing`` (default: the emulator's, ``QUOTACTL_EMULATOR_TIMING``).
 
     Queues do not interact, and the engine keeps all its accounting per instance type, so all
     queues run in one engine whose instance types are qualified by queue (``queue/type``).
@@ -151,7 +157,7 @@ def simulate(queues: Sequence[QueueModel], rows: Iterable[TraceRow], source: str
     collecting = gc.isenabled()
     gc.disable()
     try:
-        return _replay(queues, rows, source)
+        return _replay(queues, rows, source, MeteredEngine(queues, timing))
     finally:
         if collecting:
             gc.enable()

@@ -1,10 +1,10 @@
-"""The configuration's value rules applied to one resource's settings (a saved plan's values).
+"""The configuration's value checks applied to one resource's settings (a saved plan's values).
 
 ``apply --plan FILE`` must refuse a value that ``validate`` would refuse, without a second
 copy of the rules: each spec is turned back into the configuration's own shape and checked by
 the same pydantic models (names, ranges, 1-5 capacity entries, tag lengths) and the same
-instance-type list (botocore's SageMaker model). ``CONFIG_RULES`` implements
-``quotactl.core.plan.verify.Rules``.
+instance-type list (botocore's SageMaker model). ``VALUE_CHECKS`` implements
+``quotactl.core.plan.verify.ValueChecks``.
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from quotactl.core.resources.observed import Spec
 
 
-class ConfigRules:
+class ConfigValueChecks:
     """``validate``'s per-value rules, for values that did not come from a YAML file."""
 
     def platform_problems(self, stack: str, region: str, account_id: str) -> list[str]:
@@ -141,4 +141,4 @@ def _message(where: str, error: Any) -> str:
     return f"{place}: {error.get('msg', 'invalid')}" if place else str(error.get("msg"))
 
 
-CONFIG_RULES = ConfigRules()
+VALUE_CHECKS = ConfigValueChecks()

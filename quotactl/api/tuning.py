@@ -1,0 +1,137 @@
+"""``tune``: search changes to one queue's shares, replaying a trace for every candidate.
+
+The search is ``quotactl.core.tune``; this module reads the trace once, picks the executor
+(this process, a process pool or a Dask cluster) and hands each candidate's ``simulate``
+result back in proposal order. ``tuned_comparison`` sets a trial beside the current
+configuration exactly as ``simulate --compare`` does.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from quotactl.errors import NotFoundError, TraceUnsorted, UsageError
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable, Sequence
+    from pathlib import Path
+
+    from quotactl.config.edit import WrittenConfig
+    from quotactl.core.resources.desired import DesiredState
+    from quotactl.core.rules import Rule, RuleResult
+    from quotactl.core.simulate import Comparison, TraceRow
+    from quotactl.core.tune import Edit, Knob, Settings, Trial, TuneResult
+
+
+def tune(
+    desired: DesiredState,
+    trace: Path,
+    settings: Settings,
+    *,
+    queue: str | None = None,
+    vary: Iterable[Knob] | None = None,
+    fixed: Sequence[str] = (),
+    workers: int | None = None,
+    executor: str | None = None,
+    rules: Sequence[Rule] = (),
+    on_trial: Callable[[Trial, Trial], None] | None = None,
+    on_unsorted: Callable[[str], None] | None = None,
+) -> TuneResult:
+    """Search ``queue`` of ``desired`` (default: its only queue) for the best configuration on
+    ``trace``; ``fixed`` teams stay as they are, and every soft and hard rule of ``rules`` is a
+    constraint. Ctrl-C ends the search with what it found."""
+    from quotactl.api.executors import executor as executor_for
+    from quotactl.core.engine import parse_timing
+    from quotactl.core.simulate import io
+    from quotactl.core.tune import Knob, RuleConstraints, Space, search
+
+    name = tuned_queue(desired, queue)
+    teams = {s.team for s in desired.shares if s.team}
+    for team in fixed:
+        if team not in teams:
+            raise NotFoundError(
+                f"--fix {team}: no team {team!r} in the configuration",
+                hint=f"teams are {', '.join(sorted(teams))}" if teams else None,
+            )
+    space = Space.of(desired, name, tuple(Knob) if vary is None else vary, fixed)
+    rows = read_rows(trace, on_unsorted)
+    timing = parse_timing(io.timing_setting())
+    with executor_for(rows, str(trace), timing, workers=workers, address=executor) as evaluate:
+        return search(desired, space, settings, evaluate, RuleConstraints(rules), on_trial)
+
+
+def tuned_queue(desired: DesiredState, queue: str | None) -> str:
+    """The queue to tune: ``queue``, or the configuration's only one."""
+    names = [q.name for q in desired.queues]
+    if queue is None:
+        if len(names) == 1:
+            return names[0]
+        if not names:
+            raise NotFoundError("the configuration has no queue to tune")
+        raise UsageError(
+            "the configuration has several queues: name one with --queue",
+            hint=f"queues are {', '.join(names)}",
+        )
+    if queue not in names:
+        raise NotFoundError(
+            f"--queue {queue}: no queue {queue!r} in the configuration",
+            hint=f"queues are {', '.join(names)}" if names else None,
+        )
+    return queue
+
+
+def read_rows(trace: Path, on_unsorted: Callable[[str], None] | None = None) -> list[TraceRow]:
+    """Every row of ``trace`` in submission order (one out of order is sorted, as simulate
+    does, and ``on_unsorted`` hears why)."""
+    from quotactl.core.simulate.ordering import sorted_trace
+    from quotactl.core.simulate.reader import check_trace, read_here
+
+    check_trace(trace)
+    try:
+        return list(read_here(trace))
+    except TraceUnsorted as exc:
+        if on_unsorted is not None:
+            on_unsorted(exc.message)
+    with sorted_trace(trace) as ordered:
+        return list(read_here(ordered))
+
+
+def tuned_edits(result: TuneResult, trial: Trial) -> tuple[Edit, ...]:
+    """What ``trial`` changes against the current configuration, setting by setting."""
+    from quotactl.core.tune import edits
+
+    return edits(result.space, result.current, trial)
+
+
+def tuned_rules(rules: Sequence[Rule], trial: Trial) -> list[RuleResult]:
+    """Every rule's result on ``trial``'s configuration and its simulation."""
+    from quotactl.core.tune import RuleConstraints
+
+    return RuleConstraints(rules).judged(trial.desired, trial.result)
+
+
+def tuned_comparison(result: TuneResult, trial: Trial, *, label: str) -> Comparison:
+    """``trial`` against the current configuration, as ``simulate --compare`` reports it."""
+    from quotactl.core.simulate import Replay, Side, compare, queue_models
+
+    current = result.current
+    before = Replay(Side(label, tuple(queue_models(current.desired))), current.result)
+    after = Replay(
+        Side(f"candidate {trial.index}", tuple(queue_models(trial.desired))), trial.result
+    )
+    return compare(before, after)
+
+
+def check_tuned_out(out: Path) -> None:
+    """Refuse an ``--out`` that is no directory before the search starts."""
+    from quotactl.config.edit import check_out
+
+    check_out(out)
+
+
+def write_tuned(paths: Sequence[Path], trial: Trial, out: Path) -> WrittenConfig:
+    """The configuration at ``paths`` written to ``out`` with ``trial``'s share settings, in
+    the same layout, comments and formatting kept."""
+    from quotactl.config.edit import write_changed
+
+    return write_changed(paths, trial.desired, out)

@@ -1,0 +1,37 @@
+"""Rules: the organisation's quota policy as data, judged on desired states, plans and
+simulations (``evaluate_static``, ``evaluate_disruption``, ``evaluate_outcome``).
+
+This package's names are the stable API other rooms (plan, apply, simulate, tune) call.
+"""
+
+from quotactl.core.rules.evaluate import evaluate_disruption, evaluate_outcome, evaluate_static
+from quotactl.core.rules.model import (
+    DISRUPTION_CHECKS,
+    OUTCOME_CHECKS,
+    STATIC_CHECKS,
+    Check,
+    Level,
+    Outcome,
+    Rule,
+    RuleReport,
+    RuleResult,
+)
+from quotactl.core.rules.verdict import blocking, check_overrides, refusal
+
+__all__ = [
+    "DISRUPTION_CHECKS",
+    "OUTCOME_CHECKS",
+    "STATIC_CHECKS",
+    "Check",
+    "Level",
+    "Outcome",
+    "Rule",
+    "RuleReport",
+    "RuleResult",
+    "blocking",
+    "check_overrides",
+    "evaluate_disruption",
+    "evaluate_outcome",
+    "evaluate_static",
+    "refusal",
+]
