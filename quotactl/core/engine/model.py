@@ -35,11 +35,18 @@ class ShareModel:
 
 @dataclass(frozen=True)
 class QueueModel:
-    """One quota-managed job queue: its environment's capacity and its quota shares."""
+    """One quota-managed job queue: its environment's capacity and its quota shares.
+
+    ``environment`` and ``priority``: queues that name the same service environment share its
+    capacity, evaluated in descending priority (what ``simulate`` replays as the emulator does);
+    None: the queue has its environment to itself.
+    """
 
     name: str
     capacity: Mapping[str, int]
     shares: tuple[ShareModel, ...]
+    environment: str | None = None
+    priority: int = 1
 
     @classmethod
     def from_desired(cls, desired: DesiredState, queue: str) -> QueueModel:
@@ -61,7 +68,13 @@ class QueueModel:
             for s in desired.shares
             if s.queue == queue
         )
-        return cls(name=queue, capacity=dict(env.capacity) if env else {}, shares=shares)
+        return cls(
+            name=queue,
+            capacity=dict(env.capacity) if env else {},
+            shares=shares,
+            environment=spec.environment,
+            priority=spec.priority,
+        )
 
     def with_strategy(self, strategy: Strategy) -> QueueModel:
         """The same queue with every share forced to ``strategy`` (the simulator's baseline)."""

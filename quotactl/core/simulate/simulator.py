@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 from quotactl.core.engine import Job, QueueEngine, QueueModel, Timing, parse_timing
 from quotactl.core.simulate import io
 from quotactl.core.simulate.metrics import RawShare, RunTotals
+from quotactl.core.simulate.shared import SharedReplay, shares_environments
 from quotactl.core.states import JobStatus
 from quotactl.errors import TraceError
 
@@ -154,6 +155,8 @@ def simulate(queues: Sequence[QueueModel], rows: Iterable[TraceRow], source: str
     collecting = gc.isenabled()
     gc.disable()
     try:
+        if shares_environments(queues):  # queues on one environment: one engine each
+            return SharedReplay(queues, None, MeteredEngine).run(rows, source)
         return _replay(queues, rows, source)
     finally:
         if collecting:
