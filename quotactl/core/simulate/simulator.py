@@ -145,8 +145,10 @@ class MeteredEngine(QueueEngine):
 def simulate(queues: Sequence[QueueModel], rows: Iterable[TraceRow], source: str) -> RunTotals:
     """Replay ``rows`` against ``queues`` to the end of the trace and of every job.
 
-    Queues do not interact, and the engine keeps all its accounting per instance type, so all
-    queues run in one engine whose instance types are qualified by queue (``queue/type``).
+    Queues on environments of their own do not interact, and the engine keeps all its
+    accounting per instance type, so all queues run in one engine whose instance types are
+    qualified by queue (``queue/type``). Queues that share an environment are replayed with
+    one engine each, as the emulator runs them (``shared.py``).
     The cyclic garbage collector is paused meanwhile: the replay allocates millions of
     short-lived objects that reference counting frees, and rescanning them cost about a tenth
     of the run. (A queued job and its queue entry refer to each other until it starts; what is
