@@ -184,6 +184,17 @@ def _capacity_wait(engine: QueueEngine, queue: QueueModel, job: Job) -> Wait:
     used = engine.usage(share.name, t)
     reason = job.status_reason
     need = f"{n} x {t}"
+    leaving = [j for j in engine.jobs() if j.preempted_by is not None and j.instance_type == t]
+    if used + n <= limit and leaving:
+        count = len(leaving)
+        return Wait(
+            WaitCode.NO_IDLE_CAPACITY,
+            f"{need} fits share {share.name}'s own limit ({used} of {limit} in use), and "
+            f"{count} job{'s' if count != 1 else ''} of {t} {'are' if count != 1 else 'is'} "
+            "being preempted (PREEMPTION_IN_PROGRESS): their instances are free when the "
+            "preemption window ends",
+            reason,
+        )
     if used + n <= limit:
         return Wait(
             WaitCode.NO_IDLE_CAPACITY,
