@@ -38,6 +38,7 @@ from quotactl.core.engine.model import (
     ShareModel,
     Timing,
     Transition,
+    Window,
     parse_timing,
 )
 from quotactl.core.engine.scheduler import QueueEngine
@@ -55,6 +56,7 @@ __all__ = [
     "ShareModel",
     "Timing",
     "Transition",
+    "Window",
     "parse_timing",
     "schedule",
 ]
