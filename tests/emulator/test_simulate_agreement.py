@@ -24,6 +24,7 @@ from quotactl.aws.session import Target, client, make_session
 from quotactl.core.engine import TIMING
 from quotactl.core.simulate.queues import queue_models
 from quotactl.core.simulate.schedule import attempts
+from quotactl.core.simulate.simulator import simulate
 from quotactl.emulator import Emulator
 from tests.emulator.emulator_support import payload
 
@@ -155,6 +156,31 @@ def test_the_emulator_runs_a_trace_exactly_as_simulate_replays_it(drawn: list[Dr
     with tempfile.TemporaryDirectory() as folder:
         emulated = _emulated(Path(folder) / "state.db", rows)
     assert emulated == _simulated(rows)
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.lists(row_st, min_size=1, max_size=12))
+@example(RECLAIM)
+def test_simulate_waits_are_the_first_starts_of_the_attempts(drawn: list[Drawn]) -> None:
+    """A wait is the first attempt that started (left SCHEDULED) minus the submission: an
+    attempt preempted while SCHEDULED, in its window too, never started and counts none."""
+    rows = _trace(drawn)
+    queues = queue_models(api.load([DEMO]).desired)
+    submitted = {row[6]: (row[1], row[0]) for row in rows}
+    expected: dict[str, list[float]] = {}
+    for name, runs in attempts(queues, iter(rows), "trace", TIMING).items():
+        starts = [start for start, _ in runs if start is not None]
+        if starts:
+            share, at = submitted[name]
+            expected.setdefault(share, []).append(round(starts[0] - at, 6))
+    totals = simulate(queues, iter(rows), "trace", TIMING)
+    reported = {
+        raw.share.name: sorted(round(w, 6) for w in raw.waits)
+        for shares in totals.shares
+        for raw in shares
+        if raw.waits
+    }
+    assert reported == {share: sorted(waits) for share, waits in expected.items()}
 
 
 def test_a_reclaim_is_the_same_preemption_in_both() -> None:

@@ -160,6 +160,6 @@ def test_the_crowded_trace_shares_the_pool_and_reclaims_through_a_window() -> No
     # b's borrower is preempted 20 s after a's job arrives, and a's job starts then
     borrower, a_job = simulated["j6"], simulated["j7"]
     assert borrower[0][1] == rows[5][0] + 20.0
-    assert a_job[0][0] == rows[5][0] + 20.0 + 5.0  # SCHEDULED for 5 s, then startedAt
+    assert a_job[0][0] == rows[5][0] + 20.0 + 120.0  # SCHEDULED for 120 s, then startedAt
     with tempfile.TemporaryDirectory() as folder:
         assert _emulated(Path(folder) / "state.db", rows) == simulated

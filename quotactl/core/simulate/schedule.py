@@ -41,8 +41,9 @@ class _Recorder(MeteredEngine):
         last = self.attempts[job.job_id][-1]
         last[1] = attempt.stopped_at
         start = last[0]
-        if start is not None and start > attempt.stopped_at:
-            last[0] = None  # preempted while SCHEDULED: the attempt never started
+        chosen = attempt.stopped_at - self.timing.preemption_seconds  # its window opened
+        if start is not None and start > chosen:
+            last[0] = None  # preempted while SCHEDULED (it stays so in its window): never started
 
     def _finished(self, job: Job) -> None:
         super()._finished(job)

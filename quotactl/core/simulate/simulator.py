@@ -44,6 +44,7 @@ class MeteredEngine(QueueEngine):
         "queues",
         "startup",
         "submitted",
+        "unstarted",
         "used",
         "waits",
         "window_used",
@@ -55,6 +56,7 @@ class MeteredEngine(QueueEngine):
         super().__init__(_merged(queues), timing=timing, record=False, metered=True)
         # a wait ends at the first attempt's startedAt: when it leaves SCHEDULED for STARTING
         self.startup = timing.scheduled_seconds
+        self.unstarted: set[int] = set()  # jobs whose only attempts ended while SCHEDULED
         self.queues = tuple(queues)
         self.queue_of = [i for i, q in enumerate(queues) for _ in q.shares]
         shares = len(self.queue_of)
@@ -69,14 +71,24 @@ class MeteredEngine(QueueEngine):
         self.window_used = tuple(0.0 for _ in queues)
 
     def _started(self, job: Job, borrowed: int) -> None:
-        if not job.preemptions:
+        if not job.preemptions or job._seq in self.unstarted:
+            self.unstarted.discard(job._seq)
             self.waits[job._s].append(self.now + self.startup - job.submitted_at)
 
     def _preempted(self, job: Job, attempt: PreemptedAttempt) -> None:
         held = job.count * (attempt.stopped_at - attempt.started_at)
-        self.used[job._s] += held
-        self.discarded[job._s] += held
-        self.preemptions[job._s] += 1
+        s = job._s
+        self.used[s] += held
+        self.discarded[s] += held
+        self.preemptions[s] += 1
+        start = attempt.started_at + self.startup
+        if start > attempt.stopped_at - self.timing.preemption_seconds and (
+            job.preemptions == 1 or job._seq in self.unstarted
+        ):
+            # preempted while SCHEDULED (it stays so in its window): the attempt never
+            # started, so the wait counted for it is not one; the next attempt's counts
+            self.waits[s].remove(start - job.submitted_at)
+            self.unstarted.add(job._seq)
 
     def _finished(self, job: Job) -> None:
         s = job._s

@@ -10,12 +10,12 @@ from quotactl.errors import UsageError
 
 def test_the_default_model_names_every_window() -> None:
     assert parse_timing(None) == TIMING
-    assert (TIMING.scheduled_seconds, TIMING.starting_seconds) == (5.0, 30.0)
+    assert (TIMING.scheduled_seconds, TIMING.starting_seconds) == (120.0, 30.0)
     assert (TIMING.preemption_seconds, TIMING.termination_seconds) == (20.0, 120.0)
 
 
 def test_items_left_out_keep_the_default() -> None:
-    assert parse_timing("preemption=3") == Timing(5.0, 30.0, True, 3.0, 120.0)
+    assert parse_timing("preemption=3") == Timing(120.0, 30.0, True, 3.0, 120.0)
     assert parse_timing("scheduled=0,starting=0,preemption=0,termination=0") == Timing(
         0.0, 0.0, True, 0.0, 0.0
     )
