@@ -24,7 +24,7 @@ from quotactl.config.inventory import Inventory, Salvaged
 from quotactl.config.messages import diagnostics_from
 from quotactl.config.positions import SourceMap
 from quotactl.config.rules_checks import rule_findings
-from quotactl.config.rules_schema import RULE_ADAPTER
+from quotactl.config.rules_schema import rule_adapter
 from quotactl.config.rules_values import to_rules
 from quotactl.config.schema import Config, ConfigFile, Environment, Platform, Queue, Team
 from quotactl.config.source import parse_yaml
@@ -230,7 +230,7 @@ _LISTS: tuple[tuple[str, Callable[[Any], Any]], ...] = (
     ("environments", Environment.model_validate),
     ("queues", Queue.model_validate),
     ("teams", Team.model_validate),
-    ("rules", RULE_ADAPTER.validate_python),
+    ("rules", lambda value: rule_adapter().validate_python(value)),
 )
 
 

@@ -7,6 +7,7 @@ Rules are data: every value is a number, a string, a list or a mapping, never co
 
 from __future__ import annotations
 
+import functools
 from typing import Annotated, Any, Literal
 
 from pydantic import Field, PlainValidator, TypeAdapter, WithJsonSchema, model_validator
@@ -182,4 +183,9 @@ AnyRule = (
     | MaxWait
     | MaxPreemptions
 )
-RULE_ADAPTER: TypeAdapter[AnyRule] = TypeAdapter(RuleEntry)
+
+
+@functools.cache
+def rule_adapter() -> TypeAdapter[AnyRule]:
+    """A validator of one rule (built on first use: only a file that fails needs it)."""
+    return TypeAdapter(RuleEntry)
