@@ -50,6 +50,7 @@ if TYPE_CHECKING:
         simulate_compare,
     )
     from quotactl.api.reporting import WATCH_RETRIES, Refresh, status, watch
+    from quotactl.api.reports import check_report_path, write_report
     from quotactl.api.stack import (
         PLAN_KEY,
         apply,
@@ -108,6 +109,7 @@ _WHERE = {
         "simulate",
         "simulate_compare",
     ),
+    "quotactl.api.reports": ("check_report_path", "write_report"),
     "quotactl.api.stack": (
         "PLAN_KEY",
         "apply",
@@ -164,6 +166,7 @@ __all__ = [
     "apply",
     "cancel_jobs",
     "check_config_out",
+    "check_report_path",
     "config_yaml",
     "connect",
     "describe_job",
@@ -199,6 +202,7 @@ __all__ = [
     "watch",
     "why",
     "write_config",
+    "write_report",
 ]
 
 

@@ -13,6 +13,7 @@ from typing import Annotated
 import typer
 
 from quotactl.cli.options import PathsArgument, ReportFormat
+from quotactl.cli.runtime import Runtime
 from quotactl.errors import UsageError
 
 
@@ -55,6 +56,15 @@ def simulate(
             "-o", "--output", metavar="text|json|markdown", help="markdown is a PR comment."
         ),
     ] = ReportFormat.TEXT,
+    report: Annotated[
+        Path | None,
+        typer.Option(
+            "--report",
+            metavar="FILE.html",
+            help="Also write the charts and tables as one self-contained HTML page.",
+            show_default=False,
+        ),
+    ] = None,
 ) -> None:
     """Replay a job trace against the config offline: waits, borrowing, lending, preemption.
 
@@ -62,7 +72,8 @@ def simulate(
     no emulator state and no API call. With --compare OTHER_PATH (or --baseline reserve) the
     same trace also runs against the other config, and the report shows, per share, the
     before → after of waits, preemptions, work lost, borrowing and lending, and who gains and
-    who loses.
+    who loses. With --report FILE.html the same run is also drawn over time (in use, borrowed,
+    lent, utilisation, preemptions, waits) in one page that opens offline.
     """
     from quotactl import api
     from quotactl.cli.runtime import runtime_of
@@ -76,19 +87,38 @@ def simulate(
     label = ", ".join(str(p) for p in paths) if paths else "configs"
     desired = load(runtime, paths).desired
     name = str(trace)
+    if report is not None:
+        api.check_report_path(report)
+    record = report is not None
 
     def unsorted(why: str) -> None:
         runtime.notice(f"quotactl: {why}: replaying the trace sorted by submit_time")
 
     if baseline is None and other is None:
-        result = api.simulate(desired, trace, on_unsorted=unsorted)
+        result = api.simulate(desired, trace, on_unsorted=unsorted, record=record)
         render_simulation(runtime.console(), runtime.stdout, output, result, trace=name)
+        if report is not None:
+            from quotactl.render.report.whatif import simulation_html
+
+            page = simulation_html(result, trace=name, config=label)
+            _written(runtime, report, page)
         return
     reference = None if other is None else (str(other), load(runtime, [other]).desired)
     comparison = api.simulate_compare(
-        desired, trace, label=label, other=reference, on_unsorted=unsorted
+        desired, trace, label=label, other=reference, on_unsorted=unsorted, record=record
     )
     render_comparison(runtime.console(), runtime.stdout, output, comparison, trace=name)
+    if report is not None:
+        from quotactl.render.report.whatif import comparison_html
+
+        _written(runtime, report, comparison_html(comparison, trace=name))
+
+
+def _written(runtime: Runtime, path: Path, page: str) -> None:
+    from quotactl import api
+
+    api.write_report(path, page)
+    runtime.notice(f"quotactl: report written to {path} ({len(page.encode()) / 1024:,.0f} KiB)")
 
 
 def register(app: typer.Typer) -> None:
