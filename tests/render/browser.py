@@ -72,33 +72,35 @@ class Browser:
 
     def __init__(self, executable: str) -> None:
         self._profile = tempfile.mkdtemp(prefix="quotactl-chromium-")
-        self._process = subprocess.Popen(
-            [
-                executable,
-                *FLAGS,
-                f"--user-data-dir={self._profile}",
-                "--remote-debugging-port=0",
-                "about:blank",
-            ],
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
+        # stderr to a file: a pipe nobody reads would stall the browser once full
+        self._log = Path(self._profile) / "stderr.log"
+        with self._log.open("w") as log:
+            self._process = subprocess.Popen(
+                [
+                    executable,
+                    *FLAGS,
+                    f"--user-data-dir={self._profile}",
+                    "--remote-debugging-port=0",
+                    "about:blank",
+                ],
+                stdout=subprocess.DEVNULL,
+                stderr=log,
+            )
         self._ws = self._connect()
         self._id = 0
 
     def _connect(self) -> Any:
         import websocket
 
-        assert self._process.stderr is not None
         deadline = time.monotonic() + 60
         port = None
         while port is None and time.monotonic() < deadline:
-            line = self._process.stderr.readline()
-            if not line and self._process.poll() is not None:
-                raise RuntimeError("chromium exited before it listened")
-            found = re.search(r"DevTools listening on ws://[^:]+:(\d+)/", line)
+            found = re.search(r"DevTools listening on ws://[^:]+:(\d+)/", self._log.read_text())
             port = found.group(1) if found else None
+            if port is None:
+                if self._process.poll() is not None:
+                    raise RuntimeError(f"chromium exited: {self._log.read_text()[-2000:]}")
+                time.sleep(0.1)
         if port is None:
             raise RuntimeError("chromium did not say where it listens")
         with urllib.request.urlopen(f"http://127.0.0.1:{port}/json/list", timeout=30) as answer:

@@ -151,20 +151,20 @@ class RecordingEngine(MeteredEngine):
     def __init__(self, queues: Sequence[QueueModel]) -> None:
         super().__init__(queues)
         self.recorder = Recorder(queues, self.capacity)
-        self.recorder.attach(self._used_until)
+        self.recorder.attach(self.used)
 
     def _started(self, job: Job, borrowed: int) -> None:
         MeteredEngine._started(self, job, borrowed)
-        self.recorder.changed(job._k)
+        self.recorder.started(job._k, job._s, job.count, self.now)
 
     def _preempted(self, job: Job, attempt: PreemptedAttempt) -> None:
         MeteredEngine._preempted(self, job, attempt)
-        self.recorder.changed(job._k)
+        self.recorder.stopped(job._k, job._s, job.count, attempt.started_at)
         self.recorder.preempted(job._s)
 
     def _finished(self, job: Job) -> None:
         MeteredEngine._finished(self, job)
-        self.recorder.changed(job._k)
+        self.recorder.stopped(job._k, job._s, job.count, job.started_at or 0.0)
 
 
 def simulate(

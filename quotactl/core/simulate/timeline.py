@@ -84,10 +84,12 @@ def wait_histogram(ordered: Sequence[float]) -> tuple[int, ...]:
 class Recorder:
     """Collects a ``Timeline`` during one replay; see the module docstring.
 
-    The simulator calls ``changed(k)`` after a start or stop of pair ``k`` (share and instance
-    type, the engine's index), ``preempted(s)`` per preemption of share ``s``, and ``roll(at)``
-    at the top of every instant at or after ``edge``, while the engine still holds the state of
-    the instants before.
+    The simulator calls ``started`` and ``stopped`` after an attempt of share ``s`` on pair
+    ``k`` (share and instance type, the engine's indexes) takes or frees its instances,
+    ``preempted(s)`` per preemption, and ``roll(at)`` at the top of every instant at or after
+    ``edge``, while the engine still holds the state of the instants before. Instance-seconds
+    used come from the engine's meter of ended attempts plus, for the running ones, their
+    instances and start times summed here (so closing an interval is O(shares)).
     """
 
     def __init__(self, queues: Sequence[QueueModel], capacity: Capacity) -> None:
@@ -117,18 +119,27 @@ class Recorder:
         self._used_so_far = [0.0] * len(queues)
         self._preempted = [0] * len(shares)
         self._preemptions: list[list[int]] = [[] for _ in shares]
-        self._used_until: Callable[[float], list[float]] | None = None
+        self._ended: Sequence[float] = [0.0] * len(shares)
+        self._running = [0] * len(shares)  # instances of running attempts
+        self._since = [0.0] * len(shares)  # the sum of their instances x start time
 
-    def attach(self, used_until: Callable[[float], list[float]]) -> None:
-        """The engine's running total of instance-seconds used per share up to a time."""
-        self._used_until = used_until
+    def attach(self, ended: Sequence[float]) -> None:
+        """The engine's instance-seconds of ended attempts per share (a list it updates)."""
+        self._ended = ended
 
-    def changed(self, k: int) -> None:
+    def started(self, k: int, s: int, count: int, now: float) -> None:
         u = self._cap.usage[k]
         if u > self._high[k]:
             self._high[k] = u
-        elif u < self._low[k]:
+        self._running[s] += count
+        self._since[s] += count * now
+
+    def stopped(self, k: int, s: int, count: int, started_at: float) -> None:
+        u = self._cap.usage[k]
+        if u < self._low[k]:
             self._low[k] = u
+        self._running[s] -= count
+        self._since[s] -= count * started_at
 
     def preempted(self, s: int) -> None:
         self._preempted[s] += 1
@@ -181,10 +192,9 @@ class Recorder:
             lent = _lent_until(cap, k, edge)
             self._lent[k].append(lent - self._lent_so_far[k])
             self._lent_so_far[k] = lent
-        assert self._used_until is not None
         per_queue = [0.0] * len(self._queues)
-        for s, used in enumerate(self._used_until(edge)):
-            per_queue[self._queue_of[s]] += used
+        for s, ended in enumerate(self._ended):
+            per_queue[self._queue_of[s]] += ended + self._running[s] * edge - self._since[s]
         for q, used in enumerate(per_queue):
             self._used[q].append(used - self._used_so_far[q])
             self._used_so_far[q] = used

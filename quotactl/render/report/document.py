@@ -12,7 +12,7 @@ from html import escape
 from itertools import count
 from typing import TYPE_CHECKING
 
-from quotactl.render.report.charts import svg
+from quotactl.render.report.charts import draw
 
 if TYPE_CHECKING:
     from collections.abc import Iterator, Sequence
@@ -39,18 +39,20 @@ nav ul{columns:3;margin:4px 0}
 def html(report: Report) -> str:
     """The whole page."""
     counter = count(1)
+    styles: dict[str, None] = {}  # the charts' CSS, each distinct one once
+    body = [_section(section, 2, counter, styles) for section in report.sections]
     parts = [
         "<!DOCTYPE html>",
         '<html lang="en"><head><meta charset="utf-8">',
         f'<meta http-equiv="Content-Security-Policy" content="{_POLICY}">',
         '<meta name="viewport" content="width=device-width, initial-scale=1">',
-        f"<title>{escape(report.title)}</title><style>{_CSS}</style></head><body>",
+        f"<title>{escape(report.title)}</title><style>{_CSS}{''.join(styles)}</style>",
+        "</head><body>",
         f"<h1>{escape(report.title)}</h1>",
         *(f"<p>{escape(line)}</p>" for line in report.lines),
         _contents(report.sections),
     ]
-    for section in report.sections:
-        parts.append(_section(section, 2, counter))
+    parts += body
     parts.append("</body></html>\n")
     return "\n".join(parts)
 
@@ -62,7 +64,7 @@ def _contents(sections: Sequence[Section]) -> str:
     return f"<nav><ul>{items}</ul></nav>"
 
 
-def _section(section: Section, level: int, counter: Iterator[int]) -> str:
+def _section(section: Section, level: int, counter: Iterator[int], styles: dict[str, None]) -> str:
     parts = [
         f'<section><h{level} id="{_anchor(section.title)}">{escape(section.title)}</h{level}>',
         *(f"<p>{escape(line)}</p>" for line in section.lines),
@@ -70,15 +72,17 @@ def _section(section: Section, level: int, counter: Iterator[int]) -> str:
     ]
     if section.charts:
         parts.append('<div class="charts">')
-        parts += [_figure(c, f"chart-{next(counter)}") for c in section.charts]
+        parts += [_figure(c, f"chart-{next(counter)}", styles) for c in section.charts]
         parts.append("</div>")
-    parts += [_section(s, level + 1, counter) for s in section.sections]
+    parts += [_section(s, level + 1, counter, styles) for s in section.sections]
     parts.append("</section>")
     return "\n".join(parts)
 
 
-def _figure(chart: Chart, chart_id: str) -> str:
-    drawing = svg(chart, chart_id)
+def _figure(chart: Chart, chart_id: str, styles: dict[str, None]) -> str:
+    drawn = draw(chart, chart_id)
+    styles[drawn.css] = None
+    drawing = drawn.svg
     label = escape(chart.alt, quote=True)
     figures = _table(chart.figures, details=True) if chart.figures else ""
     return (

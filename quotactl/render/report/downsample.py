@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-POINTS = 240
-"""Points per drawn series: about three pixels each across a chart."""
+POINTS = 160
+"""Points per drawn series: about four pixels each across a chart."""
 
 
 def factor(length: int, points: int = POINTS) -> int:

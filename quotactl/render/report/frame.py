@@ -10,13 +10,16 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING
 
-from quotactl.core.simulate import human_duration
+from quotactl.core.simulate.metrics import HOUR
 from quotactl.render.report import downsample
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
 
     from quotactl.core.simulate.timeline import Timeline
+
+
+DAY = 24 * HOUR
 
 
 class Frame:
@@ -47,9 +50,13 @@ class Frame:
     def sums(self, timeline: Timeline, values: Sequence[float]) -> list[float]:
         return self._thin(timeline, values, downsample.sums)
 
-    def labels(self) -> list[str]:
-        """Each point's start, as time since the trace began (``0 s``, ``2.0 d``, ...)."""
-        return [human_duration(i * self.seconds) for i in range(self.points)]
+    def x(self) -> list[float]:
+        """Each point's start since the trace began, in days (hours for a short run)."""
+        unit = DAY if self.end > 3 * DAY else HOUR
+        return [i * self.seconds / unit for i in range(self.points)]
+
+    def x_title(self) -> str:
+        return f"{'days' if self.end > 3 * DAY else 'hours'} since the trace began"
 
     def _thin(
         self,

@@ -13,7 +13,7 @@ if TYPE_CHECKING:
 class Kind(StrEnum):
     """How a chart draws its series."""
 
-    LINES = "lines"  # series over x, each a line (``Series.fill`` under it, in order)
+    LINES = "lines"  # series over a numeric x, each a line (``Series.fill``: the area under it)
     BARS = "bars"  # grouped bars, one group per x label
 
 
@@ -42,12 +42,13 @@ class Chart:
 
     title: str
     kind: Kind
-    x_labels: Sequence[str]
+    x_labels: Sequence[str]  # BARS: one per group; LINES: empty, the axis is ``x``
     series: Sequence[Series]
     y_title: str
     alt: str
+    x: Sequence[float] = ()  # LINES: the x value of each point
+    x_title: str = ""
     figures: Table | None = None
-    colours: Sequence[str] = ()  # per series, in order; empty: the house palette
 
 
 @dataclass(frozen=True)

@@ -26,7 +26,6 @@ if TYPE_CHECKING:
 
 WAIT_LABELS = ("≤ 1 min", "1-10 min", "10 min-1 h", "1-6 h", "6 h-1 d", "1-7 d", "> 7 d")
 assert len(WAIT_LABELS) == len(WAIT_BINS) + 1
-BORROWED, OWN, LOWEST, LIMIT, OTHER = "#e07b39", "#7aa6dc", "#1d3d6e", "#c9453d", "#6a3d9a"
 
 
 @dataclass(frozen=True)
@@ -61,8 +60,8 @@ def comparison_report(comparison: Comparison, *, trace: str) -> Report:
 
     before, after = comparison.before, comparison.after
     runs = [
-        _Run(f"before ({before.side.label})", before.result, _timeline(before.result)),
-        _Run(f"after ({after.side.label})", after.result, _timeline(after.result)),
+        _Run("before", before.result, _timeline(before.result)),
+        _Run("after", after.result, _timeline(after.result)),
     ]
     frame = Frame([r.timeline for r in runs])
     sections = []
@@ -77,6 +76,7 @@ def comparison_report(comparison: Comparison, *, trace: str) -> Report:
         title=f"quotactl what-if: {after.side.label} against {before.side.label}",
         lines=[
             headline(comparison, trace).plain,
+            f"Before: {before.side.label}. After: {after.side.label}.",
             f"Verdict: {comparison.verdict}",
             _resolution(frame),
         ],
@@ -191,11 +191,9 @@ def _usage(
         Series("lowest in use", low),
         Series("limit", [float(usage.limit)] * len(high), dashed=True),
     ]
-    colours = [BORROWED, OWN, LOWEST, LIMIT]
     if before is not None and other is not None:
         highest = frame.highs(other[0].timeline, before.high)
-        series.append(Series(f"{other[0].label.split(' ', 1)[0]}: highest", highest, dashed=True))
-        colours.append(OTHER)
+        series.append(Series(f"{other[0].label}: highest", highest, dashed=True))
     borrowed = max((v - usage.limit for v in high), default=0.0)
     when = f" ({run.label})" if run.label else ""
     alt = (
@@ -208,12 +206,13 @@ def _usage(
     return Chart(
         title=f"{share.share}: {usage.instance_type} in use over time{when}",
         kind=Kind.LINES,
-        x_labels=frame.labels(),
+        x_labels=(),
+        x=frame.x(),
+        x_title=frame.x_title(),
         series=series,
         y_title="instances",
         alt=alt,
         figures=_figures(series, ""),
-        colours=colours,
     )
 
 
@@ -242,7 +241,6 @@ def _waits(queue: str, name: str, present: Sequence[tuple[_Run, ShareTimeline]])
         y_title="jobs",
         alt=f"Waits of {queue}/{name}: " + "; ".join(parts) + ".",
         figures=figures,
-        colours=(OTHER, OWN) if len(series) == 2 else (OWN,),
     )
 
 
@@ -268,7 +266,9 @@ def _chart(
     return Chart(
         title=title,
         kind=Kind.LINES,
-        x_labels=frame.labels(),
+        x_labels=(),
+        x=frame.x(),
+        x_title=frame.x_title(),
         series=series,
         y_title=y_title,
         alt=alt,
