@@ -2,8 +2,8 @@
 
 The window is the last ``WINDOW`` refreshes. Each refresh adds one reading per share (its
 instances in use, every instance type together); a bar's height is the reading against the
-highest of the share's limit and what it used in the window, so a share at its limit draws
-``▇`` and one borrowing beyond it reaches ``█``.
+larger of the share's limit and its highest reading in the window, so a share that never
+borrows reaches ``█`` only at its limit. A failed refresh adds no reading.
 """
 
 from __future__ import annotations
@@ -60,8 +60,7 @@ class Trend:
         for name, readings in self._readings.items():
             values = list(readings)
             limit = self._limits[name]
-            # the limit is ▇, one bar below the top: borrowing beyond it shows as █
-            top = max(limit * len(BARS) // (len(BARS) - 1), max(values), 1)
+            top = max(limit, max(values), 1)
             table.add_row(
                 name,
                 sparkline(values, top),
