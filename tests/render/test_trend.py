@@ -5,12 +5,15 @@ from __future__ import annotations
 
 import io
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
-from quotactl.core.status.report import StatusReport
 from quotactl.render.console import make_console
 from quotactl.render.status_watch import watch_frame
 from quotactl.render.trend import WINDOW, Trend, sparkline
 from tests.render.status_data import report
+
+if TYPE_CHECKING:
+    from quotactl.core.status.report import StatusReport
 
 
 def with_nlp_using(base: StatusReport, in_use: int, at: float) -> StatusReport:
