@@ -1,6 +1,6 @@
 """Benchmark of ``simulate --report``: a script, not a test (pytest does not collect it).
 
-    python tests/benchmarks/bench_report.py                 # 1,000,000 jobs
+    python tests/benchmarks/bench_report.py                 # 1,000,000 jobs (from the repo root)
     python tests/benchmarks/bench_report.py --jobs 100000
 
 It writes the synthetic trace of ``bench_simulate.py`` (one queue of 20 quota shares over 3
