@@ -16,14 +16,9 @@ simulation itself.
 from __future__ import annotations
 
 import argparse
-import sys
 import tempfile
 import time
 from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).parent))
-
-from bench_simulate import bench_queue
 
 from quotactl.core.resources.desired import Strategy
 from quotactl.core.simulate import (
@@ -37,6 +32,7 @@ from quotactl.core.simulate import (
 )
 from quotactl.core.simulate.reader import trace_rows
 from quotactl.render.report.whatif import comparison_html, simulation_html
+from tests.benchmarks.bench_simulate import bench_queue
 
 
 def main() -> None:
