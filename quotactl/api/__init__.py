@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     )
     from quotactl.api.config import DEFAULT_CONFIG, Validation, load, schema, validate
     from quotactl.api.connection import BACKENDS, DEFAULT_STATE, connect
+    from quotactl.api.history import HistoryWritten, history
     from quotactl.api.jobs import (
         AttemptLog,
         Cancelled,
@@ -86,6 +87,7 @@ _WHERE = {
     ),
     "quotactl.api.config": ("DEFAULT_CONFIG", "Validation", "load", "schema", "validate"),
     "quotactl.api.connection": ("BACKENDS", "DEFAULT_STATE", "connect"),
+    "quotactl.api.history": ("HistoryWritten", "history"),
     "quotactl.api.jobs": (
         "AttemptLog",
         "Cancelled",
@@ -148,6 +150,7 @@ __all__ = [
     "Cancelled",
     "ExportedTrace",
     "GeneratedTrace",
+    "HistoryWritten",
     "JobDescription",
     "JobList",
     "JobRequest",
@@ -171,6 +174,7 @@ __all__ = [
     "export_trace",
     "force_unlock",
     "generate_trace",
+    "history",
     "iam_policy",
     "import_resources",
     "job_logs",

@@ -89,10 +89,14 @@ _HINT = "a ledger is what `quotactl history --out FILE` writes"
 
 def iso(moment: datetime) -> str:
     """ISO 8601 UTC with a ``Z``; fractions of a second only where there are any."""
-    text = moment.astimezone(UTC).isoformat()
-    if text.endswith(".000000+00:00"):
-        text = text[: -len(".000000+00:00")] + "+00:00"
-    return text.removesuffix("+00:00") + "Z"
+    moment = moment.astimezone(UTC)
+    if not moment.microsecond:
+        spec = "seconds"
+    elif moment.microsecond % 1000:
+        spec = "microseconds"
+    else:
+        spec = "milliseconds"
+    return moment.isoformat(timespec=spec).removesuffix("+00:00") + "Z"
 
 
 def parse_time(text: str) -> datetime:
