@@ -27,7 +27,6 @@ if TYPE_CHECKING:
     )
     from quotactl.api.config import DEFAULT_CONFIG, Validation, load, schema, validate
     from quotactl.api.connection import BACKENDS, DEFAULT_STATE, connect
-    from quotactl.api.history import HistoryWritten, history
     from quotactl.api.jobs import (
         AttemptLog,
         Cancelled,
@@ -41,6 +40,7 @@ if TYPE_CHECKING:
         set_priority,
         why,
     )
+    from quotactl.api.ledger import HistoryWritten, history
     from quotactl.api.local import advance, reset, serve
     from quotactl.api.offline import (
         GeneratedTrace,
@@ -71,6 +71,7 @@ if TYPE_CHECKING:
     )
     from quotactl.api.traces import ExportedTrace, export_trace
     from quotactl.api.trainer import TrainerRequest, submit_trainer, trainer_request
+    from quotactl.api.usage_report import UsageWindow, usage
     from quotactl.aws.account import Account
     from quotactl.aws.jobs import Submitted
     from quotactl.aws.session import Retries
@@ -87,7 +88,7 @@ _WHERE = {
     ),
     "quotactl.api.config": ("DEFAULT_CONFIG", "Validation", "load", "schema", "validate"),
     "quotactl.api.connection": ("BACKENDS", "DEFAULT_STATE", "connect"),
-    "quotactl.api.history": ("HistoryWritten", "history"),
+    "quotactl.api.ledger": ("HistoryWritten", "history"),
     "quotactl.api.jobs": (
         "AttemptLog",
         "Cancelled",
@@ -131,6 +132,7 @@ _WHERE = {
     ),
     "quotactl.api.trainer": ("TrainerRequest", "submit_trainer", "trainer_request"),
     "quotactl.api.traces": ("ExportedTrace", "export_trace"),
+    "quotactl.api.usage_report": ("UsageWindow", "usage"),
     "quotactl.aws.account": ("Account",),
     "quotactl.aws.jobs": ("Submitted",),
     "quotactl.aws.session": ("Retries",),
@@ -162,6 +164,7 @@ __all__ = [
     "SubmitResult",
     "Submitted",
     "TrainerRequest",
+    "UsageWindow",
     "Validation",
     "advance",
     "apply",
@@ -199,6 +202,7 @@ __all__ = [
     "submit",
     "submit_trainer",
     "trainer_request",
+    "usage",
     "validate",
     "watch",
     "why",

@@ -179,6 +179,7 @@ def _register_commands() -> None:
         status_commands,
         submit_commands,
         trace_commands,
+        usage_commands,
     )
 
     for module in (
@@ -188,6 +189,7 @@ def _register_commands() -> None:
         status_commands,
         export_commands,
         history_commands,
+        usage_commands,
         submit_commands,
         job_commands,
         iam_commands,

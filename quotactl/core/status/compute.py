@@ -101,7 +101,7 @@ def queue_status(
             own = min(in_use, limit)
             idle = limit - own if share.strategy.lends else 0
             per_share[share.name] = (limit, in_use, own, in_use - own, idle)
-        lent, type_pairs = _attribute(t, {n: (v[3], v[4]) for n, v in per_share.items()})
+        lent, type_pairs = attribute(t, {n: (v[3], v[4]) for n, v in per_share.items()})
         pairs += type_pairs
         for name, (limit, in_use, own, borrowed, idle) in per_share.items():
             share = queue.model.share(name)
@@ -196,7 +196,7 @@ def _usage(queue: LiveQueue) -> dict[tuple[str, str], int]:
     return usage
 
 
-def _attribute(
+def attribute(
     instance_type: str, figures: dict[str, tuple[int, int]]
 ) -> tuple[dict[str, Fraction], list[Borrowing]]:
     """Split the pooled borrowed capacity of one type over the lenders, by idle capacity.

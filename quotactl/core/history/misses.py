@@ -1,0 +1,86 @@
+"""Guarantee misses: time during which a share's head job waited although it fit in the
+share's own unused limit.
+
+The head is the job that starts next in share order (priority, high first, then submission
+time; a preempted job keeps its place). At each moment the head of share ``s`` of ``n``
+instances of type ``t`` *fits* when ``O + n <= L`` (``O = min(U, L)``): its share's own limit
+would hold it, so it waits only because that capacity is lent out and not yet reclaimed (or
+because starting takes time). A *spell* is a stretch during which the share's head (whichever
+job it is) fits and waits. The time of a spell beyond ``grace`` seconds counts as missed; the
+longest spell reported is the longest such time. Spells are measured from the attempts'
+recorded start and stop times, so a slow reclaim (a victim that takes a while to stop) is
+counted as it happened.
+"""
+
+from __future__ import annotations
+
+import heapq
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+Slot = tuple[int, str]
+"""(slice index, instance type): where missed time is credited."""
+
+
+class ShareHeads:
+    """The waiting jobs of one share, in share order, and the share's current spell."""
+
+    __slots__ = ("_gone", "_heap", "longest", "missed", "spell_missed", "spell_since")
+
+    def __init__(self) -> None:
+        self._heap: list[tuple[int, float, str, str, int]] = []
+        self._gone: set[str] = set()
+        self.spell_since: float | None = None
+        self.spell_missed: dict[Slot, float] = {}
+        self.missed: dict[Slot, float] = {}
+        self.longest: dict[Slot, float] = {}
+
+    def enter(self, job_id: str, priority: int, submitted: float, itype: str, n: int) -> None:
+        self._gone.discard(job_id)
+        heapq.heappush(self._heap, (-priority, submitted, job_id, itype, n))
+
+    def leave(self, job_id: str) -> None:
+        self._gone.add(job_id)
+
+    def head(self) -> tuple[str, int] | None:
+        """The head's (instance type, instances), or None when nothing waits."""
+        heap = self._heap
+        while heap and heap[0][2] in self._gone:
+            self._gone.discard(heapq.heappop(heap)[2])
+        return (heap[0][3], heap[0][4]) if heap else None
+
+    def advance(
+        self,
+        a: float,
+        b: float,
+        fits: Callable[[str, int], bool],
+        grace: float,
+        credit: Callable[[float, float], list[tuple[int, float]]],
+    ) -> None:
+        """The stretch ``[a, b)`` with the share's state constant: extend or end the spell.
+
+        ``credit(lo, hi)`` cuts ``[lo, hi)`` into (slice index, seconds) inside the window."""
+        head = self.head()
+        if head is None or not fits(*head):
+            self.close()
+            return
+        if self.spell_since is None:
+            self.spell_since = a
+        lo = max(a, self.spell_since + grace)
+        if lo >= b:
+            return
+        itype = head[0]
+        for index, seconds in credit(lo, b):
+            slot = (index, itype)
+            self.missed[slot] = self.missed.get(slot, 0.0) + seconds
+            self.spell_missed[slot] = self.spell_missed.get(slot, 0.0) + seconds
+
+    def close(self) -> None:
+        """The spell (if any) ends: its missed time per slot may be the longest."""
+        for slot, seconds in self.spell_missed.items():
+            if seconds > self.longest.get(slot, 0.0):
+                self.longest[slot] = seconds
+        self.spell_missed = {}
+        self.spell_since = None
