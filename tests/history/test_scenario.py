@@ -114,8 +114,8 @@ def test_usage_per_team_and_per_day(played: Scenario, cli: Cli) -> None:
     assert close(by_name(daily["rows"], "share")["a"], WINDOW["a"])
     team_days = usage(cli, played, "--history", "ledger.csv", "--every", "day", "--by", "team")
     blue = [by_name(p["rows"], "team")["blue"] for p in team_days["periods"]]
-    for day, expected in zip(blue, DAYS, strict=True):
-        summed = tuple(b + c for b, c in zip(expected["b"], expected["c"], strict=True))
+    for day, shares in zip(blue, DAYS, strict=True):
+        summed = tuple(b + c for b, c in zip(shares["b"], shares["c"], strict=True))
         assert close(day, summed)
 
 
