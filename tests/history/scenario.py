@@ -124,13 +124,13 @@ class Scenario:
         if start.timestamp() <= now:
             start += timedelta(days=1)
         self.t0 = start
-        self._advance_to(0)
+        self.advance_to(0)
         self.ids: dict[str, str] = {}
 
     def at(self, hours: float) -> datetime:
         return self.t0 + timedelta(hours=hours)
 
-    def _advance_to(self, hours: float) -> None:
+    def advance_to(self, hours: float) -> None:
         from quotactl.emulator import Emulator
 
         with Emulator(self.state) as emulator:
@@ -164,7 +164,7 @@ class Scenario:
         for hours, action in script:
             if hours > until:
                 break
-            self._advance_to(hours)
+            self.advance_to(hours)
             action()
             if step is not None:
                 step(hours)
