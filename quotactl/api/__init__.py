@@ -42,6 +42,7 @@ if TYPE_CHECKING:
     )
     from quotactl.api.ledger import HistoryWritten, history
     from quotactl.api.local import advance, reset, serve
+    from quotactl.api.metrics import openmetrics, read_metrics, serve_metrics
     from quotactl.api.offline import (
         GeneratedTrace,
         generate_trace,
@@ -103,6 +104,7 @@ _WHERE = {
         "why",
     ),
     "quotactl.api.local": ("advance", "reset", "serve"),
+    "quotactl.api.metrics": ("openmetrics", "read_metrics", "serve_metrics"),
     "quotactl.api.offline": (
         "GeneratedTrace",
         "generate_trace",
@@ -186,15 +188,18 @@ __all__ = [
     "load",
     "lock_holder",
     "lock_request",
+    "openmetrics",
     "plan",
     "policy_commands",
     "preview",
     "read_live",
+    "read_metrics",
     "read_plan",
     "reset",
     "save_plan",
     "schema",
     "serve",
+    "serve_metrics",
     "set_priority",
     "simulate",
     "simulate_compare",
