@@ -9,9 +9,9 @@ cancellation.
 
 from __future__ import annotations
 
+import itertools
 import math
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from quotactl.core.history.ledger import Outcome
 
@@ -22,10 +22,11 @@ if TYPE_CHECKING:
 
 OPEN = math.inf
 """The end of a spell that has not ended."""
+_PREEMPTED = Outcome.PREEMPTED
+_OPEN = frozenset({Outcome.RUNNING, Outcome.WAITING})
 
 
-@dataclass(frozen=True)
-class JobRecord:
+class JobRecord(NamedTuple):
     """One job of the ledger: who it belongs to, what it asked for, and when it ran and waited."""
 
     job_id: str
@@ -33,7 +34,7 @@ class JobRecord:
     share: str | None
     team: str | None
     instance_type: str | None
-    count: int
+    instances: int
     priority: int
     submitted: float
     first_start: float | None
@@ -48,9 +49,19 @@ def job_records(attempts: Iterable[Attempt]) -> list[JobRecord]:
     by_job: dict[str, list[Attempt]] = {}
     for row in attempts:
         by_job.setdefault(row.job_id, []).append(row)
-    records = [_record(sorted(rows, key=lambda r: r.attempt)) for rows in by_job.values()]
+    records = [
+        _record(rows if _in_order(rows) else sorted(rows, key=_attempt)) for rows in by_job.values()
+    ]
     records.sort(key=lambda j: (j.submitted, j.job_id))
     return records
+
+
+def _in_order(rows: list[Attempt]) -> bool:
+    return all(a.attempt < b.attempt for a, b in itertools.pairwise(rows))
+
+
+def _attempt(row: Attempt) -> int:
+    return row.attempt
 
 
 def _record(rows: list[Attempt]) -> JobRecord:
@@ -62,16 +73,16 @@ def _record(rows: list[Attempt]) -> JobRecord:
         stop = row.stopped_at.timestamp() if row.stopped_at is not None else OPEN
         if row.started_at is not None:
             start = row.started_at.timestamp()
-            runs.append((start, max(start, stop)))
-        if row.outcome is Outcome.PREEMPTED and stop is not OPEN:
+            runs.append((start, stop if stop > start else start))
+        if row.outcome is _PREEMPTED and stop != OPEN:
             preempted.append((runs[-1][0] if row.started_at is not None else stop, stop))
     end = OPEN  # a RUNNING or WAITING last row: the job goes on
-    if not last.outcome.open:
+    if last.outcome not in _OPEN:
         ended = [stop for _, stop in runs] + [submitted]
         end = last.stopped_at.timestamp() if last.stopped_at is not None else max(ended)
     waits: list[tuple[float, float]] = []
     at = submitted
-    for start, stop in sorted(runs):
+    for start, stop in runs if len(runs) < 2 else sorted(runs):
         if start > at:
             waits.append((at, min(start, end)))
         at = max(at, stop)
@@ -83,7 +94,7 @@ def _record(rows: list[Attempt]) -> JobRecord:
         share=last.share,
         team=last.team,
         instance_type=last.instance_type,
-        count=last.count,
+        instances=last.count,
         priority=last.priority,
         submitted=submitted,
         first_start=min((s for s, _ in runs), default=None),

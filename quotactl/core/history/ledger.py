@@ -102,6 +102,8 @@ def iso(moment: datetime) -> str:
 def parse_time(text: str) -> datetime:
     """An ISO 8601 time; one without a zone is UTC. Raises ``ValueError``."""
     moment = datetime.fromisoformat(text.strip())
+    if moment.tzinfo is UTC:
+        return moment
     return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
 
 
@@ -221,8 +223,48 @@ def _read_jsonl(stream: TextIO, source: str) -> Iterator[Attempt]:
         yield _row({k: "" if v is None else v for k, v in item.items()}, where)
 
 
+_OUTCOMES = {str(o): o for o in Outcome}
+
+
 def _row(values: dict[str, Any], where: str) -> Attempt:
-    """One row from its fields (CSV text, or JSON values with None as "")."""
+    """One row from its fields (CSV text, or JSON values with None as ""): the common case
+    directly, anything unusual through ``_checked_row``, which names what is wrong."""
+    try:
+        attempt, count, priority = (
+            int(values["attempt"]),
+            int(values["count"]),
+            int(values["priority"]),
+        )
+        outcome = _OUTCOMES[values["outcome"]]
+        job_id = values["job_id"]
+        started, stopped = values["started_at"], values["stopped_at"]
+        row = Attempt(
+            job_id=job_id,
+            attempt=attempt,
+            name=str(values["name"]),
+            queue=str(values["queue"]),
+            share=str(values["share"]) or None,
+            team=str(values["team"]) or None,
+            instance_type=str(values["instance_type"]) or None,
+            count=count,
+            priority=priority,
+            submitted_at=parse_time(values["submitted_at"]),
+            started_at=parse_time(started) if started else None,
+            stopped_at=parse_time(stopped) if stopped else None,
+            outcome=outcome,
+        )
+    except (ValueError, TypeError, KeyError, AttributeError):
+        return _checked_row(values, where)
+    numbers = (values["attempt"], values["count"], values["priority"])
+    if any(isinstance(n, float | bool) for n in numbers):
+        return _checked_row(values, where)
+    if attempt < 1 or count < 0 or priority < 0 or not isinstance(job_id, str) or not job_id:
+        return _checked_row(values, where)
+    return row
+
+
+def _checked_row(values: dict[str, Any], where: str) -> Attempt:
+    """One row, checked field by field: the first field that is wrong is named."""
     column = "job_id"
     try:
         column = "attempt"

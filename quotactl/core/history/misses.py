@@ -10,6 +10,10 @@ job it is) fits and waits. The time of a spell beyond ``grace`` seconds counts a
 longest spell reported is the longest such time. Spells are measured from the attempts'
 recorded start and stop times, so a slow reclaim (a victim that takes a while to stop) is
 counted as it happened.
+
+A ``ShareHeads`` is told of every change to its share (``flush`` before it, ``refit`` after
+it); between two changes nothing about the share can change, so the work is proportional to
+the number of changes, not to the length of the window.
 """
 
 from __future__ import annotations
@@ -27,12 +31,23 @@ Slot = tuple[int, str]
 class ShareHeads:
     """The waiting jobs of one share, in share order, and the share's current spell."""
 
-    __slots__ = ("_gone", "_heap", "longest", "missed", "spell_missed", "spell_since")
+    __slots__ = (
+        "_gone",
+        "_heap",
+        "itype",
+        "last",
+        "longest",
+        "missed",
+        "spell_missed",
+        "spell_since",
+    )
 
     def __init__(self) -> None:
         self._heap: list[tuple[int, float, str, str, int]] = []
         self._gone: set[str] = set()
         self.spell_since: float | None = None
+        self.itype = ""
+        self.last = 0.0
         self.spell_missed: dict[Slot, float] = {}
         self.missed: dict[Slot, float] = {}
         self.longest: dict[Slot, float] = {}
@@ -51,34 +66,37 @@ class ShareHeads:
             self._gone.discard(heapq.heappop(heap)[2])
         return (heap[0][3], heap[0][4]) if heap else None
 
-    def advance(
+    def flush(
         self,
-        a: float,
-        b: float,
-        fits: Callable[[str, int], bool],
+        at: float,
         grace: float,
-        credit: Callable[[float, float], list[tuple[int, float]]],
+        cut: Callable[[float, float], list[tuple[int, float, float]]],
     ) -> None:
-        """The stretch ``[a, b)`` with the share's state constant: extend or end the spell.
+        """Credit the spell under way up to ``at`` (before the share changes at ``at``);
+        ``cut(lo, hi)`` gives the pieces of ``[lo, hi)`` in each slice of the window."""
+        if self.spell_since is not None:
+            lo = max(self.last, self.spell_since + grace)
+            if lo < at:
+                for index, a, b in cut(lo, at):
+                    slot = (index, self.itype)
+                    self.missed[slot] = self.missed.get(slot, 0.0) + (b - a)
+                    self.spell_missed[slot] = self.spell_missed.get(slot, 0.0) + (b - a)
+        self.last = at
 
-        ``credit(lo, hi)`` cuts ``[lo, hi)`` into (slice index, seconds) inside the window."""
+    def refit(self, at: float, fits: Callable[[str, int], bool]) -> None:
+        """After the share changed at ``at``: does its head fit now? (opens or ends a spell)"""
         head = self.head()
         if head is None or not fits(*head):
             self.close()
             return
+        self.itype = head[0]
         if self.spell_since is None:
-            self.spell_since = a
-        lo = max(a, self.spell_since + grace)
-        if lo >= b:
-            return
-        itype = head[0]
-        for index, seconds in credit(lo, b):
-            slot = (index, itype)
-            self.missed[slot] = self.missed.get(slot, 0.0) + seconds
-            self.spell_missed[slot] = self.spell_missed.get(slot, 0.0) + seconds
+            self.spell_since = at
 
     def close(self) -> None:
         """The spell (if any) ends: its missed time per slot may be the longest."""
+        if self.spell_since is None:
+            return
         for slot, seconds in self.spell_missed.items():
             if seconds > self.longest.get(slot, 0.0):
                 self.longest[slot] = seconds

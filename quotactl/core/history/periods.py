@@ -40,19 +40,19 @@ class Slices:
     def count(self) -> int:
         return len(self.edges) if self.periods else 1
 
-    def cut(self, lo: float, hi: float) -> list[tuple[int, float]]:
-        """``[lo, hi)`` inside the window as (slice, seconds): the window, then each period."""
+    def cut(self, lo: float, hi: float) -> list[tuple[int, float, float]]:
+        """``[lo, hi)`` inside the window as (slice, from, to): the window, then each period."""
         lo, hi = max(lo, self.start), min(hi, self.end)
         if hi <= lo:
             return []
-        pieces = [(0, hi - lo)]
+        pieces = [(0, lo, hi)]
         if self.periods:
             edges = self.edges
             i = bisect.bisect_right(edges, lo) - 1
             while i < len(edges) - 1 and edges[i] < hi:
                 a, b = max(lo, edges[i]), min(hi, edges[i + 1])
                 if b > a:
-                    pieces.append((i + 1, b - a))
+                    pieces.append((i + 1, a, b))
                 i += 1
         return pieces
 
