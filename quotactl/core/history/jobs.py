@@ -56,6 +56,27 @@ def job_records(attempts: Iterable[Attempt]) -> list[JobRecord]:
     return records
 
 
+def _ran_once(row: Attempt) -> JobRecord:
+    submitted = row.submitted_at.timestamp()
+    assert row.started_at is not None
+    start = row.started_at.timestamp()
+    stop = row.stopped_at.timestamp() if row.stopped_at is not None else OPEN
+    return JobRecord(
+        job_id=row.job_id,
+        queue=row.queue,
+        share=row.share,
+        team=row.team,
+        instance_type=row.instance_type,
+        instances=row.count,
+        priority=row.priority,
+        submitted=submitted,
+        first_start=start,
+        runs=((start, stop if stop > start else start),),
+        waits=((submitted, start),) if start > submitted else (),
+        preempted=(),
+    )
+
+
 def _in_order(rows: list[Attempt]) -> bool:
     return all(a.attempt < b.attempt for a, b in itertools.pairwise(rows))
 
@@ -66,6 +87,8 @@ def _attempt(row: Attempt) -> int:
 
 def _record(rows: list[Attempt]) -> JobRecord:
     last = rows[-1]
+    if len(rows) == 1 and last.started_at is not None and last.outcome is not _PREEMPTED:
+        return _ran_once(last)  # most jobs: one attempt that started
     submitted = rows[0].submitted_at.timestamp()
     runs: list[tuple[float, float]] = []
     preempted: list[tuple[float, float]] = []

@@ -11,9 +11,9 @@ longest spell reported is the longest such time. Spells are measured from the at
 recorded start and stop times, so a slow reclaim (a victim that takes a while to stop) is
 counted as it happened.
 
-A ``ShareHeads`` is told of every change to its share (``flush`` before it, ``refit`` after
-it); between two changes nothing about the share can change, so the work is proportional to
-the number of changes, not to the length of the window.
+A ``ShareHeads`` is told of every change to its share (``flush`` before it, then ``fits`` or
+``close`` after it); between two changes nothing about the share can change, so the work is
+proportional to the number of changes, not to the length of the window.
 """
 
 from __future__ import annotations
@@ -43,7 +43,7 @@ class ShareHeads:
     )
 
     def __init__(self) -> None:
-        self._heap: list[tuple[int, float, str, str, int]] = []
+        self._heap: list[tuple[int, float, str, int, int]] = []
         self._gone: set[str] = set()
         self.spell_since: float | None = None
         self.itype = ""
@@ -52,15 +52,16 @@ class ShareHeads:
         self.missed: dict[Slot, float] = {}
         self.longest: dict[Slot, float] = {}
 
-    def enter(self, job_id: str, priority: int, submitted: float, itype: str, n: int) -> None:
+    def enter(self, job_id: str, priority: int, submitted: float, kind: int, n: int) -> None:
+        """A job starts waiting (``kind`` numbers its instance type, ``n`` its instances)."""
         self._gone.discard(job_id)
-        heapq.heappush(self._heap, (-priority, submitted, job_id, itype, n))
+        heapq.heappush(self._heap, (-priority, submitted, job_id, kind, n))
 
     def leave(self, job_id: str) -> None:
         self._gone.add(job_id)
 
-    def head(self) -> tuple[str, int] | None:
-        """The head's (instance type, instances), or None when nothing waits."""
+    def head(self) -> tuple[int, int] | None:
+        """The head's (instance type's number, instances), or None when nothing waits."""
         heap = self._heap
         while heap and heap[0][2] in self._gone:
             self._gone.discard(heapq.heappop(heap)[2])
@@ -83,13 +84,10 @@ class ShareHeads:
                     self.spell_missed[slot] = self.spell_missed.get(slot, 0.0) + (b - a)
         self.last = at
 
-    def refit(self, at: float, fits: Callable[[str, int], bool]) -> None:
-        """After the share changed at ``at``: does its head fit now? (opens or ends a spell)"""
-        head = self.head()
-        if head is None or not fits(*head):
-            self.close()
-            return
-        self.itype = head[0]
+    def fits(self, at: float, itype: str) -> None:
+        """After the share changed at ``at``, its head (of ``itype``) fits: a spell goes on
+        or begins. (When it does not fit, ``close``.)"""
+        self.itype = itype
         if self.spell_since is None:
             self.spell_since = at
 

@@ -105,6 +105,7 @@ def sweep(
     memo: dict[tuple[int, int], float] = {}
     heads = [ShareHeads() for _ in names]
     cut = slices.cut
+    whole_only, first, end = not slices.periods, slices.start, slices.end
     rows: dict[tuple[int, int, int], Tally] = {}
 
     def close(k: int, s: int, at: float) -> None:
@@ -118,7 +119,11 @@ def sweep(
             return
         own = u if u < lim else lim
         spare = lim - own
-        for i, lo, hi in cut(start, at):
+        if whole_only and start >= first and at <= end:
+            pieces: list[tuple[int, float, float]] = [(0, start, at)]  # the common case
+        else:
+            pieces = cut(start, at)
+        for i, lo, hi in pieces:
             row = rows.get((i, k, s))
             if row is None:
                 row = rows[i, k, s] = tally(i, names[s], types[k])
@@ -134,12 +139,7 @@ def sweep(
                 lent = (r_now if hi == at else rate(hi)) - (r_start if lo == start else rate(lo))
                 row.lent += spare * lent
 
-    def fits_for(s: int) -> Callable[[str, int], bool]:
-        return lambda t, n: usage[kinds[t]][s] + n <= limit[kinds[t]][s]
-
-    fits = [fits_for(s) for s in range(len(names))]
     events = _events(jobs, index, kinds)
-    end = slices.end
     count = len(events)
     for e, (at, s, kind, k, n, j) in enumerate(events):
         if at >= end:
@@ -162,12 +162,17 @@ def sweep(
             rates[k].set(at, found)
         elif kind == _WAIT:
             job = jobs[j]
-            share.enter(job.job_id, job.priority, job.submitted, types[k], n)
+            share.enter(job.job_id, job.priority, job.submitted, k, n)
         else:
             share.leave(jobs[j].job_id)
         following = events[e + 1] if e + 1 < count else None
         if following is None or following[0] != at or following[1] != s:
-            share.refit(at, fits[s])  # after the share's last change at this time
+            # after the share's last change at this time: does its head fit its own limit?
+            head = share.head()
+            if head is not None and usage[head[0]][s] + head[1] <= limit[head[0]][s]:
+                share.fits(at, types[head[0]])
+            else:
+                share.close()
     for k in range(len(types)):
         for s in range(len(names)):
             close(k, s, end)
