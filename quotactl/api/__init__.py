@@ -40,7 +40,9 @@ if TYPE_CHECKING:
         set_priority,
         why,
     )
+    from quotactl.api.ledger import HistoryWritten, history
     from quotactl.api.local import advance, reset, serve
+    from quotactl.api.metrics import openmetrics, read_metrics, serve_metrics
     from quotactl.api.offline import (
         GeneratedTrace,
         generate_trace,
@@ -71,6 +73,7 @@ if TYPE_CHECKING:
     )
     from quotactl.api.traces import ExportedTrace, export_trace
     from quotactl.api.trainer import TrainerRequest, submit_trainer, trainer_request
+    from quotactl.api.usage_report import UsageWindow, usage
     from quotactl.aws.account import Account
     from quotactl.aws.jobs import Submitted
     from quotactl.aws.session import Retries
@@ -87,6 +90,7 @@ _WHERE = {
     ),
     "quotactl.api.config": ("DEFAULT_CONFIG", "Validation", "load", "schema", "validate"),
     "quotactl.api.connection": ("BACKENDS", "DEFAULT_STATE", "connect"),
+    "quotactl.api.ledger": ("HistoryWritten", "history"),
     "quotactl.api.jobs": (
         "AttemptLog",
         "Cancelled",
@@ -101,6 +105,7 @@ _WHERE = {
         "why",
     ),
     "quotactl.api.local": ("advance", "reset", "serve"),
+    "quotactl.api.metrics": ("openmetrics", "read_metrics", "serve_metrics"),
     "quotactl.api.offline": (
         "GeneratedTrace",
         "generate_trace",
@@ -131,6 +136,7 @@ _WHERE = {
     ),
     "quotactl.api.trainer": ("TrainerRequest", "submit_trainer", "trainer_request"),
     "quotactl.api.traces": ("ExportedTrace", "export_trace"),
+    "quotactl.api.usage_report": ("UsageWindow", "usage"),
     "quotactl.aws.account": ("Account",),
     "quotactl.aws.jobs": ("Submitted",),
     "quotactl.aws.session": ("Retries",),
@@ -150,6 +156,7 @@ __all__ = [
     "Cancelled",
     "ExportedTrace",
     "GeneratedTrace",
+    "HistoryWritten",
     "JobDescription",
     "JobList",
     "JobRequest",
@@ -161,6 +168,7 @@ __all__ = [
     "SubmitResult",
     "Submitted",
     "TrainerRequest",
+    "UsageWindow",
     "Validation",
     "advance",
     "apply",
@@ -174,6 +182,7 @@ __all__ = [
     "export_trace",
     "force_unlock",
     "generate_trace",
+    "history",
     "iam_policy",
     "import_resources",
     "job_logs",
@@ -182,15 +191,18 @@ __all__ = [
     "load",
     "lock_holder",
     "lock_request",
+    "openmetrics",
     "plan",
     "policy_commands",
     "preview",
     "read_live",
+    "read_metrics",
     "read_plan",
     "reset",
     "save_plan",
     "schema",
     "serve",
+    "serve_metrics",
     "set_priority",
     "simulate",
     "simulate_compare",
@@ -198,6 +210,7 @@ __all__ = [
     "submit",
     "submit_trainer",
     "trainer_request",
+    "usage",
     "validate",
     "watch",
     "why",
