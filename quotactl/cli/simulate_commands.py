@@ -13,7 +13,6 @@ from typing import Annotated
 import typer
 
 from quotactl.cli.options import PathsArgument, ReportFormat
-from quotactl.cli.runtime import Runtime
 from quotactl.errors import UsageError
 
 
@@ -77,7 +76,7 @@ def simulate(
     """
     from quotactl import api
     from quotactl.cli.runtime import runtime_of
-    from quotactl.cli.support import load
+    from quotactl.cli.support import load, write_report
     from quotactl.render.compare import render_comparison
     from quotactl.render.simulate import render_simulation
 
@@ -101,7 +100,7 @@ def simulate(
             from quotactl.render.report.whatif import simulation_html
 
             page = simulation_html(result, trace=name, config=label)
-            _written(runtime, report, page)
+            write_report(runtime, report, page)
         return
     reference = None if other is None else (str(other), load(runtime, [other]).desired)
     comparison = api.simulate_compare(
@@ -111,14 +110,7 @@ def simulate(
     if report is not None:
         from quotactl.render.report.whatif import comparison_html
 
-        _written(runtime, report, comparison_html(comparison, trace=name))
-
-
-def _written(runtime: Runtime, path: Path, page: str) -> None:
-    from quotactl import api
-
-    api.write_report(path, page)
-    runtime.notice(f"quotactl: report written to {path} ({len(page.encode()) / 1024:,.0f} KiB)")
+        write_report(runtime, report, comparison_html(comparison, trace=name))
 
 
 def register(app: typer.Typer) -> None:

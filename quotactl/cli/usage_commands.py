@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import enum
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -114,6 +115,16 @@ def usage(
     output: Annotated[
         UsageFormat, typer.Option("-o", "--output", help="text, json, csv or markdown.")
     ] = UsageFormat.TEXT,
+    report_path: Annotated[
+        Path | None,
+        typer.Option(
+            "--report",
+            metavar="FILE.html",
+            help="Also write the tables and charts per --every period (default: per day) as"
+            " one self-contained HTML page.",
+            show_default=False,
+        ),
+    ] = None,
 ) -> None:
     """Show per share (or team) and instance type what was used, own, borrowed and lent.
 
@@ -125,7 +136,7 @@ def usage(
     """
     from quotactl import api
     from quotactl.cli.runtime import runtime_of
-    from quotactl.cli.support import load
+    from quotactl.cli.support import load, write_report
     from quotactl.core.history.report import By, Every
     from quotactl.errors import UsageError
 
@@ -139,6 +150,9 @@ def usage(
     )
     grace_seconds = _duration("--grace", grace)
     desired = load(runtime, paths).desired
+    if report_path is not None:
+        api.check_report_path(report_path)
+    periods = every or (EveryOption.DAY if report_path is not None else None)
 
     def report_of(account: api.Account | None) -> UsageReport:
         return api.usage(
@@ -147,7 +161,7 @@ def usage(
             ledgers=history or (),
             window=window,
             by=By(by.value),
-            every=Every(every.value) if every else None,
+            every=Every(periods.value) if periods else None,
             queues=queues,
             teams=teams,
             prices=prices,
@@ -160,6 +174,12 @@ def usage(
         with runtime.connect(desired.region) as account:
             report = report_of(account)
             runtime.report_calls(account)
+    if report_path is not None:
+        from quotactl.render.report.usage import usage_html
+
+        write_report(runtime, report_path, usage_html(report))
+    if every is None and periods is not None:  # the report's periods: not asked for on stdout
+        report = replace(report, periods=(), every=None)
     _show(runtime, report, output)
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from html import unescape
 from typing import TYPE_CHECKING, Any
 
 from quotactl.render.report.model import Kind
@@ -90,11 +91,12 @@ def draw(chart: Chart, chart_id: str) -> Drawn:
         if series.dashed:
             extra["stroke_style"] = {"width": 1.5, "dasharray": "5,4"}
         values: list[Any] = list(series.values)
-        if chart.kind is Kind.LINES:
-            values = list(zip(chart.x, values, strict=True))
+        if chart.kind is Kind.LINES:  # a point without a value is left out
+            values = [(x, v) for x, v in zip(chart.x, values, strict=True) if v is not None]
         drawing.add(series.name, values, **extra)
     text = drawing.render(is_unicode=True)
     text = _DECIMALS.sub(r"\1", _DROPPED.sub("", text)).replace(f"chart-{drawing.uuid}", chart_id)
     found = _STYLE.search(text)
-    css = found.group(1).replace(f"#{chart_id}", "svg.pygal-chart") if found else ""
+    # the SVG's CSS is XML text (``&gt;``); the page's <style> is raw text
+    css = unescape(found.group(1)).replace(f"#{chart_id}", "svg.pygal-chart") if found else ""
     return Drawn(_STYLE.sub("", text, count=1), css)
