@@ -86,7 +86,7 @@ class Recorder:
 
     The simulator calls ``started`` and ``stopped`` after an attempt of share ``s`` on pair
     ``k`` (share and instance type, the engine's indexes) takes or frees its instances,
-    ``preempted(s)`` per preemption, and ``roll(at)`` at the top of every instant at or after
+    ``preempted`` per preemption, and ``roll(at)`` at the top of every instant at or after
     ``edge``, while the engine still holds the state of the instants before. Instance-seconds
     used come from the engine's meter of ended attempts plus, for the running ones, their
     instances and start times summed here (so closing an interval is O(shares)).

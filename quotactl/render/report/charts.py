@@ -49,6 +49,8 @@ def draw(chart: Chart, chart_id: str) -> Drawn:
     import pygal
     from pygal.style import Style
 
+    _drop_import_fixer(pygal)
+
     style = Style(
         background="white",
         plot_background="white",
@@ -100,3 +102,14 @@ def draw(chart: Chart, chart_id: str) -> Drawn:
     # the SVG's CSS is XML text (``&gt;``); the page's <style> is raw text
     css = unescape(found.group(1)).replace(f"#{chart_id}", "svg.pygal-chart") if found else ""
     return Drawn(_STYLE.sub("", text, count=1), css)
+
+
+def _drop_import_fixer(pygal: Any) -> None:
+    """Take pygal's ``sys.meta_path`` finder out again: it only serves its map plugins, and it
+    has no ``find_spec``, so on Python 3.11 every later import warns (``ImportWarning``) and
+    from 3.12 on Python ignores it anyway."""
+    import sys
+
+    fixer = getattr(pygal, "PluginImportFixer", None)
+    if fixer is not None:
+        sys.meta_path[:] = [f for f in sys.meta_path if not isinstance(f, fixer)]
