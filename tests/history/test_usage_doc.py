@@ -66,8 +66,8 @@ def test_the_worked_example_sentences(cli: Cli, tmp_path: Path) -> None:
     assert [second["b"][k] for k in (*keys, "lent")] == [24, 6, 6, 0, 8]
     teams = {r["team"]: r for r in run(cli, tmp_path, "--by", "team")["rows"]}
     blue = teams["blue"]
-    keys = ("entitled", "used", "lent", "idle", "reserved_unused")
-    assert [blue[k] for k in keys] == [48, 10, 10, 22, 16]
+    summed = ("entitled", "used", "lent", "idle", "reserved_unused")
+    assert [blue[k] for k in summed] == [48, 10, 10, 22, 16]
     prices = tmp_path / "prices.yaml"
     prices.write_text("ml.p5.48xlarge: 98.5\n")
     priced = {r["share"]: r for r in run(cli, tmp_path, "--prices", str(prices))["rows"]}
