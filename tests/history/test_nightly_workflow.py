@@ -9,11 +9,14 @@ import os
 import shutil
 import subprocess
 import sys
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 import yaml
 
 from tests.cli.test_plan_ci_workflow import _run_step, _steps
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 
 def test_the_nightly_job_keeps_one_ledger(repo_root: Path, tmp_path: Path) -> None:
