@@ -101,6 +101,7 @@ CASES: dict[str, tuple[str, str, list[str]]] = {
     "status": ("status.md", '"borrowing"', ["status"]),
     "plan": ("plan-and-apply.md", '"fingerprint"', ["plan", str(DEMO)]),
     "jobs": ("jobs.md", "jobs:", ["jobs"]),
+    "usage": ("usage.md", '"guarantee_miss_hours"', ["usage", str(DEMO), "--since", "1h"]),
 }
 
 

@@ -41,7 +41,9 @@ if TYPE_CHECKING:
         stream_jobs,
         why,
     )
+    from quotactl.api.ledger import HistoryWritten, history
     from quotactl.api.local import advance, reset, serve
+    from quotactl.api.metrics import openmetrics, read_metrics, serve_metrics
     from quotactl.api.offline import (
         GeneratedTrace,
         generate_trace,
@@ -51,6 +53,7 @@ if TYPE_CHECKING:
         simulate_compare,
     )
     from quotactl.api.reporting import WATCH_RETRIES, Refresh, status, watch
+    from quotactl.api.reports import check_report_path, write_report
     from quotactl.api.rules import judge_config, judge_simulation, rules_for, rules_for_paths
     from quotactl.api.stack import (
         PLAN_KEY,
@@ -80,6 +83,7 @@ if TYPE_CHECKING:
         tuned_rules,
         write_tuned,
     )
+    from quotactl.api.usage_report import UsageWindow, usage
     from quotactl.aws.account import Account
     from quotactl.aws.jobs import Submitted
     from quotactl.aws.session import Retries
@@ -97,6 +101,7 @@ _WHERE = {
     "quotactl.api.config": ("DEFAULT_CONFIG", "Validation", "load", "schema", "validate"),
     "quotactl.api.connection": ("BACKENDS", "DEFAULT_STATE", "connect"),
     "quotactl.api.rules": ("judge_config", "judge_simulation", "rules_for", "rules_for_paths"),
+    "quotactl.api.ledger": ("HistoryWritten", "history"),
     "quotactl.api.jobs": (
         "AttemptLog",
         "Cancelled",
@@ -112,6 +117,7 @@ _WHERE = {
         "why",
     ),
     "quotactl.api.local": ("advance", "reset", "serve"),
+    "quotactl.api.metrics": ("openmetrics", "read_metrics", "serve_metrics"),
     "quotactl.api.offline": (
         "GeneratedTrace",
         "generate_trace",
@@ -120,6 +126,7 @@ _WHERE = {
         "simulate",
         "simulate_compare",
     ),
+    "quotactl.api.reports": ("check_report_path", "write_report"),
     "quotactl.api.stack": (
         "PLAN_KEY",
         "apply",
@@ -149,6 +156,7 @@ _WHERE = {
         "tuned_rules",
         "write_tuned",
     ),
+    "quotactl.api.usage_report": ("UsageWindow", "usage"),
     "quotactl.aws.account": ("Account",),
     "quotactl.aws.jobs": ("Submitted",),
     "quotactl.aws.session": ("Retries",),
@@ -168,6 +176,7 @@ __all__ = [
     "Cancelled",
     "ExportedTrace",
     "GeneratedTrace",
+    "HistoryWritten",
     "JobDescription",
     "JobList",
     "JobRequest",
@@ -179,11 +188,13 @@ __all__ = [
     "SubmitResult",
     "Submitted",
     "TrainerRequest",
+    "UsageWindow",
     "Validation",
     "advance",
     "apply",
     "cancel_jobs",
     "check_config_out",
+    "check_report_path",
     "check_tuned_out",
     "config_yaml",
     "connect",
@@ -192,6 +203,7 @@ __all__ = [
     "export_trace",
     "force_unlock",
     "generate_trace",
+    "history",
     "iam_policy",
     "import_resources",
     "import_trace",
@@ -203,10 +215,12 @@ __all__ = [
     "load",
     "lock_holder",
     "lock_request",
+    "openmetrics",
     "plan",
     "policy_commands",
     "preview",
     "read_live",
+    "read_metrics",
     "read_plan",
     "reset",
     "rules_for",
@@ -214,6 +228,7 @@ __all__ = [
     "save_plan",
     "schema",
     "serve",
+    "serve_metrics",
     "set_priority",
     "simulate",
     "simulate_compare",
@@ -226,10 +241,12 @@ __all__ = [
     "tuned_comparison",
     "tuned_edits",
     "tuned_rules",
+    "usage",
     "validate",
     "watch",
     "why",
     "write_config",
+    "write_report",
     "write_tuned",
 ]
 

@@ -54,7 +54,7 @@ def serve(
         server = EmulatorServer(emulator, host, port)
     except OSError as exc:
         emulator.close()
-        raise _listen_error(host, port, exc) from exc
+        raise listen_error(host, port, exc) from exc
     try:
         emulator.set_speed(speed)
         yield server
@@ -65,7 +65,7 @@ def serve(
         emulator.close()
 
 
-def _listen_error(host: str, port: int, exc: OSError) -> QuotactlError:
+def listen_error(host: str, port: int, exc: OSError) -> QuotactlError:
     if exc.errno == errno.EADDRINUSE:
         return PortInUseError(
             f"cannot listen on {host}:{port}: the port is in use",

@@ -35,13 +35,15 @@ def simulate(
     trace: Path,
     *,
     on_unsorted: Callable[[str], None] | None = None,
+    record: bool = False,
 ) -> SimulationResult:
     """Replay the trace at ``trace`` against ``desired`` offline, on a virtual clock. A trace
-    out of submission order is replayed sorted (``on_unsorted`` hears why)."""
+    out of submission order is replayed sorted (``on_unsorted`` hears why). With ``record``
+    the result carries a timeline (what ``simulate --report`` draws)."""
     from quotactl.core.simulate import queue_models, run_one
 
     queues = tuple(queue_models(desired))
-    return _in_order(trace, lambda path: run_one(queues, path), on_unsorted)
+    return _in_order(trace, lambda path: run_one(queues, path, record=record), on_unsorted)
 
 
 def simulate_compare(
@@ -51,9 +53,11 @@ def simulate_compare(
     label: str,
     other: tuple[str, DesiredState] | None = None,
     on_unsorted: Callable[[str], None] | None = None,
+    record: bool = False,
 ) -> Comparison:
     """Replay ``trace`` against ``desired`` (called ``label``) and against ``other`` (a name
-    and a configuration; default: the same one with every share RESERVE), and compare."""
+    and a configuration; default: the same one with every share RESERVE), and compare; with
+    ``record`` both results carry a timeline."""
     from quotactl.core.resources.desired import Strategy
     from quotactl.core.simulate import Side, compare, queue_models, run_both
 
@@ -65,7 +69,7 @@ def simulate_compare(
         reference = Side("every share RESERVE", reserved, override="RESERVE")
     after_side = Side(label, queues)
     before, after = _in_order(
-        trace, lambda path: run_both(reference, after_side, path), on_unsorted
+        trace, lambda path: run_both(reference, after_side, path, record=record), on_unsorted
     )
     return compare(before, after)
 

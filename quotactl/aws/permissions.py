@@ -56,20 +56,31 @@ _JOB = ("job describe", "job cancel", "job priority", "job why", "job logs")
 _JOBS = ("submit", "jobs", *_JOB, "status")
 _JOB_READS = ("submit", "jobs", *_JOB)
 _JOB_LOGS = "log-group:/aws/sagemaker/TrainingJobs:*"
+_RECORD = ("history", "usage", "metrics serve")
+"""What happened: they read what status reads, and every job's history (read-only calls)."""
 
 OPERATIONS: dict[str, Operation] = {
     op.name: op
     for op in (
-        _batch("DescribeServiceEnvironments", (ANY,), False, *_OBSERVE, "status", *_JOB_READS),
         _batch(
-            "DescribeJobQueues", (ANY,), False, *_OBSERVE, "status", "trace export", *_JOB_READS
+            "DescribeServiceEnvironments", (ANY,), False, *_OBSERVE, "status", *_JOB_READS, *_RECORD
+        ),
+        _batch(
+            "DescribeJobQueues",
+            (ANY,),
+            False,
+            *_OBSERVE,
+            "status",
+            "trace export",
+            *_JOB_READS,
+            *_RECORD,
         ),
         _batch("ListSchedulingPolicies", (ANY,), False, *_OBSERVE, "force-unlock"),
         _batch("DescribeSchedulingPolicies", (ANY,), False, *_OBSERVE, "force-unlock"),
-        _batch("ListQuotaShares", (ANY,), False, *_OBSERVE, "status", *_JOB_READS),
+        _batch("ListQuotaShares", (ANY,), False, *_OBSERVE, "status", *_JOB_READS, *_RECORD),
         _batch("DescribeQuotaShare", (ANY,), False, "apply"),
-        _batch("ListTagsForResource", (ANY,), False, *_OBSERVE, "status", *_JOB_READS),
-        _batch("ListServiceJobs", (ANY,), False, "plan", "apply", "trace export", *_JOBS),
+        _batch("ListTagsForResource", (ANY,), False, *_OBSERVE, "status", *_JOB_READS, *_RECORD),
+        _batch("ListServiceJobs", (ANY,), False, "plan", "apply", "trace export", *_JOBS, *_RECORD),
         _batch("CreateServiceEnvironment", (ENVIRONMENT,), True, "apply"),
         _batch("UpdateServiceEnvironment", (ENVIRONMENT,), True, "apply"),
         _batch("DeleteServiceEnvironment", (ENVIRONMENT,), True, "apply"),
@@ -84,12 +95,12 @@ OPERATIONS: dict[str, Operation] = {
         _batch("TagResource", (ENVIRONMENT, POLICY, QUEUE, SHARE), True, *_LOCKED),
         _batch("UntagResource", (ENVIRONMENT, POLICY, QUEUE, SHARE), True, "apply"),
         _batch("SubmitServiceJob", (QUEUE,), True, "submit"),
-        _batch("DescribeServiceJob", (ANY,), False, "trace export", *_JOBS),
+        _batch("DescribeServiceJob", (ANY,), False, "trace export", *_JOBS, *_RECORD),
         _batch("UpdateServiceJob", (JOB,), True, "job priority"),
         _batch("TerminateServiceJob", (JOB,), True, "job cancel"),
         # The bulk call is authorised as batch:TerminateServiceJob on each job (AWS's docs).
         _batch("TerminateServiceJobs", (JOB,), True, "job cancel"),
-        _batch("GetJobQueueSnapshot", (QUEUE,), False, *_JOBS, "trace export"),
+        _batch("GetJobQueueSnapshot", (QUEUE,), False, *_JOBS, "trace export", *_RECORD),
         Operation("sts", "GetCallerIdentity", (ANY,), False, _IDENTITY),
         # submit's pre-flight on the aws backend: the job's role and output bucket exist
         Operation("iam", "GetRole", ("role/*",), False, ("submit",)),

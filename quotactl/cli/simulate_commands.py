@@ -57,6 +57,15 @@ def simulate(
     ] = ReportFormat.TEXT,
     override: OverrideOption = None,
     rules: RulesOption = None,
+    report: Annotated[
+        Path | None,
+        typer.Option(
+            "--report",
+            metavar="FILE.html",
+            help="Also write the charts and tables as one self-contained HTML page.",
+            show_default=False,
+        ),
+    ] = None,
 ) -> None:
     """Replay a job trace against the config offline: waits, borrowing, lending, preemption.
 
@@ -65,11 +74,13 @@ def simulate(
     same trace also runs against the other config, and the report shows, per share, the
     before → after of waits, preemptions, work lost, borrowing and lending, and who gains and
     who loses. The max_wait and max_preemptions rules are judged on the config's run (the
-    config under review, with --compare): a failing soft rule needs --override NAME.
+    config under review, with --compare): a failing soft rule needs --override NAME. With
+    --report FILE.html the same run is also drawn over time (in use, borrowed, lent,
+    utilisation, preemptions, waits) in one page that opens offline.
     """
     from quotactl import api
     from quotactl.cli.runtime import runtime_of
-    from quotactl.cli.support import load
+    from quotactl.cli.support import load, write_report
     from quotactl.core.rules import check_overrides, refusal
     from quotactl.render.compare import render_comparison
     from quotactl.render.simulate import render_simulation
@@ -84,25 +95,36 @@ def simulate(
     overrides = override or ()
     check_overrides(overrides, chosen)  # before the replay, which may take a while
     name = str(trace)
+    if report is not None:
+        api.check_report_path(report)
+    record = report is not None
 
     def unsorted(why: str) -> None:
         runtime.notice(f"quotactl: {why}: replaying the trace sorted by submit_time")
 
     if baseline is None and other is None:
-        result = api.simulate(desired, trace, on_unsorted=unsorted)
+        result = api.simulate(desired, trace, on_unsorted=unsorted, record=record)
         judged = api.judge_simulation(chosen, desired, result, overrides).results
         console = runtime.console()
         render_simulation(console, runtime.stdout, output, result, trace=name, rules=judged)
+        if report is not None:
+            from quotactl.render.report.whatif import simulation_html
+
+            write_report(runtime, report, simulation_html(result, trace=name, config=label))
     else:
         reference = None if other is None else (str(other), load(runtime, [other]).desired)
         comparison = api.simulate_compare(
-            desired, trace, label=label, other=reference, on_unsorted=unsorted
+            desired, trace, label=label, other=reference, on_unsorted=unsorted, record=record
         )
         after = comparison.after.result
         judged = api.judge_simulation(chosen, desired, after, overrides).results
         render_comparison(
             runtime.console(), runtime.stdout, output, comparison, trace=name, rules=judged
         )
+        if report is not None:
+            from quotactl.render.report.whatif import comparison_html
+
+            write_report(runtime, report, comparison_html(comparison, trace=name))
     runtime.json_written = output is ReportFormat.JSON  # the report holds the rules' results
     failed = refusal(judged)
     if failed is not None:

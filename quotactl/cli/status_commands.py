@@ -2,17 +2,26 @@
 
 from __future__ import annotations
 
+import enum
 from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from quotactl.cli.options import OutputFormat
 from quotactl.errors import UsageError
 
 if TYPE_CHECKING:
     from quotactl.api import Account
     from quotactl.cli.runtime import Runtime
     from quotactl.core.status.report import StatusReport
+
+
+class StatusFormat(enum.StrEnum):
+    """``status -o``: a table, one JSON document, or Prometheus's OpenMetrics text."""
+
+    TEXT = "text"
+    JSON = "json"
+    OPENMETRICS = "openmetrics"
+
 
 DEFAULT_INTERVAL = "5s"
 MIN_INTERVAL = 0.2
@@ -45,9 +54,9 @@ def status(
         ),
     ] = None,
     output: Annotated[
-        OutputFormat,
-        typer.Option("-o", "--output", help="Report as text or JSON."),
-    ] = OutputFormat.TEXT,
+        StatusFormat,
+        typer.Option("-o", "--output", help="Report as text, JSON or OpenMetrics (Prometheus)."),
+    ] = StatusFormat.TEXT,
 ) -> None:
     """Show per queue and share: limits, in use, own, borrowed, lent, headroom and jobs."""
     from quotactl import api
@@ -56,10 +65,16 @@ def status(
     runtime = runtime_of(ctx, output)
     if interval is not None and not watch:
         raise UsageError("--interval is the time between --watch refreshes", hint="add --watch")
+    if watch and output is StatusFormat.OPENMETRICS:
+        raise UsageError(
+            "-o openmetrics prints one reading", hint="`quotactl metrics serve` serves it live"
+        )
     seconds = _interval(interval or DEFAULT_INTERVAL) if watch else 0.0
     account = runtime.connect(retries=api.WATCH_RETRIES if watch else None)
     try:
-        if watch:
+        if output is StatusFormat.OPENMETRICS:
+            runtime.stdout.write(api.openmetrics(account, queue, clock=runtime.clock))
+        elif watch:
             _watch(runtime, account, queue, team, seconds, output)
         else:
             _show(runtime, api.status(account, queue, team=team, clock=runtime.clock), output)
@@ -68,8 +83,8 @@ def status(
         account.close()
 
 
-def _show(runtime: Runtime, report: StatusReport, output: OutputFormat) -> None:
-    if output is OutputFormat.JSON:
+def _show(runtime: Runtime, report: StatusReport, output: StatusFormat) -> None:
+    if output is StatusFormat.JSON:
         from quotactl.render.status_json import status_json
 
         print(status_json(report), file=runtime.stdout)
@@ -85,7 +100,7 @@ def _watch(
     queues: list[str] | None,
     team: list[str] | None,
     interval: float,
-    output: OutputFormat,
+    output: StatusFormat,
 ) -> None:
     """Refresh until Ctrl-C (which ends the watch normally: exit 0, the last view stays)."""
     from quotactl import api
@@ -94,7 +109,7 @@ def _watch(
     refreshes = api.watch(
         account, queues, team=team, interval=interval, clock=runtime.clock, sleep=runtime.sleep
     )
-    streams = (runtime.stdout, runtime.stderr) if output is OutputFormat.JSON else None
+    streams = (runtime.stdout, runtime.stderr) if output is StatusFormat.JSON else None
     try:
         show_watch(runtime.console(), refreshes, interval=interval, json_streams=streams)
     except KeyboardInterrupt:

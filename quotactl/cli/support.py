@@ -1,5 +1,6 @@
 """What several commands share: the configuration with its warnings on stderr, a duration
-option, and the terminal confirmation. Each call into the library goes through ``quotactl.api``.
+option, the terminal confirmation, and writing a ``--report`` page. Each call into the library
+goes through ``quotactl.api``.
 """
 
 from __future__ import annotations
@@ -24,6 +25,14 @@ def load(runtime: Runtime, paths: Sequence[Path] | None) -> LoadedConfig:
     for warning in loaded.warnings:
         runtime.notice(str(warning))
     return loaded
+
+
+def write_report(runtime: Runtime, path: Path, page: str) -> None:
+    """Write a ``--report`` page whole, and say where on stderr (``-q`` hides it)."""
+    from quotactl import api
+
+    api.write_report(path, page)
+    runtime.notice(f"quotactl: report written to {path} ({len(page.encode()) / 1024:,.0f} KiB)")
 
 
 def duration(option: str, text: str | None, default: float = 0.0) -> float:

@@ -34,6 +34,7 @@ from rich.text import Text
 
 from quotactl.core.simulate import Outcome, human_duration, instance_hours
 from quotactl.render.markdown import code_span
+from quotactl.render.mermaid import wait_unit, xychart
 from quotactl.render.rules import rules_json, rules_markdown, rules_text
 from quotactl.render.simulate import (
     FORMAT_VERSION,
@@ -51,7 +52,7 @@ if TYPE_CHECKING:
     from rich.table import Table
 
     from quotactl.core.rules import RuleResult
-    from quotactl.core.simulate import Comparison, ShareChange, ShareResult
+    from quotactl.core.simulate import Comparison, QueueChange, ShareChange, ShareResult
 
 STYLES = {
     Outcome.GAINS: "green",
@@ -62,6 +63,8 @@ STYLES = {
 }
 MARKDOWN_MAX_SHARES = 100
 """Rows of the markdown table; GitHub refuses comments over 65,536 characters."""
+MARKDOWN_CHART_SHARES = 20
+"""Bars of the markdown chart of p95 waits: more would not be read."""
 
 
 def render_comparison(
@@ -171,25 +174,14 @@ def _name(s: ShareChange) -> str:
 
 def print_comparison(console: Console, comparison: Comparison, *, trace: str) -> None:
     """Headline, per queue the before → after tables, then the verdict."""
-    console.print(_headline(comparison, trace))
+    console.print(headline(comparison, trace))
     for queue in comparison.queues:
         shares = [s for s in comparison.shares if s.queue == queue.queue]
-        old = queue.before.utilisation if queue.before else None
-        new = queue.after.utilisation if queue.after else None
-        either = queue.after or queue.before
-        claimed = either.claimed if either else {}
-        capacity = ", ".join(f"{n} {TIMES} {t}" for t, n in claimed.items()) or "nothing claimed"
         console.print()
-        console.print(
-            Text.assemble(
-                ("Queue ", "bold"),
-                (queue.queue, "bold"),
-                f": utilisation {_percent(old)} {ARROW} {_percent(new)} ({capacity})",
-            )
-        )
-        console.print(_wait_table(shares))
+        console.print(queue_line(queue))
+        console.print(wait_table(shares))
         console.print()
-        console.print(_hours_table(shares))
+        console.print(hours_table(shares))
         for s in shares:
             if s.not_replayed:
                 side = "the new" if s.outcome is Outcome.REMOVED else "the reference"
@@ -204,7 +196,21 @@ def print_comparison(console: Console, comparison: Comparison, *, trace: str) ->
     console.print(Text.assemble(("Verdict: ", "bold"), comparison.verdict))
 
 
-def _headline(comparison: Comparison, trace: str) -> Text:
+def queue_line(queue: QueueChange) -> Text:
+    """The queue's headline: its utilisation before and after, and what its shares claim."""
+    old = queue.before.utilisation if queue.before else None
+    new = queue.after.utilisation if queue.after else None
+    either = queue.after or queue.before
+    claimed = either.claimed if either else {}
+    capacity = ", ".join(f"{n} {TIMES} {t}" for t, n in claimed.items()) or "nothing claimed"
+    return Text.assemble(
+        ("Queue ", "bold"),
+        (queue.queue, "bold"),
+        f": utilisation {_percent(old)} {ARROW} {_percent(new)} ({capacity})",
+    )
+
+
+def headline(comparison: Comparison, trace: str) -> Text:
     before, after = comparison.before, comparison.after
     return Text.assemble(
         ("Compared ", "bold"),
@@ -216,7 +222,7 @@ def _headline(comparison: Comparison, trace: str) -> Text:
     )
 
 
-def _wait_table(shares: list[ShareChange]) -> Table:
+def wait_table(shares: list[ShareChange]) -> Table:
     table = titled_table(f"Waits (first start - submit), before {ARROW} after")
     table.add_column("share", overflow="fold")
     table.add_column("outcome", no_wrap=True)
@@ -233,7 +239,7 @@ def _wait_table(shares: list[ShareChange]) -> Table:
     return table
 
 
-def _hours_table(shares: list[ShareChange]) -> Table:
+def hours_table(shares: list[ShareChange]) -> Table:
     table = titled_table(f"Preemptions and instance-hours, before {ARROW} after")
     table.add_column("share", overflow="fold")
     for header in ("preemptions", "work lost", "borrowed", "lent"):
@@ -305,4 +311,34 @@ def comparison_markdown(comparison: Comparison, *, trace: str) -> str:
         new = q.after.utilisation if q.after else None
         lines.append(f"Queue `{q.queue}`: utilisation {_percent(old)} {ARROW} {_percent(new)}.")
     lines.append("")
+    lines += _wait_chart(comparison.shares)
     return "\n".join(lines)
+
+
+def _wait_chart(shares: Sequence[ShareChange]) -> list[str]:
+    """The p95 waits before (bars) and after (line), for the shares that waited longest."""
+    waited = [s for s in shares if (s.before and s.before.wait) or (s.after and s.after.wait)]
+    if not waited:
+        return []
+    shown = sorted(waited, key=_longest_p95, reverse=True)[:MARKDOWN_CHART_SHARES]
+    shown.sort(key=lambda s: shares.index(s))
+    before = [_p95(s.before) for s in shown]
+    after = [_p95(s.after) for s in shown]
+    unit, seconds = wait_unit([*before, *after])
+    which = "" if len(shown) == len(waited) else f" ({len(shown)} longest of {len(waited)})"
+    chart = xychart(
+        f"p95 wait per share{which}: before (bars), after (line)",
+        [s.share if len({x.queue for x in shown}) == 1 else _name(s) for s in shown],
+        f"p95 wait ({unit})",
+        [v / seconds for v in before],
+        [v / seconds for v in after],
+    )
+    return [*chart, ""]
+
+
+def _p95(result: ShareResult | None) -> float:
+    return result.wait.p95 if result and result.wait else 0.0
+
+
+def _longest_p95(s: ShareChange) -> float:
+    return max(_p95(s.before), _p95(s.after))

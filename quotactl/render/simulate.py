@@ -102,21 +102,21 @@ def simulation_json(
 
 def print_simulation(console: Console, result: SimulationResult, *, trace: str) -> None:
     """The human report: a headline and two tables per queue."""
-    console.print(_headline(result, trace))
+    console.print(headline(result, trace))
     for queue in result.queues:
         shares = [s for s in result.shares if s.queue == queue.queue]
         console.print()
-        console.print(_queue_line(queue.queue, queue.utilisation, queue.claimed))
-        console.print(_wait_table(shares))
+        console.print(queue_line(queue.queue, queue.utilisation, queue.claimed))
+        console.print(wait_table(shares))
         _stuck_notes(console, shares)
         console.print()
-        console.print(_hours_table(shares))
+        console.print(hours_table(shares))
 
 
 def simulation_markdown(result: SimulationResult, *, trace: str) -> str:
     """One simulation as a markdown table (for a PR comment or a wiki page)."""
     name = code_span(trace)
-    lines = [f"### quotactl simulate: {name}", "", _headline(result, name).plain, ""]
+    lines = [f"### quotactl simulate: {name}", "", headline(result, name).plain, ""]
     lines += [
         "| share | sharing | jobs done | wait mean | p95 | own | borrowed | lent | preemptions |"
         " lost |",
@@ -138,7 +138,7 @@ def simulation_markdown(result: SimulationResult, *, trace: str) -> str:
     return "\n".join(lines)
 
 
-def _headline(result: SimulationResult, trace: str) -> Text:
+def headline(result: SimulationResult, trace: str) -> Text:
     queues = ", ".join(q.queue for q in result.queues)
     where = f"queue {queues}" if len(result.queues) == 1 else f"queues {queues}"
     return Text.assemble(
@@ -149,7 +149,7 @@ def _headline(result: SimulationResult, trace: str) -> Text:
     )
 
 
-def _queue_line(queue: str, utilisation: float | None, claimed: dict[str, int]) -> Text:
+def queue_line(queue: str, utilisation: float | None, claimed: dict[str, int]) -> Text:
     capacity = ", ".join(f"{n} {TIMES} {t}" for t, n in claimed.items()) or "nothing claimed"
     used = f"{utilisation:.0%}" if utilisation is not None else "n/a"
     return Text.assemble(
@@ -170,7 +170,7 @@ def titled_table(title: str) -> Table:
     )
 
 
-def _wait_table(shares: list[ShareResult]) -> Table:
+def wait_table(shares: list[ShareResult]) -> Table:
     table = titled_table("Jobs and waits (first start - submit)")
     table.add_column("share", overflow="fold")
     table.add_column("sharing", no_wrap=True)
@@ -182,7 +182,7 @@ def _wait_table(shares: list[ShareResult]) -> Table:
     return table
 
 
-def _hours_table(shares: list[ShareResult]) -> Table:
+def hours_table(shares: list[ShareResult]) -> Table:
     table = titled_table("Instance-hours and preemptions")
     table.caption = Text(
         "own: within the share's limit; borrowed: beyond it, on idle capacity of lending"

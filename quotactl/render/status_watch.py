@@ -12,6 +12,7 @@ from rich.text import Text
 
 from quotactl.render.status import status_view
 from quotactl.render.status_json import status_document
+from quotactl.render.trend import Trend
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -55,12 +56,15 @@ def show_watch(
 
         live = Live(console=console, auto_refresh=False, redirect_stdout=False, transient=False)
         live.start()
+    trend = Trend()
     try:
         for refresh in refreshes:
             error = _error(refresh.error)
             if json_streams is not None:
                 _write_json(refresh.report, error, *json_streams)
                 continue
+            if refresh.report is not None and refresh.error is None:
+                trend.add(refresh.report)  # a failed refresh shows the last view: no reading
             frame = watch_frame(
                 console,
                 refresh.report,
@@ -69,6 +73,7 @@ def show_watch(
                 changes=refresh.changes,
                 error=error,
                 failed_at=refresh.failed_at if error else None,
+                trend=trend,
             )
             if live is not None:
                 live.update(frame, refresh=True)
@@ -105,8 +110,10 @@ def watch_frame(
     changes: Changes | None,
     error: str | None,
     failed_at: float | None = None,
+    trend: Trend | None = None,
 ) -> RenderableType:
-    """The view of the last good read, when it was taken, what changed, the last error."""
+    """The view of the last good read, when it was taken, what changed, the last error, and
+    the trend of each share's use over the refreshes so far."""
     every = f"every {interval:g}s, Ctrl-C to stop"
     when = _clock(refreshed) if refreshed is not None else "never"
     parts: list[RenderableType] = [
@@ -121,6 +128,8 @@ def watch_frame(
         parts.append(change_line(changes))
     if report is not None:
         parts.append(status_view(console, report))
+    if trend is not None and report is not None:
+        parts += [Text(""), trend.view()]
     return Group(*parts)
 
 

@@ -154,6 +154,14 @@ def test_workflow_commands_run_end_to_end_on_the_emulator(repo_root: Path, tmp_p
     assert "| `training/nlp` |" in comment
     assert (repo / "trace.csv").read_text().count("training/nlp") == 2
     assert (runner / "summary.md").read_text() == comment
+    assert "```mermaid\nxychart-beta" in comment  # the p95 waits, before and after
+    report = (repo / "whatif.html").read_text()  # attached as an artifact, linked when it is
+    assert report.startswith("<!DOCTYPE html>")
+    assert "training/nlp" in report
+    (upload,) = [s for s in _steps(workflow, "plan") if s.get("id") == "whatif-report"]
+    assert upload["with"]["path"] == "whatif.html"
+    guard = next(s for s in _steps(workflow, "plan") if "WHATIF_REPORT_URL" in s.get("env", {}))
+    assert "steps.whatif-report.outputs.artifact-url" in guard["env"]["WHATIF_REPORT_URL"]
 
     (apply_step,) = [s for s in _steps(workflow, "apply") if "quotactl apply" in s.get("run", "")]
     refused = {

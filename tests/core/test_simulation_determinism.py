@@ -50,7 +50,9 @@ def fixed_queue(name: str, shares: int, *, all_in_share: bool) -> QueueModel:
 def simulated(queues: list[QueueModel], jobs: int, seed: int) -> object:
     """The report of a simulation, as JSON-ready data."""
     result = summarise(simulate(queues, generate_trace(queues, jobs, seed), "fixed"))
-    return json.loads(json.dumps(dataclasses.asdict(result)))
+    document = dataclasses.asdict(result)
+    assert document.pop("timeline") is None  # only a recording run (--report) has one
+    return json.loads(json.dumps(document))
 
 
 def emulated(queue: QueueModel, jobs: int, seed: int, timing: Timing = TIMING) -> dict[str, object]:

@@ -65,6 +65,15 @@ no share loses; share c is removed (3 of its jobs have nowhere to run); no job i
 | `q/c` | **removed** | 0 s → ~ | 0 s → ~ | 0 → ~ | 0.0 → ~ | 1.0 → ~ | 0.0 → ~ |
 
 Queue `q`: utilisation 100% → 100%.
+
+```mermaid
+xychart-beta
+    title "p95 wait per share: before (bars), after (line)"
+    x-axis ["a", "b", "c"]
+    y-axis "p95 wait (minutes)" 0 --> 63
+    bar [60, 0, 0]
+    line [0, 0, 0]
+```
 """.replace("~", NONE)
 
 

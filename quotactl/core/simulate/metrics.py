@@ -12,13 +12,16 @@ submission says nothing about how well the capacity served the workload while it
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
+
+from quotactl.core.simulate.timeline import wait_histogram
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
     from quotactl.core.engine import QueueModel, ShareModel
+    from quotactl.core.simulate.timeline import Timeline
 
 HOUR = 3600.0
 
@@ -50,6 +53,7 @@ class RunTotals:
     end: float  # seconds from 0 to the last job's end
     queues: tuple[QueueModel, ...]
     shares: tuple[tuple[RawShare, ...], ...]
+    timeline: Timeline | None = None  # with ``simulate(..., record=True)``
 
 
 @dataclass(frozen=True)
@@ -105,6 +109,7 @@ class SimulationResult:
     end_seconds: float
     queues: tuple[QueueResult, ...]
     shares: tuple[ShareResult, ...]
+    timeline: Timeline | None = None  # the series a report draws, when the run recorded them
 
     @property
     def utilisation(self) -> float | None:
@@ -124,12 +129,23 @@ def summarise(run: RunTotals) -> SimulationResult:
     """Turn a run's meters into the numbers a report shows."""
     queues = []
     shares = []
+    histograms = []
     for queue, used, raw_shares in zip(run.queues, run.window_used, run.shares, strict=True):
         claimed = _claimed(queue)
         claimed_hours = sum(claimed.values()) * run.window / HOUR
         queues.append(QueueResult(queue.name, claimed, used / HOUR, claimed_hours))
-        shares += [_share_result(queue.name, raw) for raw in raw_shares]
-    return SimulationResult(run.jobs, run.window, run.end, tuple(queues), tuple(shares))
+        for raw in raw_shares:
+            ordered = sorted(raw.waits)
+            shares.append(_share_result(queue.name, raw, ordered))
+            if run.timeline is not None:
+                histograms.append(wait_histogram(ordered))
+    timeline = run.timeline
+    if timeline is not None:
+        waits = zip(timeline.shares, histograms, strict=True)
+        timeline = replace(timeline, shares=tuple(replace(s, waits=w) for s, w in waits))
+    return SimulationResult(
+        run.jobs, run.window, run.end, tuple(queues), tuple(shares), timeline=timeline
+    )
 
 
 def human_duration(seconds: float) -> str:
@@ -163,10 +179,9 @@ def _claimed(queue: QueueModel) -> dict[str, int]:
     return {t: n for t, n in claimed.items() if n > 0}
 
 
-def _share_result(queue: str, raw: RawShare) -> ShareResult:
+def _share_result(queue: str, raw: RawShare, ordered: Sequence[float]) -> ShareResult:
     wait = None
-    if raw.waits:
-        ordered = sorted(raw.waits)
+    if ordered:
         wait = WaitStats(
             started=len(ordered),
             mean=math.fsum(ordered) / len(ordered),

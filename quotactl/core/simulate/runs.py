@@ -52,48 +52,55 @@ class Replay:
     skipped: Mapping[str, int] = field(default_factory=dict)
 
 
-def run_one(queues: Iterable[QueueModel], path: Path) -> SimulationResult:
-    """Replay the trace at ``path`` against one configuration."""
-    return summarise(simulate(tuple(queues), reader.trace_rows(path), str(path)))
+def run_one(queues: Iterable[QueueModel], path: Path, *, record: bool = False) -> SimulationResult:
+    """Replay the trace at ``path`` against one configuration (``record``: with a timeline)."""
+    rows = reader.trace_rows(path)
+    return summarise(simulate(tuple(queues), rows, str(path), record=record))
 
 
-def run_both(before: Side, after: Side, path: Path) -> tuple[Replay, Replay]:
+def run_both(
+    before: Side, after: Side, path: Path, *, record: bool = False
+) -> tuple[Replay, Replay]:
     """Replay the trace at ``path`` against both sides (in parallel where it pays)."""
     reader.check_trace(path)
     skip_before = _missing(before.queues, after.queues)
     skip_after = _missing(after.queues, before.queues)
     if io.size(path) < reader.PARALLEL_BYTES or not io.can_spawn():
         return (
-            _replay(before, path, skip_before, parallel_parse=True),
-            _replay(after, path, skip_after, parallel_parse=True),
+            _replay(before, path, skip_before, parallel_parse=True, record=record),
+            _replay(after, path, skip_after, parallel_parse=True, record=record),
         )
-    with io.worker(_worker, before, str(path), skip_before) as receiver:
-        mine = _replay(after, path, skip_after, parallel_parse=False)
+    with io.worker(_worker, before, str(path), skip_before, record) as receiver:
+        mine = _replay(after, path, skip_after, parallel_parse=False, record=record)
         try:
             message = receiver.recv()
         except EOFError:  # the worker never ran or died: do its share of the work here
-            message = _replay(before, path, skip_before, parallel_parse=False)
+            message = _replay(before, path, skip_before, parallel_parse=False, record=record)
         if isinstance(message, QuotactlError):
             raise message
         assert isinstance(message, Replay)
         return message, mine
 
 
-def _replay(side: Side, path: Path, skip: Mapping[str, str], *, parallel_parse: bool) -> Replay:
+def _replay(
+    side: Side, path: Path, skip: Mapping[str, str], *, parallel_parse: bool, record: bool
+) -> Replay:
     rows = reader.trace_rows(path) if parallel_parse else reader.read_here(path)
     skipped: Counter[str] = Counter()
     if skip:
         rows = _without(rows, skip, skipped)
-    result = summarise(simulate(side.queues, rows, str(path)))
+    result = summarise(simulate(side.queues, rows, str(path), record=record))
     return Replay(side, result, dict(skipped))
 
 
-def _worker(side: Side, path: str, skip: Mapping[str, str], sender: Connection) -> None:
+def _worker(
+    side: Side, path: str, skip: Mapping[str, str], record: bool, sender: Connection
+) -> None:
     """Worker process: replay one side and send back its ``Replay`` (or its error)."""
     from pathlib import Path
 
     try:
-        sender.send(_replay(side, Path(path), skip, parallel_parse=False))
+        sender.send(_replay(side, Path(path), skip, parallel_parse=False, record=record))
     except QuotactlError as exc:
         sender.send(exc)  # whole: QuotactlError pickles its class and attributes
     except (BrokenPipeError, KeyboardInterrupt):

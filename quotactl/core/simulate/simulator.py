@@ -7,6 +7,9 @@ that integrates borrowed and lent instance-seconds over time (``quotactl.core.en
 Its hooks count waits, finishes, preemptions and the instance-seconds each attempt held.
 
 ``simulate`` streams trace rows: it never holds more than the jobs that are queued or running.
+With a ``Recorder`` (``quotactl.core.simulate.timeline``) it runs a ``RecordingEngine``, which
+also tells the recorder of every start and stop, for a report's charts; without one, nothing
+of that runs.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from quotactl.core.engine import Job, QueueEngine, QueueModel, Timing, parse_tim
 from quotactl.core.simulate import io
 from quotactl.core.simulate.metrics import RawShare, RunTotals
 from quotactl.core.simulate.shared import SharedReplay, shares_environments
+from quotactl.core.simulate.timeline import Recorder
 from quotactl.core.states import JobStatus
 from quotactl.errors import TraceError
 
@@ -30,6 +34,7 @@ if TYPE_CHECKING:
     from quotactl.core.simulate.trace import TraceRow
 
 _RUNNABLE = JobStatus.RUNNABLE
+_NEVER = float("inf")
 
 
 class MeteredEngine(QueueEngine):
@@ -154,14 +159,43 @@ class MeteredEngine(QueueEngine):
         )
 
 
+class RecordingEngine(MeteredEngine):
+    """A ``MeteredEngine`` that also tells a ``Recorder`` of every start, stop and preemption."""
+
+    __slots__ = ("recorder",)
+
+    def __init__(self, queues: Sequence[QueueModel], timing: Timing | None = None) -> None:
+        super().__init__(queues, timing)
+        self.recorder = Recorder(queues, self.capacity)
+        self.recorder.attach(self.used)
+
+    def _started(self, job: Job, borrowed: int) -> None:
+        MeteredEngine._started(self, job, borrowed)
+        self.recorder.started(job._k, job._s, job.count, self.now)
+
+    def _preempted(self, job: Job, attempt: PreemptedAttempt) -> None:
+        MeteredEngine._preempted(self, job, attempt)
+        self.recorder.stopped(job._k, job._s, job.count, attempt.started_at)
+        self.recorder.preempted(job._s)
+
+    def _finished(self, job: Job) -> None:
+        MeteredEngine._finished(self, job)
+        self.recorder.stopped(job._k, job._s, job.count, job.started_at or 0.0)
+
+
 def simulate(
     queues: Sequence[QueueModel],
     rows: Iterable[TraceRow],
     source: str,
     timing: Timing | None = None,
+    *,
+    record: bool = False,
 ) -> RunTotals:
     """Replay ``rows`` against ``queues`` to the end of the trace and of every job, with
     ``timing`` (default: the emulator's, ``QUOTACTL_EMULATOR_TIMING``).
+
+    With ``record``, the totals carry a ``Timeline`` of the run (for a report's charts; not
+    for queues that share an environment, which only the library can describe).
 
     Queues on environments of their own do not interact, and the engine keeps all its
     accounting per instance type, so all queues run in one engine whose instance types are
@@ -177,7 +211,8 @@ def simulate(
     try:
         if shares_environments(queues):  # queues on one environment: one engine each
             return SharedReplay(queues, timing, MeteredEngine).run(rows, source)
-        return _replay(queues, rows, source, MeteredEngine(queues, timing))
+        engine = RecordingEngine(queues, timing) if record else MeteredEngine(queues, timing)
+        return _replay(queues, rows, source, engine)
     finally:
         if collecting:
             gc.enable()
@@ -203,18 +238,24 @@ def _replay(
     arrivals = iter(rows)
     pending = next(arrivals, None)
     last_arrival = 0.0
+    recorder = engine.recorder if isinstance(engine, RecordingEngine) else None
+    edge = _NEVER if recorder is None else recorder.edge
     while True:
         # the next instant: the earliest timer or arrival; timers due then fire first
         if heap:
             at = heap[0][0]
-            if pending is not None and pending[0] < at:
-                at = pending[0]
-            else:
-                fire(at)
+            due = pending is None or pending[0] >= at
+            if not due:
+                at = pending[0]  # type: ignore[index]
         elif pending is not None:
             at = pending[0]
+            due = False
         else:
             break
+        if at >= edge:  # a recorder's interval ended: it reads the state before this instant
+            edge = recorder.roll(at)  # type: ignore[union-attr]
+        if due:
+            fire(at)
         if pending is not None and pending[0] <= at:
             engine.now = at
             while pending is not None and pending[0] <= at:
@@ -232,13 +273,15 @@ def _replay(
                 engine.checkpoint(at)
         if dirty or touched:
             schedule(at)
+    end = max(last_arrival, engine.last_finish)
     return RunTotals(
         jobs=sum(submitted),
         window=last_arrival,
         window_used=engine.window_used,
-        end=max(last_arrival, engine.last_finish),
+        end=end,
         queues=tuple(queues),
-        shares=engine.close(max(last_arrival, engine.last_finish)),
+        shares=engine.close(end),
+        timeline=None if recorder is None else recorder.finish(end),
     )
 
 

@@ -101,7 +101,7 @@ def queue_status(
             own = min(in_use, limit)
             idle = limit - own if share.strategy.lends else 0
             per_share[share.name] = (limit, in_use, own, in_use - own, idle)
-        lent, type_pairs = _attribute(t, {n: (v[3], v[4]) for n, v in per_share.items()})
+        lent, type_pairs = attribute(t, {n: (v[3], v[4]) for n, v in per_share.items()})
         pairs += type_pairs
         for name, (limit, in_use, own, borrowed, idle) in per_share.items():
             share = queue.model.share(name)
@@ -200,7 +200,17 @@ def _usage(queue: LiveQueue) -> dict[tuple[str, str], int]:
     return usage
 
 
-def _attribute(
+def lending_rate(pool: int, idle_total: int) -> Fraction:
+    """The part of each idle lendable instance that is lent at an instant: with ``covered =
+    min(pool, idle_total)`` of the pooled borrowed instances attributed to lenders, a lender
+    with ``idle`` idle instances lends ``idle * covered / idle_total``. ``usage`` integrates
+    this rate over time; ``attribute`` applies it at one instant."""
+    if not pool or not idle_total:
+        return Fraction(0)
+    return Fraction(min(pool, idle_total), idle_total)
+
+
+def attribute(
     instance_type: str, figures: dict[str, tuple[int, int]]
 ) -> tuple[dict[str, Fraction], list[Borrowing]]:
     """Split the pooled borrowed capacity of one type over the lenders, by idle capacity.
@@ -208,13 +218,12 @@ def _attribute(
     ``figures`` maps a share to its (borrowed, idle). Returns lent per lender and the pairs.
     """
     pool = sum(b for b, _ in figures.values())
-    idle_total = sum(i for _, i in figures.values())
-    if not pool or not idle_total:
+    rate = lending_rate(pool, sum(i for _, i in figures.values()))
+    if not rate:
         return {}, []
-    covered = Fraction(min(pool, idle_total))
-    lent = {n: covered * i / idle_total for n, (_, i) in figures.items() if i}
+    lent = {n: rate * i for n, (_, i) in figures.items() if i}
     pairs = [
-        Borrowing(instance_type, borrower, lender, Fraction(b) * covered / pool * i / idle_total)
+        Borrowing(instance_type, borrower, lender, Fraction(b, pool) * rate * i)
         for borrower, (b, _) in sorted(figures.items())
         if b
         for lender, (_, i) in sorted(figures.items())

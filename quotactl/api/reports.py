@@ -1,0 +1,20 @@
+"""Report files (``--report FILE.html``): checked before the work, written whole after it."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from quotactl.core.files import check_writable, write_text
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+
+def check_report_path(path: Path) -> None:
+    """Raise ``io-error`` now if ``path`` cannot be written, before a long run is spent."""
+    check_writable(path, "report")
+
+
+def write_report(path: Path, page: str) -> None:
+    """Write ``page`` to ``path`` in one rename: never a partial report."""
+    write_text(path, "report", page)

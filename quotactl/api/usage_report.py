@@ -1,0 +1,116 @@
+"""``usage``: who used, borrowed and lent what over a window, from the live account or ledgers."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import timedelta
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from datetime import datetime
+    from pathlib import Path
+
+    from quotactl.aws.account import Account
+    from quotactl.core.history.ledger import Attempt
+    from quotactl.core.history.report import By, Every, UsageReport
+    from quotactl.core.resources.desired import DesiredState
+
+DEFAULT_SINCE = 30 * 86_400.0
+"""Without ``--since`` or ``--from``: the last 30 days."""
+LOOK_BACK = 28 * 86_400.0
+"""Jobs read from the live account start this long before the window: a SageMaker training job
+runs 28 days at most, so one submitted earlier can hardly still run in the window."""
+
+
+@dataclass(frozen=True)
+class UsageWindow:
+    """What the command line asked for: ``since`` seconds back from the end, or ``start`` and
+    ``end`` (either may be None: the default)."""
+
+    since: float | None = None
+    start: datetime | None = None
+    end: datetime | None = None
+
+
+def ledger_attempts(paths: Sequence[Path]) -> list[Attempt]:
+    """The rows of every ledger in ``paths``, merged by (job_id, attempt), later files winning."""
+    from quotactl.core.history.ledger import merge, read_ledger
+
+    rows: list[Attempt] = []
+    for path in paths:
+        rows = merge(rows, read_ledger(path))
+    return rows
+
+
+def live_attempts(account: Account, since: float | None) -> list[Attempt]:
+    """Every attempt of every quota-managed queue's jobs created after ``since`` (epoch s)."""
+    from quotactl.aws.history import queue_names
+    from quotactl.aws.ledger import read_attempts, share_teams
+
+    names = queue_names(account.live, None)
+    teams = share_teams(account.live, names)
+    return read_attempts(account.batch, names, since=since, teams=teams).rows
+
+
+def usage(
+    desired: DesiredState,
+    *,
+    account: Account | None = None,
+    ledgers: Sequence[Path] = (),
+    window: UsageWindow = UsageWindow(),
+    by: By | None = None,
+    every: Every | None = None,
+    queues: Sequence[str] | None = None,
+    teams: Sequence[str] | None = None,
+    prices: Path | None = None,
+    grace: float | None = None,
+) -> UsageReport:
+    """The usage report: from ``ledgers`` when given, else from ``account``'s jobs; the
+    limits and strategies are ``desired``'s. The window ends at ``window.end``, else at the
+    account's clock (the latest time in the ledgers), and starts ``since`` before that
+    (default 30 days) unless ``window.start`` is given."""
+    from quotactl.config.prices import load_prices
+    from quotactl.core.history.ledger import from_epoch
+    from quotactl.core.history.report import By
+    from quotactl.core.history.usage import DEFAULT_GRACE, usage_of
+    from quotactl.errors import UsageError
+
+    priced = load_prices(prices) if prices is not None else None  # before any call
+    if ledgers:
+        rows = ledger_attempts(ledgers)
+        end = window.end or _latest(rows)
+        start = window.start or end - timedelta(seconds=window.since or DEFAULT_SINCE)
+    else:
+        if account is None:
+            raise UsageError("usage reads the live account or --history ledgers: give either")
+        from quotactl.aws.history import account_time, queue_names
+
+        names = queue_names(account.live, None)
+        end = window.end or from_epoch(account_time(account.batch, names[0]))
+        start = window.start or end - timedelta(seconds=window.since or DEFAULT_SINCE)
+        rows = live_attempts(account, start.timestamp() - LOOK_BACK)
+    if end <= start:
+        raise UsageError(
+            f"the window is empty: --from {start:%Y-%m-%dT%H:%M:%SZ} is not before"
+            f" --to {end:%Y-%m-%dT%H:%M:%SZ}"
+        )
+    return usage_of(
+        rows,
+        desired.shares,
+        start=start,
+        end=end,
+        by=by or By.SHARE,
+        every=every,
+        queues=set(queues) if queues else None,
+        teams=set(teams) if teams else None,
+        prices=priced,
+        grace=DEFAULT_GRACE if grace is None else grace,
+    )
+
+
+def _latest(rows: Sequence[Attempt]) -> datetime:
+    from datetime import UTC, datetime
+
+    times = [t for r in rows for t in (r.submitted_at, r.started_at, r.stopped_at) if t]
+    return max(times, default=datetime.now(UTC))

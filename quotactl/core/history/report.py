@@ -1,0 +1,90 @@
+"""The values ``usage`` computes: rows per share (or team) and instance type, for the whole
+window and for each period. Renderers (text, JSON, CSV, markdown, a report) read these."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from datetime import datetime
+
+
+class By(StrEnum):
+    """What a row is: one share, or one team across its shares and queues."""
+
+    SHARE = "share"
+    TEAM = "team"
+
+
+class Every(StrEnum):
+    """The periods of ``--every``: UTC days, or ISO weeks (Monday 00:00 UTC onwards)."""
+
+    DAY = "day"
+    WEEK = "week"
+
+
+@dataclass(frozen=True)
+class Waits:
+    """Waits (first start - submission) of the jobs submitted in the period, in seconds
+    (nearest-rank percentiles; None when no such job has started)."""
+
+    p50: float | None = None
+    p95: float | None = None
+    max: float | None = None
+
+
+@dataclass(frozen=True)
+class UsageRow:
+    """One share (``queue`` and ``share`` set) or one team (both None) and one instance type.
+
+    Capacity figures are instance-hours; ``cost``, ``cost_borrowed`` and ``credit_lent`` are
+    None without prices (or without a price for the instance type)."""
+
+    queue: str | None
+    share: str | None
+    team: str | None
+    instance_type: str
+    entitled: float
+    used: float
+    own: float
+    borrowed: float
+    lent: float
+    idle: float
+    reserved_unused: float
+    wait: Waits
+    jobs: int
+    preemptions: int
+    work_lost: float
+    guarantee_miss_hours: float
+    longest_miss_seconds: float
+    cost: float | None = None
+    cost_borrowed: float | None = None
+    credit_lent: float | None = None
+
+
+@dataclass(frozen=True)
+class PeriodUsage:
+    """The rows of one period (a UTC day or ISO week, cut to the window)."""
+
+    start: datetime
+    end: datetime
+    rows: tuple[UsageRow, ...]
+
+
+@dataclass(frozen=True)
+class UsageReport:
+    """Everything ``usage`` reports: the window ``[start, end)``, its rows, and the periods'
+    rows with ``--every`` (empty without). ``unpriced`` names instance types with use but no
+    price in ``--prices``."""
+
+    start: datetime
+    end: datetime
+    by: By
+    rows: tuple[UsageRow, ...]
+    periods: tuple[PeriodUsage, ...] = ()
+    every: Every | None = None
+    priced: bool = False
+    grace: float = 300.0
+    unpriced: tuple[str, ...] = ()

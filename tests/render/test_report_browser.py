@@ -1,0 +1,78 @@
+"""``simulate --report`` as a person sees it: each kind of report opened in headless Chromium.
+
+One configuration, ``--baseline reserve`` and ``--compare OTHER_PATH``: the page loads with no
+console error (its policy forbids any fetch and any script, so an attempt would be one), every
+chart is drawn (its SVG has shapes with an area), every chart has a text alternative, and a
+screenshot of the whole page is kept (in the test's directory, and in
+``$QUOTACTL_TEST_ARTIFACTS`` when set).
+"""
+
+from __future__ import annotations
+
+import shutil
+from typing import TYPE_CHECKING
+
+import pytest
+
+from tests.conftest import REPO_ROOT
+from tests.render.browser import Browser, browser, keep
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from pathlib import Path
+
+    from tests.conftest import CliResult
+
+__all__ = ["browser"]
+
+pytestmark = pytest.mark.slow
+DEMO = str(REPO_ROOT / "configs" / "demo")
+
+
+@pytest.fixture(scope="module")
+def trace(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    from quotactl import api
+
+    path = tmp_path_factory.mktemp("trace") / "trace.csv"
+    api.generate_trace(api.load([DEMO]).desired, 1500, path, seed=3)
+    return path
+
+
+def proposal(tmp_path: Path) -> Path:
+    """The demo with research reserving its capacity instead of lending it."""
+    copy = tmp_path / "proposal"
+    shutil.copytree(DEMO, copy)
+    research = copy / "teams" / "research.yaml"
+    research.write_text(research.read_text().replace("sharing: lend", "sharing: reserve"))
+    return copy
+
+
+@pytest.mark.parametrize("kind", ["one-config", "baseline", "compare"])
+def test_each_kind_of_report_opens_offline_with_every_chart_drawn(
+    kind: str,
+    trace: Path,
+    browser: Browser,
+    cli: Callable[..., CliResult],
+    tmp_path: Path,
+) -> None:
+    page = tmp_path / f"{kind}.html"
+    extra = {
+        "one-config": [],
+        "baseline": ["--baseline", "reserve"],
+        "compare": ["--compare", str(proposal(tmp_path))],
+    }[kind]
+    result = cli("simulate", DEMO, "--trace", str(trace), *extra, "--report", str(page))
+    assert result.exit_code == 0, result.stderr
+    assert f"report written to {page}" in result.stderr
+    seen = browser.open(page)
+    keep(f"report-{kind}.png", seen.screenshot, tmp_path)
+    assert seen.errors == []
+    assert len(seen.charts) >= 4 + 4  # per queue: utilisation, lent, ...; per share: usage, waits
+    undrawn = [c["title"] for c in seen.charts if c["marks"] == 0]
+    assert undrawn == []
+    assert all(c["alt"] for c in seen.charts)
+    assert seen.screenshot.startswith(b"\x89PNG")
+    text = page.read_text()
+    assert "<script" not in text
+    assert "http://" not in text.replace("http://www.w3.org/", "")
+    assert "https://" not in text
