@@ -37,8 +37,8 @@ def ledger_attempts(paths: Sequence[Path]) -> list[Attempt]:
     """The rows of every ledger in ``paths``, merged by (job_id, attempt), later files winning."""
     from quotactl.core.history.ledger import merge, read_ledger
 
-    rows: list[Attempt] = []
-    for path in paths:
+    rows = read_ledger(paths[0])  # as written by `history`: one row per key, in order
+    for path in paths[1:]:
         rows = merge(rows, read_ledger(path))
     return rows
 
