@@ -35,11 +35,18 @@ class ShareModel:
 
 @dataclass(frozen=True)
 class QueueModel:
-    """One quota-managed job queue: its environment's capacity and its quota shares."""
+    """One quota-managed job queue: its environment's capacity and its quota shares.
+
+    ``environment`` and ``priority``: queues that name the same service environment share its
+    capacity, evaluated in descending priority (what ``simulate`` replays as the emulator does);
+    None: the queue has its environment to itself.
+    """
 
     name: str
     capacity: Mapping[str, int]
     shares: tuple[ShareModel, ...]
+    environment: str | None = None
+    priority: int = 1
 
     @classmethod
     def from_desired(cls, desired: DesiredState, queue: str) -> QueueModel:
@@ -61,7 +68,13 @@ class QueueModel:
             for s in desired.shares
             if s.queue == queue
         )
-        return cls(name=queue, capacity=dict(env.capacity) if env else {}, shares=shares)
+        return cls(
+            name=queue,
+            capacity=dict(env.capacity) if env else {},
+            shares=shares,
+            environment=spec.environment,
+            priority=spec.priority,
+        )
 
     def with_strategy(self, strategy: Strategy) -> QueueModel:
         """The same queue with every share forced to ``strategy`` (the simulator's baseline)."""
@@ -76,39 +89,64 @@ class QueueModel:
 
 @dataclass(frozen=True)
 class Timing:
-    """How long a started job spends in SCHEDULED and in STARTING before it is RUNNING.
+    """How long a job spends in each phase that is not its own run.
 
-    Capacity is held from SCHEDULED on. A job's own duration (``Job.run_seconds``) counts from
-    RUNNING. Zero means the phase passes in the same instant (the simulator's choice), unless
-    ``steps``: then every phase is a status of its own even when it takes no time, and its
-    timer fires at the earliest in a later ``fire(now, armed_before=...)`` call (the emulator:
-    each status is seen by at least one request).
+    ``scheduled_seconds`` and ``starting_seconds``: a started job is SCHEDULED, then STARTING,
+    before it is RUNNING. ``preemption_seconds``: a preemption victim keeps its status and its
+    instances (statusReason ``PREEMPTION_IN_PROGRESS: ...``) this long before it leaves, and the
+    job that preempted it gets the instances only then. ``termination_seconds``: a terminated
+    job that holds instances keeps them this long (``isTerminated``, still in its status)
+    before it is FAILED. Capacity is held from SCHEDULED on. A job's own duration
+    (``Job.run_seconds``) counts from RUNNING. Zero means the phase passes in the same instant
+    (the simulator's choice), unless ``steps``: then every phase is a status of its own even
+    when it takes no time, and its timer fires at the earliest in a later
+    ``fire(now, armed_before=...)`` call (the emulator: each status is seen by at least one
+    request).
     """
 
     scheduled_seconds: float = 0.0
     starting_seconds: float = 0.0
     steps: bool = False
+    preemption_seconds: float = 0.0
+    termination_seconds: float = 0.0
 
 
 INSTANT = Timing(0.0, 0.0)
-"""Phases that take no time: a started job is RUNNING at once (the engine's own default, for
-reasoning about scheduling decisions alone)."""
+"""Phases that take no time: a started job is RUNNING at once, and a victim or a terminated job
+leaves at once (the engine's own default, for reasoning about scheduling decisions alone)."""
 
-TIMING = Timing(scheduled_seconds=5.0, starting_seconds=30.0, steps=True)
-"""The one timing model (docs/scheduling.md, "Timing"): the emulator's default, and what
-``job why``, the previews and ``simulate`` assume. A started job is SCHEDULED for 5 s and
-STARTING for 30 s (SageMaker provisioning its instances) before it is RUNNING."""
+TIMING = Timing(
+    scheduled_seconds=5.0,
+    starting_seconds=30.0,
+    steps=True,
+    preemption_seconds=20.0,
+    termination_seconds=120.0,
+)
+"""The one timing model (docs/scheduling.md, "Where time comes from"): the emulator's default,
+and what ``job why``, the previews and ``simulate`` assume. A started job is SCHEDULED for 5 s
+and STARTING for 30 s (SageMaker provisioning its instances) before it is RUNNING; a preempted
+job stops 20 s after it was chosen (AWS's preemption events show that much between "started"
+and "completed"); a terminated job stops within 120 s (SageMaker's StopTrainingJob window)."""
 
 TIMING_VARIABLE = "QUOTACTL_EMULATOR_TIMING"
 """The environment variable that chooses the emulator's phase times, e.g.
-``scheduled=5,starting=30`` (the default); every process on one state file should agree."""
+``scheduled=5,starting=30,preemption=20,termination=120`` (the default); every process on one
+state file should agree."""
+
+_TIMING_KEYS = {
+    "scheduled": "scheduled_seconds",
+    "starting": "starting_seconds",
+    "preemption": "preemption_seconds",
+    "termination": "termination_seconds",
+}
 
 
 def parse_timing(spec: str | None) -> Timing:
-    """``scheduled=S,starting=S`` (seconds, either may be left out) -> ``Timing``; empty: TIMING."""
+    """``scheduled=S,starting=S,preemption=S,termination=S`` (seconds, any may be left out:
+    the default's) -> ``Timing``; empty: TIMING."""
     if not spec or not spec.strip():
         return TIMING
-    values = {"scheduled": TIMING.scheduled_seconds, "starting": TIMING.starting_seconds}
+    values = {field: getattr(TIMING, field) for field in _TIMING_KEYS.values()}
     for item in spec.split(","):
         key, _, value = item.partition("=")
         key = key.strip()
@@ -116,13 +154,16 @@ def parse_timing(spec: str | None) -> Timing:
             seconds = float(value)
         except ValueError:
             seconds = -1.0
-        if key not in values or not seconds >= 0:
+        if key not in _TIMING_KEYS or not 0 <= seconds < float("inf"):
             raise UsageError(
                 f"{TIMING_VARIABLE}: bad item {item.strip()!r}",
-                hint="write scheduled=SECONDS,starting=SECONDS, e.g. scheduled=5,starting=30",
+                hint=(
+                    "write scheduled=SECONDS,starting=SECONDS,preemption=SECONDS,"
+                    "termination=SECONDS (any may be left out), e.g. scheduled=5,starting=30"
+                ),
             )
-        values[key] = seconds
-    return Timing(values["scheduled"], values["starting"], steps=True)
+        values[_TIMING_KEYS[key]] = seconds
+    return Timing(steps=True, **values)
 
 
 @dataclass(slots=True, eq=False)
@@ -140,6 +181,12 @@ class Job:
     attempt ends FAILED with this statusReason when its ``run_seconds`` are over (a stopping
     condition or timeout) instead of SUCCEEDED; ``retries`` such failed attempts go back to
     RUNNABLE first, at their old place in the share's order.
+
+    ``window`` (``Timing.preemption_seconds``, ``Timing.termination_seconds``): a preemption
+    victim keeps its status for the window with statusReason ``PREEMPTION_IN_PROGRESS: ...``;
+    the job that preempted it stays RUNNABLE with the capacity reserved for it and is
+    SCHEDULED at the window's end; a terminated job that holds instances keeps them and its
+    status for the termination window and is FAILED at its end (``Window``).
     """
 
     job_id: str
@@ -159,6 +206,7 @@ class Job:
     groups: tuple[tuple[str, int], ...] = ()
     end_reason: str | None = None
     retries: int = 0
+    window: Window | None = None  # a preemption or termination window, or reserved capacity
     # Engine bookkeeping: share, instance-type and (type, share) indices, arrival number and
     # submission rank,
     # attempt counter (invalidates timers of a preempted attempt), the live runnable-heap entry.
@@ -173,7 +221,35 @@ class Job:
 
     def copy(self) -> Job:
         """A new record with the same public fields and none of an engine's bookkeeping."""
-        return Job(**{name: getattr(self, name) for name in _PUBLIC_FIELDS})
+        job = Job(**{name: getattr(self, name) for name in _PUBLIC_FIELDS})
+        if job.window is not None:
+            job.window = job.window.copy()
+        return job
+
+
+PREEMPTING, TERMINATING, RESERVED = "preempting", "terminating", "reserved"
+"""The kinds of ``Window`` (and of a ``Transition.window``)."""
+
+
+@dataclass(slots=True, eq=False)
+class Window:
+    """A job's window (``Job.window``): all a snapshot needs to rebuild it.
+
+    ``PREEMPTING``: a victim, since ``since``, preempted for the job ``by`` (None: not known,
+    as on AWS); ``TERMINATING``: terminated while it held instances; ``RESERVED``: RUNNABLE
+    with capacity reserved since ``since`` until its victims' window ends. ``stop_reason``: the
+    job was terminated, and the window ends FAILED with it.
+    """
+
+    kind: str
+    since: float
+    by: str | None = None
+    stop_reason: str | None = None
+    held: int = 0  # PREEMPTING: its instances nobody may take yet (engine bookkeeping)
+    borrowed: int = 0  # RESERVED: what its capacity borrows (engine bookkeeping)
+
+    def copy(self) -> Window:
+        return Window(self.kind, self.since, self.by, self.stop_reason)
 
 
 _PUBLIC_FIELDS = tuple(f.name for f in fields(Job) if not f.name.startswith("_"))
@@ -196,6 +272,10 @@ class Transition:
     A RUNNABLE transition with a MISCONFIGURATION reason changes only the statusReason. A
     preemption carries the ``preempted_attempt`` to append to the job's preemption summary.
     ``borrowed`` is how many of the job's instances count as borrowed when it is SCHEDULED.
+    ``window``: the job enters a window and keeps its status: ``"preempting"`` (a victim, the
+    ``reason`` is its new statusReason and ``preempted_attempt`` the attempt as it will end,
+    at the window's end), ``"reserved"`` (capacity is held for this RUNNABLE job until it
+    starts) or ``"terminating"``.
     """
 
     job_id: str
@@ -204,3 +284,4 @@ class Transition:
     reason: str | None = None
     preempted_attempt: PreemptedAttempt | None = None
     borrowed: int = 0
+    window: str | None = None

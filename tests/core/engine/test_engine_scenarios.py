@@ -23,6 +23,7 @@ from quotactl.core.engine import (
     Transition,
     schedule,
 )
+from quotactl.core.engine.model import PREEMPTING, RESERVED, Window
 from quotactl.core.resources.desired import Strategy
 from tests.core.engine.engine_scenarios import (
     ACTIVE,
@@ -118,6 +119,14 @@ class SnapshotDriver:
             job.status = tr.status
             job.status_since = tr.at
             job.status_reason = tr.reason
+            if tr.window == PREEMPTING:  # a window opens; what a snapshot keeps of it
+                assert tr.preempted_attempt is not None
+                job.window = Window(PREEMPTING, tr.at, tr.preempted_attempt.preempted_by)
+                continue
+            if tr.window == RESERVED:
+                job.window = Window(RESERVED, tr.at)
+                continue
+            job.window = None
             if tr.status is JobStatus.SCHEDULED:
                 job.started_at = tr.at
                 job.first_started_at = job.first_started_at or tr.at
