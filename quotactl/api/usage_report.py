@@ -90,6 +90,10 @@ def usage(
         end = window.end or from_epoch(account_time(account.batch, names[0]))
         start = window.start or end - timedelta(seconds=window.since or DEFAULT_SINCE)
         rows = live_attempts(account, start.timestamp() - LOOK_BACK)
+    known_teams = {s.team for s in desired.shares} | {r.team for r in rows}
+    known_queues: set[str | None] = {s.queue for s in desired.shares} | {r.queue for r in rows}
+    _check_names("team", teams, known_teams)
+    _check_names("job queue", queues, known_queues)
     if end <= start:
         raise UsageError(
             f"the window is empty: --from {start:%Y-%m-%dT%H:%M:%SZ} is not before"
@@ -107,6 +111,19 @@ def usage(
         prices=priced,
         grace=DEFAULT_GRACE if grace is None else grace,
     )
+
+
+def _check_names(what: str, wanted: Sequence[str] | None, known: set[str | None]) -> None:
+    """``not-found`` for a ``--team`` or ``--queue`` that neither the config nor the jobs name."""
+    from quotactl.errors import NotFoundError
+
+    names = sorted(n for n in known if n)
+    for name in wanted or ():
+        if name not in known:
+            raise NotFoundError(
+                f"no {what} {name!r} in the configuration or the jobs read",
+                hint=f"{what}s: {', '.join(names)}" if names else None,
+            )
 
 
 def _latest(rows: Sequence[Attempt]) -> datetime:
