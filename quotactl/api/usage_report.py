@@ -90,7 +90,8 @@ def usage(
         end = window.end or from_epoch(account_time(account.batch, names[0]))
         start = window.start or end - timedelta(seconds=window.since or DEFAULT_SINCE)
         rows = live_attempts(account, start.timestamp() - LOOK_BACK)
-    known_teams = {s.team for s in desired.shares} | {r.team for r in rows}
+    known_teams: set[str | None] = {s.team for s in desired.shares}
+    known_teams |= {r.team for r in rows}
     known_queues: set[str | None] = {s.queue for s in desired.shares} | {r.queue for r in rows}
     _check_names("team", teams, known_teams)
     _check_names("job queue", queues, known_queues)
