@@ -92,7 +92,8 @@ def usage(
         rows = live_attempts(account, start.timestamp() - LOOK_BACK)
     known_teams: set[str | None] = {s.team for s in desired.shares}
     known_teams |= {r.team for r in rows}
-    known_queues: set[str | None] = {s.queue for s in desired.shares} | {r.queue for r in rows}
+    known_queues: set[str | None] = {s.queue for s in desired.shares}
+    known_queues |= {r.queue for r in rows}
     _check_names("team", teams, known_teams)
     _check_names("job queue", queues, known_queues)
     if end <= start:
