@@ -16,32 +16,18 @@ import csv
 import json
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
 from quotactl.core.files import MAX_TRACE_BYTES, check_readable, check_size, replacing
+from quotactl.core.states import Outcome
 from quotactl.errors import FileIOError, LedgerError
+
+__all__ = ["Attempt", "Outcome", "read_ledger", "write_ledger"]
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator
     from pathlib import Path
     from typing import TextIO
-
-
-class Outcome(StrEnum):
-    """How an attempt ended, or that it has not (RUNNING) or never began (WAITING)."""
-
-    SUCCEEDED = "SUCCEEDED"
-    FAILED = "FAILED"
-    PREEMPTED = "PREEMPTED"
-    CANCELLED = "CANCELLED"
-    RUNNING = "RUNNING"
-    WAITING = "WAITING"
-
-    @property
-    def open(self) -> bool:
-        """RUNNING and WAITING rows may change: ``history --append`` reads their jobs again."""
-        return self is Outcome.RUNNING or self is Outcome.WAITING
 
 
 @dataclass(frozen=True, slots=True)
