@@ -37,8 +37,8 @@ def ledger_attempts(paths: Sequence[Path]) -> list[Attempt]:
     """The rows of every ledger in ``paths``, merged by (job_id, attempt), later files winning."""
     from quotactl.core.history.ledger import merge, read_ledger
 
-    rows: list[Attempt] = []
-    for path in paths:
+    rows = read_ledger(paths[0])  # as written by `history`: one row per key, in order
+    for path in paths[1:]:
         rows = merge(rows, read_ledger(path))
     return rows
 
@@ -90,6 +90,12 @@ def usage(
         end = window.end or from_epoch(account_time(account.batch, names[0]))
         start = window.start or end - timedelta(seconds=window.since or DEFAULT_SINCE)
         rows = live_attempts(account, start.timestamp() - LOOK_BACK)
+    known_teams: set[str | None] = {s.team for s in desired.shares}
+    known_teams |= {r.team for r in rows}
+    known_queues: set[str | None] = {s.queue for s in desired.shares}
+    known_queues |= {r.queue for r in rows}
+    _check_names("team", teams, known_teams)
+    _check_names("job queue", queues, known_queues)
     if end <= start:
         raise UsageError(
             f"the window is empty: --from {start:%Y-%m-%dT%H:%M:%SZ} is not before"
@@ -107,6 +113,19 @@ def usage(
         prices=priced,
         grace=DEFAULT_GRACE if grace is None else grace,
     )
+
+
+def _check_names(what: str, wanted: Sequence[str] | None, known: set[str | None]) -> None:
+    """``not-found`` for a ``--team`` or ``--queue`` that neither the config nor the jobs name."""
+    from quotactl.errors import NotFoundError
+
+    names = sorted(n for n in known if n)
+    for name in wanted or ():
+        if name not in known:
+            raise NotFoundError(
+                f"no {what} {name!r} in the configuration or the jobs read",
+                hint=f"{what}s: {', '.join(names)}" if names else None,
+            )
 
 
 def _latest(rows: Sequence[Attempt]) -> datetime:

@@ -18,6 +18,9 @@ Resources (environments, queues, shares) have a lifecycle ``LifecycleStatus`` an
 - ``CHANGING``: CREATING, UPDATING, DELETING: a change under way that completes by itself.
 - ``UNAVAILABLE``: CREATING, DELETING: not there yet, or no longer; takes no new jobs.
 
+Attempts in the ledger of ``history`` end with an ``Outcome``; RUNNING and WAITING ones have
+not ended (``Outcome.open``).
+
 The transitions between the statuses are declared in ``quotactl.core.transitions``.
 """
 
@@ -104,3 +107,19 @@ class State(StrEnum):
 
 STATES = tuple(State)
 """The values a ``state`` parameter takes."""
+
+
+class Outcome(StrEnum):
+    """How an attempt ended, or that it has not (RUNNING) or never began (WAITING)."""
+
+    SUCCEEDED = "SUCCEEDED"
+    FAILED = "FAILED"
+    PREEMPTED = "PREEMPTED"
+    CANCELLED = "CANCELLED"
+    RUNNING = "RUNNING"
+    WAITING = "WAITING"
+
+    @property
+    def open(self) -> bool:
+        """RUNNING and WAITING rows may change: ``history --append`` reads their jobs again."""
+        return self is Outcome.RUNNING or self is Outcome.WAITING

@@ -73,3 +73,18 @@ def test_the_worked_example_sentences(cli: Cli, tmp_path: Path) -> None:
     priced = {r["share"]: r for r in run(cli, tmp_path, "--prices", str(prices))["rows"]}
     assert (priced["a"]["cost"], priced["a"]["cost_borrowed"]) == (3349.0, 985.0)
     assert priced["b"]["credit_lent"] == 985.0
+
+
+def test_an_unknown_team_or_queue_is_not_found(cli: Cli, tmp_path: Path) -> None:
+    run(cli, tmp_path)  # writes the example's files
+    for option in ("--team", "--queue"):
+        result = cli(
+            "usage",
+            str(tmp_path / "stack.yaml"),
+            "--history",
+            str(tmp_path / "ledger.csv"),
+            option,
+            "nope",
+        )
+        assert result.exit_code == 1
+        assert "error[not-found]" in result.stderr

@@ -50,7 +50,8 @@ def job_records(attempts: Iterable[Attempt]) -> list[JobRecord]:
     for row in attempts:
         by_job.setdefault(row.job_id, []).append(row)
     records = [
-        _record(rows if _in_order(rows) else sorted(rows, key=_attempt)) for rows in by_job.values()
+        _record(rows if len(rows) == 1 or _in_order(rows) else sorted(rows, key=_attempt))
+        for rows in by_job.values()
     ]
     records.sort(key=lambda j: (j.submitted, j.job_id))
     return records

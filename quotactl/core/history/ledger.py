@@ -16,32 +16,18 @@ import csv
 import json
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
 from quotactl.core.files import MAX_TRACE_BYTES, check_readable, check_size, replacing
+from quotactl.core.states import Outcome
 from quotactl.errors import FileIOError, LedgerError
+
+__all__ = ["Attempt", "Outcome", "read_ledger", "write_ledger"]
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator
     from pathlib import Path
     from typing import TextIO
-
-
-class Outcome(StrEnum):
-    """How an attempt ended, or that it has not (RUNNING) or never began (WAITING)."""
-
-    SUCCEEDED = "SUCCEEDED"
-    FAILED = "FAILED"
-    PREEMPTED = "PREEMPTED"
-    CANCELLED = "CANCELLED"
-    RUNNING = "RUNNING"
-    WAITING = "WAITING"
-
-    @property
-    def open(self) -> bool:
-        """RUNNING and WAITING rows may change: ``history --append`` reads their jobs again."""
-        return self is Outcome.RUNNING or self is Outcome.WAITING
 
 
 @dataclass(frozen=True, slots=True)
@@ -201,7 +187,7 @@ def _read_csv(stream: TextIO, source: str) -> Iterator[Attempt]:
                 f"{source}:{line}: {len(values)} fields, the header has {len(COLUMNS)}",
                 hint=_HINT,
             )
-        yield _row(dict(zip(COLUMNS, values, strict=True)), f"{source}:{line}")
+        yield _csv_row(values, source, line)
 
 
 def _read_jsonl(stream: TextIO, source: str) -> Iterator[Attempt]:
@@ -220,14 +206,43 @@ def _read_jsonl(stream: TextIO, source: str) -> Iterator[Attempt]:
         if extra or missing:
             what = f"unknown column {extra[0]!r}" if extra else f"missing column {missing[0]!r}"
             raise LedgerError(f"{where}: {what}", hint=_HINT)
-        yield _row({k: "" if v is None else v for k, v in item.items()}, where)
+        yield _row({k: "" if v is None else v for k, v in item.items()}, source, line)
 
 
 _OUTCOMES = {str(o): o for o in Outcome}
 
 
-def _row(values: dict[str, Any], where: str) -> Attempt:
-    """One row from its fields (CSV text, or JSON values with None as ""): the common case
+def _csv_row(values: list[str], source: str, line: int) -> Attempt:
+    """One CSV row by position (the header was checked): the common case directly, anything
+    unusual through ``_checked_row``."""
+    job_id, attempt, name, queue, share, team, itype, count, priority, sub, start, stop, end = (
+        values
+    )
+    try:
+        row = Attempt(
+            job_id,
+            int(attempt),
+            name,
+            queue,
+            share or None,
+            team or None,
+            itype or None,
+            int(count),
+            int(priority),
+            parse_time(sub),
+            parse_time(start) if start else None,
+            parse_time(stop) if stop else None,
+            _OUTCOMES[end],
+        )
+    except (ValueError, KeyError):
+        return _checked_row(dict(zip(COLUMNS, values, strict=True)), f"{source}:{line}")
+    if row.attempt < 1 or row.count < 0 or row.priority < 0 or not job_id:
+        return _checked_row(dict(zip(COLUMNS, values, strict=True)), f"{source}:{line}")
+    return row
+
+
+def _row(values: dict[str, Any], source: str, line: int) -> Attempt:
+    """One row from its fields (JSON values, with None as ""): the common case
     directly, anything unusual through ``_checked_row``, which names what is wrong."""
     try:
         attempt, count, priority = (
@@ -254,12 +269,12 @@ def _row(values: dict[str, Any], where: str) -> Attempt:
             outcome=outcome,
         )
     except (ValueError, TypeError, KeyError, AttributeError):
-        return _checked_row(values, where)
+        return _checked_row(values, f"{source}:{line}")
     numbers = (values["attempt"], values["count"], values["priority"])
-    if any(isinstance(n, float | bool) for n in numbers):
-        return _checked_row(values, where)
+    if type(numbers[0]) is not str and any(isinstance(n, float | bool) for n in numbers):
+        return _checked_row(values, f"{source}:{line}")  # JSON Lines: 1.5 is no attempt
     if attempt < 1 or count < 0 or priority < 0 or not isinstance(job_id, str) or not job_id:
-        return _checked_row(values, where)
+        return _checked_row(values, f"{source}:{line}")
     return row
 
 

@@ -118,9 +118,12 @@ def _queue(
         return found
 
     sweep(specs, jobs, slices, grace, tally)
+    start, end = slices.start, slices.end
     for job in jobs:
         assert job.share is not None
         assert job.instance_type is not None
+        if not job.preempted and not start <= job.submitted < end:
+            continue  # most jobs of a long ledger
         for i in slices.at(job.submitted):
             row = tally(i, job.share, job.instance_type)
             row.jobs += 1
