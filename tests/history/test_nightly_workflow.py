@@ -45,6 +45,7 @@ def test_the_nightly_job_keeps_one_ledger(repo_root: Path, tmp_path: Path) -> No
         "QUOTACTL_STATE": str(tmp_path / "account.db"),
         "NO_COLOR": "1",
         "GITHUB_STEP_SUMMARY": str(tmp_path / "summary.md"),
+        "GITHUB_OUTPUT": str(tmp_path / "output"),
     }
     quotactl = [sys.executable, "-m", "quotactl"]
     spec = str(repo_root / "configs" / "jobs" / "fine-tune.yaml")
