@@ -27,6 +27,8 @@ if TYPE_CHECKING:
     )
     from quotactl.api.config import DEFAULT_CONFIG, Validation, load, schema, validate
     from quotactl.api.connection import BACKENDS, DEFAULT_STATE, connect
+    from quotactl.api.doctor import Check, Checkup, doctor, versions
+    from quotactl.api.formatting import Formatted, format_files, write_formatted
     from quotactl.api.jobs import (
         AttemptLog,
         Cancelled,
@@ -86,6 +88,8 @@ _WHERE = {
     ),
     "quotactl.api.config": ("DEFAULT_CONFIG", "Validation", "load", "schema", "validate"),
     "quotactl.api.connection": ("BACKENDS", "DEFAULT_STATE", "connect"),
+    "quotactl.api.doctor": ("Check", "Checkup", "doctor", "versions"),
+    "quotactl.api.formatting": ("Formatted", "format_files", "write_formatted"),
     "quotactl.api.jobs": (
         "AttemptLog",
         "Cancelled",
@@ -146,7 +150,10 @@ __all__ = [
     "Account",
     "AttemptLog",
     "Cancelled",
+    "Check",
+    "Checkup",
     "ExportedTrace",
+    "Formatted",
     "GeneratedTrace",
     "JobDescription",
     "JobList",
@@ -167,9 +174,11 @@ __all__ = [
     "config_yaml",
     "connect",
     "describe_job",
+    "doctor",
     "export",
     "export_trace",
     "force_unlock",
+    "format_files",
     "generate_trace",
     "iam_policy",
     "import_resources",
@@ -196,9 +205,11 @@ __all__ = [
     "submit_trainer",
     "trainer_request",
     "validate",
+    "versions",
     "watch",
     "why",
     "write_config",
+    "write_formatted",
 ]
 
 
