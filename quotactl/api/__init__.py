@@ -25,9 +25,9 @@ if TYPE_CHECKING:
         import_resources,
         write_config,
     )
+    from quotactl.api.checkup import Check, Checkup, doctor, versions
     from quotactl.api.config import DEFAULT_CONFIG, Validation, load, schema, validate
     from quotactl.api.connection import BACKENDS, DEFAULT_STATE, connect
-    from quotactl.api.doctor import Check, Checkup, doctor, versions
     from quotactl.api.formatting import Formatted, format_files, write_formatted
     from quotactl.api.jobs import (
         AttemptLog,
@@ -88,7 +88,7 @@ _WHERE = {
     ),
     "quotactl.api.config": ("DEFAULT_CONFIG", "Validation", "load", "schema", "validate"),
     "quotactl.api.connection": ("BACKENDS", "DEFAULT_STATE", "connect"),
-    "quotactl.api.doctor": ("Check", "Checkup", "doctor", "versions"),
+    "quotactl.api.checkup": ("Check", "Checkup", "doctor", "versions"),
     "quotactl.api.formatting": ("Formatted", "format_files", "write_formatted"),
     "quotactl.api.jobs": (
         "AttemptLog",

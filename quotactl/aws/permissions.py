@@ -62,7 +62,14 @@ OPERATIONS: dict[str, Operation] = {
     for op in (
         _batch("DescribeServiceEnvironments", (ANY,), False, *_OBSERVE, "status", *_JOB_READS),
         _batch(
-            "DescribeJobQueues", (ANY,), False, *_OBSERVE, "status", "trace export", *_JOB_READS
+            "DescribeJobQueues",
+            (ANY,),
+            False,
+            *_OBSERVE,
+            "status",
+            "trace export",
+            *_JOB_READS,
+            "doctor",
         ),
         _batch("ListSchedulingPolicies", (ANY,), False, *_OBSERVE, "force-unlock"),
         _batch("DescribeSchedulingPolicies", (ANY,), False, *_OBSERVE, "force-unlock"),
@@ -90,9 +97,11 @@ OPERATIONS: dict[str, Operation] = {
         # The bulk call is authorised as batch:TerminateServiceJob on each job (AWS's docs).
         _batch("TerminateServiceJobs", (JOB,), True, "job cancel"),
         _batch("GetJobQueueSnapshot", (QUEUE,), False, *_JOBS, "trace export"),
-        Operation("sts", "GetCallerIdentity", (ANY,), False, _IDENTITY),
-        # submit's pre-flight on the aws backend: the job's role and output bucket exist
-        Operation("iam", "GetRole", ("role/*",), False, ("submit",)),
+        Operation("sts", "GetCallerIdentity", (ANY,), False, (*_IDENTITY, "doctor")),
+        # submit's pre-flight on the aws backend: the job's role and output bucket exist;
+        # doctor finds the role behind an assumed-role session, and asks IAM's simulator
+        Operation("iam", "GetRole", ("role/*",), False, ("submit", "doctor")),
+        Operation("iam", "SimulatePrincipalPolicy", ("role/*", "user/*"), False, ("doctor",)),
         Operation("s3", "HeadBucket", ("*",), False, ("submit",), iam_action="ListBucket"),
         # job describe / job logs: the service job's SageMaker training job and its logs
         Operation(
@@ -111,6 +120,7 @@ OFFLINE_COMMANDS = frozenset(
     {
         "validate",
         "schema",
+        "fmt",
         "iam-policy",
         "simulate",
         "trace generate",
@@ -202,7 +212,7 @@ _ARN_PREFIX = {
     "logs": "arn:aws:logs:{region}:{account}:",
 }
 _JOB_SIDS = {
-    "iam": "SubmitPreflightRole",
+    "iam": "ReadRoles",
     "s3": "SubmitPreflightBucket",
     "sagemaker": "ReadTrainingJobs",
     "logs": "ReadTrainingJobLogs",

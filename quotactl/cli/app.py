@@ -39,7 +39,7 @@ def _version(value: bool) -> None:
     """``quotactl/0.1.0 Python/3.11.7 Linux/6.1.0 boto3/1.44.8 botocore/1.44.8``, as the AWS
     CLI prints its own and its libraries' versions."""
     if value:
-        from quotactl.api.doctor import version_line
+        from quotactl.api.checkup import version_line
 
         print(version_line())
         raise typer.Exit(0)

@@ -4,7 +4,8 @@ The layout is the one the example configs are written in:
 
 * keys in the schema's order (a record's fields as the reference lists them); keys the schema
   does not know follow, in the order written (other YAML, such as a job spec, keeps its order);
-* two spaces per level, a sequence's dashes two spaces under its key;
+* two spaces per level, a sequence's dashes two spaces under its key; an end-of-line
+  comment keeps its column;
 * ``capacity``, ``tags`` and ``reasons`` in flow style (``{ml.p5.48xlarge: 8}``) when they hold
   only scalars, carry no comment and fit in 100 columns; every other mapping and sequence in
   block style;
@@ -27,6 +28,7 @@ from typing import TYPE_CHECKING, Any, Union, get_args, get_origin
 from pydantic import BaseModel
 
 from quotactl.config import roundtrip
+from quotactl.config.comments import reorder
 from quotactl.config.schema import ConfigFile
 
 if TYPE_CHECKING:
@@ -52,11 +54,8 @@ LEAF = Shape()
 
 def shape_of(model: type[BaseModel]) -> Shape:
     """The shape of a pydantic model's values, read from its field annotations."""
-    return Shape(fields={name: _annotation_shape(f.annotation) for name, f in _fields(model)})
-
-
-def _fields(model: type[BaseModel]) -> list[tuple[str, Any]]:
-    return list(model.model_fields.items())
+    fields = model.model_fields.items()
+    return Shape(fields={name: _annotation_shape(f.annotation) for name, f in fields})
 
 
 def _annotation_shape(annotation: Any) -> Shape:
@@ -105,7 +104,7 @@ def _arrange(node: Any, shape: Shape, column: int) -> None:
 
     if isinstance(node, CommentedMap):
         if shape.fields:
-            _reorder(node, list(shape.fields))
+            reorder(node, list(shape.fields))
         for key, value in list(node.non_merged_items()):
             child = shape.fields.get(key, LEAF) if isinstance(key, str) else LEAF
             if isinstance(value, str):
@@ -129,7 +128,11 @@ def _arrange(node: Any, shape: Shape, column: int) -> None:
 
 
 def _style(parent: CommentedMap, key: Any, value: CommentedBase, column: int) -> None:
-    """Flow style for a small mapping or sequence of scalars that fits, block for the rest."""
+    """Flow style for a small mapping or sequence of scalars that fits, block for the rest
+    (an empty one is ``{}`` or ``[]``)."""
+    if not value:
+        value.fa.set_flow_style()
+        return
     if key in FLOW_KEYS:
         _hoist_trailing(parent, key, value)
         text = _flow_text(value)
@@ -163,8 +166,8 @@ def _scalar_text(value: Any) -> str | None:
         return None
     if isinstance(value, ScalarString) and type(value).__name__ in _QUOTES:
         return f'"{value}"'
-    if isinstance(value, str):
-        return value if _plain_allowed(value, flow=True) else None
+    if isinstance(value, str):  # a plain scalar stays plain: in flow style too, or not at all
+        return value if _emitter_allows(value, flow=True) else None
     return str(value).lower() if isinstance(value, bool) else str(value)
 
 
@@ -224,15 +227,10 @@ def _plain_allowed(value: str, *, flow: bool) -> bool:
     """YAML (1.1, as quotactl reads it, and 1.2, as ruamel does) reads ``value`` plain as
     this same string."""
     import yaml
-    from ruamel.yaml.emitter import Emitter
     from ruamel.yaml.nodes import ScalarNode
     from ruamel.yaml.resolver import VersionedResolver
 
-    if not value or value != value.strip():
-        return False
-    analysis = Emitter(None).analyze_scalar(value)
-    allowed = analysis.allow_flow_plain if flow else analysis.allow_block_plain
-    if analysis.multiline or not allowed:
+    if not _emitter_allows(value, flow=flow):
         return False
     text = "tag:yaml.org,2002:str"
     pyyaml = yaml.resolver.Resolver()
@@ -241,91 +239,12 @@ def _plain_allowed(value: str, *, flow: bool) -> bool:
     return bool(VersionedResolver().resolve(ScalarNode, value, (True, False)) == text)
 
 
-# -- order -------------------------------------------------------------------------------------
+def _emitter_allows(value: str, *, flow: bool) -> bool:
+    """ruamel's emitter would write ``value`` plain (in a flow collection, with ``flow``)."""
+    from ruamel.yaml.emitter import Emitter
 
-
-def _reorder(node: CommentedMap, order: list[str]) -> None:
-    """``node``'s keys in ``order`` (unknown keys after, as written), each keeping its comments.
-
-    ruamel keeps the comment lines above a key with the value before it; they are split off
-    and given to the key they precede, so they move with it.
-    """
-    if getattr(node, "merge", None):
-        return
-    keys = list(node.keys())
-    rank = {key: index for index, key in enumerate(order)}
-    wanted = sorted(keys, key=lambda k: (rank.get(k, len(order)), keys.index(k)))
-    if wanted == keys:
-        return
-    tails = [_tail(node, key) for key in keys]
-    own: dict[Any, str] = {}
-    before: dict[Any, str] = {}
-    after = ""
-    for index, key in enumerate(keys):
-        line, rest = _split(tails[index])
-        own[key] = line
-        if index + 1 < len(keys):
-            before[keys[index + 1]] = rest
-        else:
-            after = rest
-    # Lines above the first key live in the parent; any above a key that becomes first stay
-    # with it, just below the first key's line.
-    for key in wanted:
-        node.move_to_end(key)
-    for index, key in enumerate(wanted):
-        following = wanted[index + 1] if index + 1 < len(wanted) else None
-        lines = before.get(following, "") if following is not None else after
-        if index == 0 and before.get(key):
-            lines = before[key] + lines
-        _set_tail(own[key], lines, tails[keys.index(key)])
-
-
-def _tail(node: Any, key: Any) -> tuple[Any, Any]:
-    """Where the comment token after the pair ``key`` lives: ruamel keeps it with the last
-    scalar within the value (holder, key or index)."""
-    from ruamel.yaml.comments import CommentedMap, CommentedSeq
-
-    value = node[key]
-    if isinstance(value, CommentedMap | CommentedSeq) and value and not value.fa.flow_style():
-        last = list(value.keys())[-1] if isinstance(value, CommentedMap) else len(value) - 1
-        return _tail(value, last)
-    return node, key
-
-
-def _split(tail: tuple[Any, Any]) -> tuple[str, str]:
-    """A tail token's text as (the comment on the value's own line, the lines after it)."""
-    token = _token(tail)
-    if token is None:
-        return "", ""
-    first, _, rest = token.value.partition("\n")
-    return first, rest
-
-
-def _token(tail: tuple[Any, Any]) -> Any:
-    holder, key = tail
-    slots = holder.ca.items.get(key)
-    if not slots:
-        return None
-    position = 0 if _is_seq(holder) else 2
-    return slots[position] if len(slots) > position else None
-
-
-def _is_seq(holder: Any) -> bool:
-    from ruamel.yaml.comments import CommentedSeq
-
-    return isinstance(holder, CommentedSeq)
-
-
-def _set_tail(line: str, lines: str, tail: tuple[Any, Any]) -> None:
-    from ruamel.yaml.error import CommentMark
-    from ruamel.yaml.tokens import CommentToken
-
-    holder, inner_key = tail
-    position = 0 if _is_seq(holder) else 2
-    old = _token(tail)
-    slots = holder.ca.items.setdefault(inner_key, [None, None, None, None])
-    if not line and not lines:
-        slots[position] = None
-        return
-    mark = old.start_mark if old is not None else CommentMark(0)
-    slots[position] = CommentToken(f"{line}\n{lines}", mark, None)
+    if not value or value != value.strip():
+        return False
+    analysis = Emitter(None).analyze_scalar(value)
+    allowed = analysis.allow_flow_plain if flow else analysis.allow_block_plain
+    return bool(allowed and not analysis.multiline)
