@@ -45,15 +45,21 @@ def _steps(workflow: dict[str, Any], job: str) -> list[dict[str, Any]]:
     return steps
 
 
-def _run_step(script: str, repo: Path, env: dict[str, str], values: dict[str, str]) -> int:
-    """One `run:` step as GitHub runs it (bash -eo pipefail), its expressions filled in."""
-    for expression, value in values.items():
-        script = script.replace("${{ " + expression + " }}", value)
+def _run_step(step: dict[str, Any], repo: Path, env: dict[str, str], values: dict[str, str]) -> int:
+    """One `run:` step as GitHub runs it (bash -eo pipefail), the expressions of its `env:`
+    filled in (a script holds none: values reach it through the environment)."""
+    script = str(step["run"])
     assert "${{" not in script, script
+    step_env = {}
+    for name, text in step.get("env", {}).items():
+        for expression, value in values.items():
+            text = text.replace("${{ " + expression + " }}", value)
+        step_env[name] = text
+    assert not any("${{" in v for v in step_env.values()), step_env
     done = subprocess.run(
         ["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", script],
         cwd=repo,
-        env=env,
+        env={**env, **step_env},
         capture_output=True,
         text=True,
         timeout=120,
@@ -111,7 +117,7 @@ def test_workflow_commands_run_end_to_end_on_the_emulator(repo_root: Path, tmp_p
     plan_steps = [s for s in _steps(workflow, "plan") if "run" in s]
     assert plan_steps[0]["run"] == 'pip install "${QUOTACTL_PIP_SPEC:-.}"'
     for step in plan_steps[1:]:
-        assert _run_step(step["run"], repo, env, values) == 0, step.get("name")
+        assert _run_step(step, repo, env, values) == 0, step.get("name")
     comment = (repo / "comment.md").read_text()
     assert comment.startswith("### quotactl plan for stack `demo`")
     assert "capacity[ml.p5.48xlarge]: 4 → 2" in comment
@@ -128,9 +134,9 @@ def test_workflow_commands_run_end_to_end_on_the_emulator(repo_root: Path, tmp_p
         f"contains({labels}, 'quotactl:allow-delete')": "false",
         f"contains({labels}, 'quotactl:allow-disruption')": "false",
     }
-    assert _run_step(apply_step["run"], repo, env, refused) == 1
+    assert _run_step(apply_step, repo, env, refused) == 1
     allowed = {**refused, f"contains({labels}, 'quotactl:allow-disruption')": "true"}
-    assert _run_step(apply_step["run"], repo, env, allowed) == 0
+    assert _run_step(apply_step, repo, env, allowed) == 0
     replan = run([*quotactl, "plan", "configs", "--detailed-exitcode"], check=False)
     assert replan.returncode == 0
 
