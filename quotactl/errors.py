@@ -475,6 +475,12 @@ class AwsRegionError(AwsError):
     code = "aws-region"
 
 
+class DoctorFailedError(AwsError):
+    """``doctor`` found a check that fails (each is printed with what was found)."""
+
+    code = "doctor-failed"
+
+
 # -- local state --------------------------------------------------------------------------
 class StateError(LocalStateError):
     """The state file cannot be used: locked, read-only, full, damaged, or not a state file."""

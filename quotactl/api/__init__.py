@@ -25,8 +25,10 @@ if TYPE_CHECKING:
         import_resources,
         write_config,
     )
+    from quotactl.api.checkup import Check, Checkup, doctor, versions
     from quotactl.api.config import DEFAULT_CONFIG, Validation, load, schema, validate
     from quotactl.api.connection import BACKENDS, DEFAULT_STATE, connect
+    from quotactl.api.formatting import Formatted, format_files, write_formatted
     from quotactl.api.jobs import (
         AttemptLog,
         Cancelled,
@@ -102,6 +104,8 @@ _WHERE = {
     "quotactl.api.connection": ("BACKENDS", "DEFAULT_STATE", "connect"),
     "quotactl.api.rules": ("judge_config", "judge_simulation", "rules_for", "rules_for_paths"),
     "quotactl.api.ledger": ("HistoryWritten", "history"),
+    "quotactl.api.checkup": ("Check", "Checkup", "doctor", "versions"),
+    "quotactl.api.formatting": ("Formatted", "format_files", "write_formatted"),
     "quotactl.api.jobs": (
         "AttemptLog",
         "Cancelled",
@@ -174,7 +178,10 @@ __all__ = [
     "Account",
     "AttemptLog",
     "Cancelled",
+    "Check",
+    "Checkup",
     "ExportedTrace",
+    "Formatted",
     "GeneratedTrace",
     "HistoryWritten",
     "JobDescription",
@@ -199,9 +206,11 @@ __all__ = [
     "config_yaml",
     "connect",
     "describe_job",
+    "doctor",
     "export",
     "export_trace",
     "force_unlock",
+    "format_files",
     "generate_trace",
     "history",
     "iam_policy",
@@ -243,9 +252,11 @@ __all__ = [
     "tuned_rules",
     "usage",
     "validate",
+    "versions",
     "watch",
     "why",
     "write_config",
+    "write_formatted",
     "write_report",
     "write_tuned",
 ]

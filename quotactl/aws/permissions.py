@@ -74,6 +74,7 @@ OPERATIONS: dict[str, Operation] = {
             "trace export",
             *_JOB_READS,
             *_RECORD,
+            "doctor",
         ),
         _batch("ListSchedulingPolicies", (ANY,), False, *_OBSERVE, "force-unlock"),
         _batch("DescribeSchedulingPolicies", (ANY,), False, *_OBSERVE, "force-unlock"),
@@ -101,9 +102,11 @@ OPERATIONS: dict[str, Operation] = {
         # The bulk call is authorised as batch:TerminateServiceJob on each job (AWS's docs).
         _batch("TerminateServiceJobs", (JOB,), True, "job cancel"),
         _batch("GetJobQueueSnapshot", (QUEUE,), False, *_JOBS, "trace export", *_RECORD),
-        Operation("sts", "GetCallerIdentity", (ANY,), False, _IDENTITY),
-        # submit's pre-flight on the aws backend: the job's role and output bucket exist
-        Operation("iam", "GetRole", ("role/*",), False, ("submit",)),
+        Operation("sts", "GetCallerIdentity", (ANY,), False, (*_IDENTITY, "doctor")),
+        # submit's pre-flight on the aws backend: the job's role and output bucket exist;
+        # doctor finds the role behind an assumed-role session, and asks IAM's simulator
+        Operation("iam", "GetRole", ("role/*",), False, ("submit", "doctor")),
+        Operation("iam", "SimulatePrincipalPolicy", ("role/*", "user/*"), False, ("doctor",)),
         Operation("s3", "HeadBucket", ("*",), False, ("submit",), iam_action="ListBucket"),
         # job describe / job logs: the service job's SageMaker training job and its logs
         Operation(
@@ -122,6 +125,7 @@ OFFLINE_COMMANDS = frozenset(
     {
         "validate",
         "schema",
+        "fmt",
         "iam-policy",
         "simulate",
         "trace generate",
@@ -215,7 +219,7 @@ _ARN_PREFIX = {
     "logs": "arn:aws:logs:{region}:{account}:",
 }
 _JOB_SIDS = {
-    "iam": "SubmitPreflightRole",
+    "iam": "ReadRoles",
     "s3": "SubmitPreflightBucket",
     "sagemaker": "ReadTrainingJobs",
     "logs": "ReadTrainingJobLogs",

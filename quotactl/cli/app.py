@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING, Annotated, NoReturn
 
 import typer
 
-from quotactl import __version__
 from quotactl.cli import completion_commands, helptext
 from quotactl.cli.boundary import discard_stdout, report, unexpected
 from quotactl.cli.exitcodes import ExitCode
@@ -37,8 +36,12 @@ app = typer.Typer(
 
 
 def _version(value: bool) -> None:
+    """``quotactl/0.1.0 Python/3.11.7 Linux/6.1.0 boto3/1.44.8 botocore/1.44.8``, as the AWS
+    CLI prints its own and its libraries' versions."""
     if value:
-        print(f"quotactl {__version__}")
+        from quotactl.api.checkup import version_line
+
+        print(version_line())
         raise typer.Exit(0)
 
 
@@ -120,7 +123,10 @@ def root(
     version: Annotated[
         bool,
         typer.Option(
-            "--version", callback=_version, is_eager=True, help="Print the version and exit."
+            "--version",
+            callback=_version,
+            is_eager=True,
+            help="Print the versions of quotactl, Python, boto3 and botocore, and exit.",
         ),
     ] = False,
 ) -> None:
@@ -168,7 +174,9 @@ def _register_commands() -> None:
     from quotactl.cli import (
         completion_commands,
         config_commands,
+        doctor_commands,
         export_commands,
+        fmt_commands,
         history_commands,
         iam_commands,
         job_commands,
@@ -186,6 +194,7 @@ def _register_commands() -> None:
 
     for module in (
         config_commands,
+        fmt_commands,
         plan_commands,
         lock_commands,
         status_commands,
@@ -200,6 +209,7 @@ def _register_commands() -> None:
         trace_commands,
         tune_commands,
         local_commands,
+        doctor_commands,
         completion_commands,
     ):
         module.register(app)

@@ -16,5 +16,7 @@ class ExitCode(IntEnum):
     OK = 0
     ERROR = 1
     CHANGES_PRESENT = 2
+    FILES_WOULD_CHANGE = 3
+    """``fmt --check``: some files are not in the canonical layout (``terraform fmt -check``)."""
     USAGE = 64
     INTERRUPTED = 130

@@ -58,14 +58,17 @@ def _fill(text: str, values: dict[str, str]) -> str:
 def _run_step(
     step: dict[str, Any] | str, repo: Path, env: dict[str, str], values: dict[str, str]
 ) -> int:
-    """One `run:` step as GitHub runs it (bash -eo pipefail), its expressions and `env:`
-    filled in; what it writes to GITHUB_OUTPUT becomes ``steps.ID.outputs.KEY``."""
+    """One `run:` step as GitHub runs it (bash -eo pipefail), the expressions of its `env:`
+    filled in (a script holds none: values reach it through the environment); what it writes
+    to GITHUB_OUTPUT becomes ``steps.ID.outputs.KEY``."""
     step = {"run": step} if isinstance(step, str) else step
+    script = str(step["run"])
+    assert "${{" not in script, script
     output = Path(env["GITHUB_OUTPUT"])
     output.write_text("")
     step_env = {k: _fill(str(v), values) for k, v in (step.get("env") or {}).items()}
     done = subprocess.run(
-        ["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", _fill(step["run"], values)],
+        ["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", script],
         cwd=repo,
         env={**env, **step_env},
         capture_output=True,

@@ -1,0 +1,221 @@
+"""``doctor`` and ``--version``: is this machine ready to run quotactl, and with what?
+
+Each check passes, warns or fails, with one line saying what was found. ``doctor`` on the aws
+backend looks at the credential chain (never printing a secret), the region, the Batch
+endpoint and whether it answers, and asks IAM's policy simulator whether the caller may make
+every call ``iam-policy`` grants; on the local backend it looks at the emulator's state file.
+"""
+
+from __future__ import annotations
+
+import platform
+import re
+from dataclasses import dataclass, field
+from importlib import metadata
+from pathlib import Path
+from typing import TYPE_CHECKING, Literal
+
+from quotactl import __version__
+
+if TYPE_CHECKING:
+    import boto3
+
+    from quotactl.aws.session import Target
+
+Status = Literal["pass", "warn", "fail"]
+REGION = re.compile(r"^[a-z]{2}(-[a-z]+)+-[0-9]+$")
+
+
+@dataclass(frozen=True)
+class Check:
+    """One thing doctor looked at."""
+
+    name: str
+    status: Status
+    message: str
+
+
+@dataclass
+class Checkup:
+    """Every check, in the order made."""
+
+    backend: str
+    checks: list[Check] = field(default_factory=list)
+
+    @property
+    def failed(self) -> list[Check]:
+        return [c for c in self.checks if c.status == "fail"]
+
+    def add(self, name: str, status: Status, message: str) -> None:
+        self.checks.append(Check(name, status, message))
+
+
+def versions() -> dict[str, str]:
+    """quotactl's version and those it runs with, as ``--version`` prints them."""
+    found = {
+        "quotactl": __version__,
+        "Python": platform.python_version(),
+        platform.system() or "os": platform.release() or "unknown",
+    }
+    for package in ("boto3", "botocore"):
+        try:
+            found[package] = metadata.version(package)
+        except metadata.PackageNotFoundError:
+            found[package] = "missing"
+    return found
+
+
+def version_line() -> str:
+    """``quotactl/0.1.0 Python/3.11.7 Linux/6.1.0 boto3/1.44.8 botocore/1.44.8``."""
+    return " ".join(f"{name}/{version}" for name, version in versions().items())
+
+
+def doctor(
+    backend: str = "local",
+    *,
+    state: Path | str = Path(".quotactl") / "emulator.db",
+    profile: str | None = None,
+    region: str | None = None,
+    endpoint_url: str | None = None,
+) -> Checkup:
+    """Check the machine for ``backend``; never raises for what it finds (a failed check)."""
+    from quotactl.aws.session import Target
+
+    target = Target(
+        backend=backend,
+        state_path=Path(state),
+        profile=profile,
+        region=region,
+        endpoint_url=endpoint_url,
+    )
+    checkup = Checkup(backend)
+    checkup.add("versions", "pass", version_line())
+    if target.uses_emulator and not _check_state(checkup, target.state_path):
+        return checkup
+    session = _session(checkup, target)
+    if session is None:
+        return checkup
+    if backend == "aws":
+        if not _check_credentials(checkup, session):
+            return checkup
+    else:
+        checkup.add("credentials", "pass", "none needed: the local backend signs with dummy keys")
+    _check_region(checkup, target, session)
+    if _check_batch(checkup, target, session) and backend == "aws" and not endpoint_url:
+        _check_permissions(checkup, target, session)
+    return checkup
+
+
+def _check_state(checkup: Checkup, path: Path) -> bool:
+    from quotactl.aws.diagnose import state_file
+    from quotactl.emulator.store.database import SCHEMA_VERSION
+
+    found = state_file(path)
+    where = str(path.resolve())
+    if not found.exists:
+        checkup.add(
+            "emulator state",
+            "warn",
+            f"{where} does not exist yet: the first command creates it",
+        )
+        return False
+    if found.problem is not None:
+        checkup.add("emulator state", "fail", f"{where} cannot be read: {found.problem}")
+        return False
+    if found.version is not None and found.version > SCHEMA_VERSION:
+        checkup.add(
+            "emulator state",
+            "fail",
+            f"{where} has schema version {found.version}; this quotactl reads up to "
+            f"{SCHEMA_VERSION} (upgrade quotactl, or `quotactl local reset`)",
+        )
+        return False
+    note = "" if found.version == SCHEMA_VERSION else f" (upgraded to {SCHEMA_VERSION} on use)"
+    checkup.add("emulator state", "pass", f"{where}, schema version {found.version}{note}")
+    return True
+
+
+def _session(checkup: Checkup, target: Target) -> boto3.Session | None:
+    from quotactl.aws.session import make_session
+    from quotactl.errors import QuotactlError
+
+    try:
+        return make_session(target)
+    except QuotactlError as exc:
+        checkup.add("credentials", "fail", exc.message)
+        return None
+
+
+def _check_credentials(checkup: Checkup, session: boto3.Session) -> bool:
+    from quotactl.aws.diagnose import credentials
+
+    found = credentials(session)
+    if found is None:
+        checkup.add(
+            "credentials",
+            "fail",
+            "no AWS credentials found (environment, profile, SSO, container or instance role)",
+        )
+        return False
+    checkup.add("credentials", "pass", f"from {found.source}, access key {found.masked_key}")
+    return True
+
+
+def _check_region(checkup: Checkup, target: Target, session: boto3.Session) -> None:
+    chosen = target.region or session.region_name
+    if not chosen:
+        checkup.add(
+            "region",
+            "warn",
+            "none set (--region, AWS_REGION or the profile): commands use platform.region",
+        )
+    elif not REGION.match(chosen):
+        checkup.add("region", "fail", f"{chosen!r} is not an AWS region name")
+    else:
+        checkup.add("region", "pass", chosen)
+
+
+def _check_batch(checkup: Checkup, target: Target, session: boto3.Session) -> bool:
+    from quotactl.aws.diagnose import batch_reachable
+    from quotactl.errors import QuotactlError
+
+    try:
+        endpoint, seconds = batch_reachable(target, session)
+    except (QuotactlError, Exception) as exc:
+        checkup.add("batch", "fail", f"AWS Batch does not answer: {_first_line(exc)}")
+        return False
+    where = "the embedded emulator" if target.uses_emulator else endpoint
+    checkup.add("endpoint", "pass", where)
+    checkup.add("batch", "pass", f"DescribeJobQueues answered in {seconds * 1000:.0f} ms")
+    return True
+
+
+def _check_permissions(checkup: Checkup, target: Target, session: boto3.Session) -> None:
+    from quotactl.aws.diagnose import commands_needing, denied_actions, required_actions
+
+    try:
+        principal, denied = denied_actions(target, session)
+    except Exception as exc:
+        checkup.add(
+            "permissions",
+            "warn",
+            f"cannot simulate the IAM policy (needs iam:SimulatePrincipalPolicy): "
+            f"{_first_line(exc)}",
+        )
+        return
+    total = len(required_actions())
+    if not denied:
+        checkup.add("permissions", "pass", f"{principal} may make all {total} calls quotactl needs")
+        return
+    detail = "; ".join(f"{a} ({', '.join(commands_needing(a))})" for a in denied)
+    checkup.add(
+        "permissions",
+        "fail",
+        f"{principal} is denied {len(denied)} of {total} actions: {detail} "
+        "(`quotactl iam-policy` prints the policy to attach)",
+    )
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip() or type(exc).__name__
+    return text.splitlines()[0]

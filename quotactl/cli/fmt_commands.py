@@ -1,0 +1,48 @@
+"""``fmt``: rewrite config files in the canonical layout, or check that they are."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from quotactl.cli.exitcodes import ExitCode
+from quotactl.cli.options import PathsArgument
+
+
+def fmt(
+    ctx: typer.Context,
+    paths: PathsArgument = None,
+    check: Annotated[
+        bool,
+        typer.Option(
+            "--check", help="Write nothing; list the files that would change and exit 3 if any."
+        ),
+    ] = False,
+    diff: Annotated[
+        bool, typer.Option("--diff", help="Print a unified diff of each change.")
+    ] = False,
+) -> None:
+    """Rewrite config files in the canonical layout, keeping every comment and anchor.
+
+    Keys in the schema's order, two-space indentation, capacity, tags and reasons in flow
+    style when they fit, quotes only where YAML needs them (account_id always). Prints each
+    file it changes; formatting a formatted file changes nothing.
+    """
+    from quotactl import api
+    from quotactl.cli.runtime import runtime_of
+
+    runtime = runtime_of(ctx)
+    changed = [f for f in api.format_files(paths) if f.changed]
+    for formatted in changed:
+        if diff:
+            runtime.stdout.write(formatted.diff())
+        if not check:
+            api.write_formatted(formatted)
+        print(formatted.path, file=runtime.stdout if not diff else runtime.stderr)
+    if check and changed:
+        raise typer.Exit(ExitCode.FILES_WOULD_CHANGE)
+
+
+def register(app: typer.Typer) -> None:
+    app.command("fmt")(fmt)
