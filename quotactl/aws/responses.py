@@ -85,7 +85,32 @@ def live_job(
         preemption_retries=_int(retries),
         is_terminated=bool(item.get("isTerminated")),
         detailed=detail is not None,
+        **(_run_time(detail) if detail else {}),
     )
+
+
+def _run_time(detail: Mapping[str, Any]) -> dict[str, float | None]:
+    """The run-time fields of a DescribeServiceJob response: the ``quotactl:duration`` tag,
+    ``StoppingCondition.MaxRuntimeInSeconds`` and ``timeoutConfig.attemptDurationSeconds``."""
+    duration: float | None = None
+    tag = (detail.get("tags") or {}).get(DURATION_TAG)
+    if isinstance(tag, str):
+        try:
+            duration = parse_duration(tag)
+        except DurationError:
+            duration = None
+    max_runtime: float | None = None
+    try:
+        stopping = json.loads(detail.get("serviceRequestPayload") or "{}").get("StoppingCondition")
+        max_runtime = float(stopping["MaxRuntimeInSeconds"])
+    except (ValueError, TypeError, KeyError, AttributeError):
+        max_runtime = None
+    timeout = (detail.get("timeoutConfig") or {}).get("attemptDurationSeconds")
+    return {
+        "duration": duration,
+        "max_runtime": max_runtime,
+        "attempt_timeout": None if timeout is None else float(timeout),
+    }
 
 
 def share_model(item: Mapping[str, Any], tags: Mapping[str, str] | None = None) -> ShareModel:
@@ -236,14 +261,8 @@ def requested_seconds(detail: Mapping[str, Any] | None) -> float:
     """The run time a job asked for: its duration tag, its MaxRuntimeInSeconds, or one day."""
     if not detail:
         return DEFAULT_MAX_RUNTIME
-    tag = (detail.get("tags") or {}).get(DURATION_TAG)
-    if isinstance(tag, str):
-        try:
-            return parse_duration(tag)
-        except DurationError:
-            pass
-    try:
-        stopping = json.loads(detail.get("serviceRequestPayload") or "{}").get("StoppingCondition")
-        return float(stopping["MaxRuntimeInSeconds"])
-    except (ValueError, TypeError, KeyError, AttributeError):
-        return DEFAULT_MAX_RUNTIME
+    found = _run_time(detail)
+    for seconds in (found["duration"], found["max_runtime"]):
+        if seconds is not None:
+            return seconds
+    return DEFAULT_MAX_RUNTIME
