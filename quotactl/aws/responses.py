@@ -85,11 +85,11 @@ def live_job(
         preemption_retries=_int(retries),
         is_terminated=bool(item.get("isTerminated")),
         detailed=detail is not None,
-        **(_run_time(detail) if detail else {}),
+        **(run_time_of(detail) if detail else {}),
     )
 
 
-def _run_time(detail: Mapping[str, Any]) -> dict[str, float | None]:
+def run_time_of(detail: Mapping[str, Any]) -> dict[str, float | None]:
     """The run-time fields of a DescribeServiceJob response: the ``quotactl:duration`` tag,
     ``StoppingCondition.MaxRuntimeInSeconds`` and ``timeoutConfig.attemptDurationSeconds``."""
     duration: float | None = None
@@ -261,7 +261,7 @@ def requested_seconds(detail: Mapping[str, Any] | None) -> float:
     """The run time a job asked for: its duration tag, its MaxRuntimeInSeconds, or one day."""
     if not detail:
         return DEFAULT_MAX_RUNTIME
-    found = _run_time(detail)
+    found = run_time_of(detail)
     for seconds in (found["duration"], found["max_runtime"]):
         if seconds is not None:
             return seconds
