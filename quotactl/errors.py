@@ -20,6 +20,8 @@ of their own)::
     │   ├── FileTooLargeError ......... file-too-large
     │   ├── TraceError ................ trace-invalid
     │   │   └── TraceUnsorted
+    │   ├── LedgerError ............... ledger-invalid
+    │   ├── PricesError ............... prices-invalid
     │   └── TrainerInvalidError ....... trainer-invalid
     ├── PlanApplyError: plan again, pass a flag, or wait
     │   ├── PlanError ................. plan-error
@@ -224,6 +226,18 @@ class TraceError(InputError):
 
 class TraceUnsorted(TraceError):
     """A row earlier than the one before it: the trace must be sorted before it is replayed."""
+
+
+class LedgerError(InputError):
+    """A ledger row that cannot be read; the message starts with FILE:LINE."""
+
+    code = "ledger-invalid"
+
+
+class PricesError(InputError):
+    """A ``--prices`` file that does not map instance types to prices per instance-hour."""
+
+    code = "prices-invalid"
 
 
 class TrainerInvalidError(InputError):

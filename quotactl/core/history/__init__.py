@@ -1,0 +1,1 @@
+"""What happened: the attempt ledger, and usage, showback and guarantee misses computed from it."""
