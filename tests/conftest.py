@@ -13,9 +13,9 @@ from quotactl.cli.app import run
 
 # The suite's scheduling tests reason about decisions, not start-up: their emulators (in this
 # process and in every `local serve` or `quotactl` subprocess) start jobs with no SCHEDULED or
-# STARTING time. Tests of the default timing model unset it (tests/emulator/
-# test_simulate_agreement.py, test_jobs_serve.py).
-os.environ["QUOTACTL_EMULATOR_TIMING"] = "scheduled=0,starting=0"
+# STARTING time, and stop preempted or terminated jobs at once. Tests of the default timing
+# model unset it (tests/emulator/test_simulate_agreement.py, test_jobs_serve.py).
+os.environ["QUOTACTL_EMULATOR_TIMING"] = "scheduled=0,starting=0,preemption=0,termination=0"
 
 if TYPE_CHECKING:
     from collections.abc import Callable

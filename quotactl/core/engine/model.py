@@ -76,39 +76,64 @@ class QueueModel:
 
 @dataclass(frozen=True)
 class Timing:
-    """How long a started job spends in SCHEDULED and in STARTING before it is RUNNING.
+    """How long a job spends in each phase that is not its own run.
 
-    Capacity is held from SCHEDULED on. A job's own duration (``Job.run_seconds``) counts from
-    RUNNING. Zero means the phase passes in the same instant (the simulator's choice), unless
-    ``steps``: then every phase is a status of its own even when it takes no time, and its
-    timer fires at the earliest in a later ``fire(now, armed_before=...)`` call (the emulator:
-    each status is seen by at least one request).
+    ``scheduled_seconds`` and ``starting_seconds``: a started job is SCHEDULED, then STARTING,
+    before it is RUNNING. ``preemption_seconds``: a preemption victim keeps its status and its
+    instances (statusReason ``PREEMPTION_IN_PROGRESS: ...``) this long before it leaves, and the
+    job that preempted it gets the instances only then. ``termination_seconds``: a terminated
+    job that holds instances keeps them this long (``isTerminated``, still in its status)
+    before it is FAILED. Capacity is held from SCHEDULED on. A job's own duration
+    (``Job.run_seconds``) counts from RUNNING. Zero means the phase passes in the same instant
+    (the simulator's choice), unless ``steps``: then every phase is a status of its own even
+    when it takes no time, and its timer fires at the earliest in a later
+    ``fire(now, armed_before=...)`` call (the emulator: each status is seen by at least one
+    request).
     """
 
     scheduled_seconds: float = 0.0
     starting_seconds: float = 0.0
     steps: bool = False
+    preemption_seconds: float = 0.0
+    termination_seconds: float = 0.0
 
 
 INSTANT = Timing(0.0, 0.0)
-"""Phases that take no time: a started job is RUNNING at once (the engine's own default, for
-reasoning about scheduling decisions alone)."""
+"""Phases that take no time: a started job is RUNNING at once, and a victim or a terminated job
+leaves at once (the engine's own default, for reasoning about scheduling decisions alone)."""
 
-TIMING = Timing(scheduled_seconds=5.0, starting_seconds=30.0, steps=True)
-"""The one timing model (docs/scheduling.md, "Timing"): the emulator's default, and what
-``job why``, the previews and ``simulate`` assume. A started job is SCHEDULED for 5 s and
-STARTING for 30 s (SageMaker provisioning its instances) before it is RUNNING."""
+TIMING = Timing(
+    scheduled_seconds=5.0,
+    starting_seconds=30.0,
+    steps=True,
+    preemption_seconds=20.0,
+    termination_seconds=120.0,
+)
+"""The one timing model (docs/scheduling.md, "Where time comes from"): the emulator's default,
+and what ``job why``, the previews and ``simulate`` assume. A started job is SCHEDULED for 5 s
+and STARTING for 30 s (SageMaker provisioning its instances) before it is RUNNING; a preempted
+job stops 20 s after it was chosen (AWS's preemption events show that much between "started"
+and "completed"); a terminated job stops within 120 s (SageMaker's StopTrainingJob window)."""
 
 TIMING_VARIABLE = "QUOTACTL_EMULATOR_TIMING"
 """The environment variable that chooses the emulator's phase times, e.g.
-``scheduled=5,starting=30`` (the default); every process on one state file should agree."""
+``scheduled=5,starting=30,preemption=20,termination=120`` (the default); every process on one
+state file should agree."""
+
+_TIMING_KEYS = {
+    "scheduled": "scheduled_seconds",
+    "starting": "starting_seconds",
+    "preemption": "preemption_seconds",
+    "termination": "termination_seconds",
+}
 
 
 def parse_timing(spec: str | None) -> Timing:
-    """``scheduled=S,starting=S`` (seconds, either may be left out) -> ``Timing``; empty: TIMING."""
+    """``scheduled=S,starting=S,preemption=S,termination=S`` (seconds, any may be left out:
+    the default's) -> ``Timing``; empty: TIMING."""
     if not spec or not spec.strip():
         return TIMING
-    values = {"scheduled": TIMING.scheduled_seconds, "starting": TIMING.starting_seconds}
+    values = {field: getattr(TIMING, field) for field in _TIMING_KEYS.values()}
     for item in spec.split(","):
         key, _, value = item.partition("=")
         key = key.strip()
@@ -116,13 +141,16 @@ def parse_timing(spec: str | None) -> Timing:
             seconds = float(value)
         except ValueError:
             seconds = -1.0
-        if key not in values or not seconds >= 0:
+        if key not in _TIMING_KEYS or not 0 <= seconds < float("inf"):
             raise UsageError(
                 f"{TIMING_VARIABLE}: bad item {item.strip()!r}",
-                hint="write scheduled=SECONDS,starting=SECONDS, e.g. scheduled=5,starting=30",
+                hint=(
+                    "write scheduled=SECONDS,starting=SECONDS,preemption=SECONDS,"
+                    "termination=SECONDS (any may be left out), e.g. scheduled=5,starting=30"
+                ),
             )
-        values[key] = seconds
-    return Timing(values["scheduled"], values["starting"], steps=True)
+        values[_TIMING_KEYS[key]] = seconds
+    return Timing(steps=True, **values)
 
 
 @dataclass(slots=True, eq=False)
