@@ -27,9 +27,11 @@ if TYPE_CHECKING:
     )
     from quotactl.api.config import DEFAULT_CONFIG, Validation, load, schema, validate
     from quotactl.api.connection import BACKENDS, DEFAULT_STATE, connect
+    from quotactl.api.estimates import estimate_jobs
     from quotactl.api.jobs import (
         AttemptLog,
         Cancelled,
+        Explained,
         JobDescription,
         JobList,
         cancel_jobs,
@@ -86,9 +88,11 @@ _WHERE = {
     ),
     "quotactl.api.config": ("DEFAULT_CONFIG", "Validation", "load", "schema", "validate"),
     "quotactl.api.connection": ("BACKENDS", "DEFAULT_STATE", "connect"),
+    "quotactl.api.estimates": ("estimate_jobs",),
     "quotactl.api.jobs": (
         "AttemptLog",
         "Cancelled",
+        "Explained",
         "JobDescription",
         "JobList",
         "cancel_jobs",
@@ -146,6 +150,7 @@ __all__ = [
     "Account",
     "AttemptLog",
     "Cancelled",
+    "Explained",
     "ExportedTrace",
     "GeneratedTrace",
     "JobDescription",
@@ -167,6 +172,7 @@ __all__ = [
     "config_yaml",
     "connect",
     "describe_job",
+    "estimate_jobs",
     "export",
     "export_trace",
     "force_unlock",

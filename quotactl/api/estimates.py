@@ -11,51 +11,18 @@ from __future__ import annotations
 
 import os
 from collections import Counter
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping, Sequence
+    from collections.abc import Sequence
     from pathlib import Path
 
     from quotactl.aws.account import Account
     from quotactl.core.engine import Timing
-    from quotactl.core.estimate import DurationSampler, Eta, QueueEstimate
+    from quotactl.core.estimate import DurationSampler, Estimates, QueueEstimate
     from quotactl.core.jobs.live import LiveQueue
+    from quotactl.core.jobs.spec import SubmitRequest
     from quotactl.core.resources.observed import LiveJob
-
-
-@dataclass(frozen=True)
-class Estimates:
-    """The estimates of one command, by job ID, and what they cost."""
-
-    queues: tuple[QueueEstimate, ...] = ()
-    calls: Mapping[str, int] = field(default_factory=dict)
-    """Batch API calls the command's reads made, by operation (pages included)."""
-    history: str | None = None
-    """Where drawn run times came from: ``live`` (the SUCCEEDED jobs the account lists) or
-    the ledger's path; None when nothing was drawn."""
-
-    def eta(self, job_id: str) -> Eta | None:
-        for queue in self.queues:
-            found = queue.etas.get(job_id)
-            if found is not None:
-                return found
-        return None
-
-    @property
-    def runs(self) -> int:
-        return max((q.runs for q in self.queues), default=0)
-
-    @property
-    def seconds(self) -> float:
-        return sum(q.seconds for q in self.queues)
-
-    @property
-    def seed(self) -> int:
-        from quotactl.core.estimate.estimate import SEED
-
-        return self.queues[0].seed if self.queues else SEED
 
 
 def timing_of(account: Account) -> Timing:
@@ -133,9 +100,55 @@ def estimate_jobs(
     before = Counter(account.calls)
     read = read_for_estimates(account, queues)
     results = [estimate_queue(account, q, history_file=history_file, seed=seed) for q in read]
+    from quotactl.core.estimate import Estimates
+
     sources = {s for _, s in results if s}
     return Estimates(
         tuple(r for r, _ in results),
         dict(account.calls - before),
         ", ".join(sorted(sources)) or None,
     )
+
+
+def preview_estimates(
+    account: Account,
+    live: LiveQueue,
+    batch: Sequence[SubmitRequest],
+    *,
+    instance_type: str,
+    count: int,
+    priority: int,
+) -> tuple[tuple[str, ...], Estimates]:
+    """``submit --dry-run``: when each job of ``batch`` would start if it were submitted now
+    (placed after every job already submitted, as the placement preview places it)."""
+    from quotactl.aws.responses import run_time_of
+    from quotactl.core.estimate import Estimates, with_job
+    from quotactl.core.jobs.placement import preview_ids, preview_submitted
+    from quotactl.core.resources.observed import LiveJob
+    from quotactl.core.states import JobStatus
+
+    ids = preview_ids(len(batch))
+    queue = live
+    for job_id, created, request in zip(
+        ids, preview_submitted(live, len(batch)), batch, strict=True
+    ):
+        duration, max_runtime, timeout = run_time_of(request.params)
+        queue = with_job(
+            queue,
+            LiveJob(
+                job_id=job_id,
+                name=request.name,
+                queue=live.name,
+                share=request.share,
+                status=JobStatus.SUBMITTED,
+                instances={instance_type: count},
+                created_at=created,
+                priority=priority,
+                detailed=True,
+                duration=duration,
+                max_runtime=max_runtime,
+                attempt_timeout=timeout,
+            ),
+        )
+    found, source = estimate_queue(account, queue, wanted=ids)
+    return tuple(ids), Estimates((found,), {}, source)

@@ -85,13 +85,19 @@ def live_job(
         preemption_retries=_int(retries),
         is_terminated=bool(item.get("isTerminated")),
         detailed=detail is not None,
-        **(run_time_of(detail) if detail else {}),
+        **(_run_time_fields(detail) if detail else {}),
     )
 
 
-def run_time_of(detail: Mapping[str, Any]) -> dict[str, float | None]:
-    """The run-time fields of a DescribeServiceJob response: the ``quotactl:duration`` tag,
-    ``StoppingCondition.MaxRuntimeInSeconds`` and ``timeoutConfig.attemptDurationSeconds``."""
+def _run_time_fields(detail: Mapping[str, Any]) -> dict[str, Any]:
+    duration, max_runtime, timeout = run_time_of(detail)
+    return {"duration": duration, "max_runtime": max_runtime, "attempt_timeout": timeout}
+
+
+def run_time_of(detail: Mapping[str, Any]) -> tuple[float | None, float | None, float | None]:
+    """The run-time fields of a DescribeServiceJob response (or a SubmitServiceJob request):
+    the ``quotactl:duration`` tag, ``StoppingCondition.MaxRuntimeInSeconds`` and
+    ``timeoutConfig.attemptDurationSeconds``, in seconds (None where absent)."""
     duration: float | None = None
     tag = (detail.get("tags") or {}).get(DURATION_TAG)
     if isinstance(tag, str):
@@ -106,11 +112,7 @@ def run_time_of(detail: Mapping[str, Any]) -> dict[str, float | None]:
     except (ValueError, TypeError, KeyError, AttributeError):
         max_runtime = None
     timeout = (detail.get("timeoutConfig") or {}).get("attemptDurationSeconds")
-    return {
-        "duration": duration,
-        "max_runtime": max_runtime,
-        "attempt_timeout": None if timeout is None else float(timeout),
-    }
+    return duration, max_runtime, None if timeout is None else float(timeout)
 
 
 def share_model(item: Mapping[str, Any], tags: Mapping[str, str] | None = None) -> ShareModel:
@@ -261,8 +263,8 @@ def requested_seconds(detail: Mapping[str, Any] | None) -> float:
     """The run time a job asked for: its duration tag, its MaxRuntimeInSeconds, or one day."""
     if not detail:
         return DEFAULT_MAX_RUNTIME
-    found = run_time_of(detail)
-    for seconds in (found["duration"], found["max_runtime"]):
+    duration, max_runtime, _ = run_time_of(detail)
+    for seconds in (duration, max_runtime):
         if seconds is not None:
             return seconds
     return DEFAULT_MAX_RUNTIME

@@ -122,7 +122,9 @@ def _show_preview(runtime: Runtime, found: Preview, output: OutputFormat) -> Non
     if output is OutputFormat.JSON:
         from quotactl.render.jobs_json import placement_json
 
-        runtime.stdout.write(placement_json(found.placement, found.placements))
+        runtime.stdout.write(
+            placement_json(found.placement, found.placements, found.estimates, found.ids)
+        )
         return
     from quotactl.render.jobs import print_placement
 
@@ -133,6 +135,9 @@ def _show_preview(runtime: Runtime, found: Preview, output: OutputFormat) -> Non
         share=found.share,
         names=found.names,
         placements=found.placements,
+        estimates=found.estimates,
+        ids=found.ids,
+        now=found.now,
     )
 
 

@@ -9,6 +9,7 @@ from rich.table import Table
 from quotactl.core.simulate import human_duration
 from quotactl.core.states import JobStatus
 from quotactl.render.console import print_trimmed
+from quotactl.render.eta import basis_words, cost_line, eta_cell, eta_sentence
 from quotactl.render.jobs_json import iso
 from quotactl.render.symbols import DASH
 
@@ -17,6 +18,7 @@ if TYPE_CHECKING:
 
     from rich.console import Console
 
+    from quotactl.core.estimate import Estimates, Eta
     from quotactl.core.jobs.placement import Placement
     from quotactl.core.jobs.records import JobDetail
     from quotactl.core.jobs.reprioritise import PriorityChange
@@ -44,7 +46,13 @@ def _short(text: str | None, width: int = REASON_WIDTH) -> str:
     return text if len(text) <= width else text[: width - 3] + "..."
 
 
-def print_jobs(console: Console, jobs: Sequence[LiveJob], now: float) -> None:
+def print_jobs(
+    console: Console,
+    jobs: Sequence[LiveJob],
+    now: float,
+    estimates: Estimates | None = None,
+) -> None:
+    """The jobs table; with ``estimates`` (``jobs --eta``), an ETA column and how it was made."""
     if not jobs:
         console.print("No service jobs match.")
         return
@@ -65,8 +73,10 @@ def print_jobs(console: Console, jobs: Sequence[LiveJob], now: float) -> None:
             no_wrap=column != "REASON",
             justify="right" if column in ("PRIO", "PREEMPTED") else "left",
         )
+    if estimates is not None:
+        table.add_column("ETA", no_wrap=True)
     for job in jobs:
-        table.add_row(
+        row = [
             job.name,
             job.job_id,
             f"{job.queue}/{job.share or DASH}",
@@ -76,9 +86,14 @@ def print_jobs(console: Console, jobs: Sequence[LiveJob], now: float) -> None:
             age(job, now),
             DASH if job.preemptions is None else str(job.preemptions),
             _short(job.status_reason),
-        )
+        ]
+        if estimates is not None:
+            row.append(eta_cell(estimates.eta(job.job_id), now))
+        table.add_row(*row)
     print_table(console, table)
     console.print(f"{len(jobs)} job{'s' if len(jobs) != 1 else ''}")
+    if estimates is not None:
+        console.print(f"ETA: {cost_line(estimates)}", highlight=False)
 
 
 def print_table(console: Console, table: Table) -> None:
@@ -153,12 +168,18 @@ def _print_preemptions(console: Console, preemptions: Sequence[Preemption]) -> N
         console.print(f"  {iso(p.at) or DASH}  {p.kind:<8}  {who}")
 
 
-def print_why(console: Console, why: Why) -> None:
+def print_why(
+    console: Console, why: Why, estimates: Estimates | None = None, now: float = 0.0
+) -> None:
+    """``job why``; with ``estimates``, when a waiting job is expected to start."""
     job = why.job
     console.print(f"[bold]{job.name}[/bold] ({job.job_id}) is {job.status.value}.")
     wait = why.wait
+    eta = estimates.eta(job.job_id) if estimates is not None else None
     if wait is not None:
         console.print(f"  wait: {wait.code} \u2013 {wait.message}")
+        if eta is not None and estimates is not None:
+            _print_eta(console, eta, estimates, now, job.share, job.queue)
         if wait.ahead:
             console.print(f"  ahead of it: {_named(wait.ahead, why.names)}")
         if wait.status_reason:
@@ -173,6 +194,18 @@ def print_why(console: Console, why: Why) -> None:
         console.print("  It has never been preempted.")
 
 
+def _print_eta(
+    console: Console,
+    eta: Eta,
+    estimates: Estimates,
+    now: float,
+    share: str | None,
+    queue: str,
+) -> None:
+    console.print(f"  eta: {eta_sentence(eta, now, share, queue)}", highlight=False)
+    console.print(f"    ({basis_words(eta)}; {cost_line(estimates)})", highlight=False)
+
+
 def _named(ids: Sequence[str], names: Mapping[str, str]) -> str:
     return ", ".join(f"{names[i]} ({i})" if i in names else i for i in ids)
 
@@ -185,14 +218,25 @@ def print_placement(
     share: str,
     names: Mapping[str, str] | None = None,
     placements: Sequence[Placement] = (),
+    estimates: Estimates | None = None,
+    ids: Sequence[str] = (),
+    now: float = 0.0,
 ) -> None:
     """``names``: job names by ID, for the victims and the jobs ahead; ``placements``: one
-    per job of a ``--count`` (each job is previewed, the later ones behind the earlier)."""
+    per job of a ``--count`` (each job is previewed, the later ones behind the earlier);
+    ``estimates`` of the previewed jobs, by their ``ids`` (in the order of ``placements``)."""
     console.print(f"Dry run: nothing was submitted to {queue}/{share}.")
     several = len(placements) > 1
+    shown = 0
     for index, one in enumerate(placements if several else [placement], start=1):
         label = f"job {index} of {len(placements)}: " if several else ""
         _print_one(console, one, names or {}, label)
+        eta = estimates.eta(ids[index - 1]) if estimates and index <= len(ids) else None
+        if eta is not None and one.placement in ("wait", "preempt", "own", "borrow"):
+            console.print(f"  eta: {eta_sentence(eta, now, share, queue)}", highlight=False)
+            shown += 1
+    if estimates is not None and shown:
+        console.print(f"  ({cost_line(estimates)})", highlight=False)
 
 
 def _print_one(

@@ -7,12 +7,13 @@ model, from the state the account reports; the run time of each job comes from
 gives each job's place in its share and in the queue.
 """
 
-from quotactl.core.estimate.estimate import Eta, QueueEstimate, estimate, with_job
+from quotactl.core.estimate.estimate import Estimates, Eta, QueueEstimate, estimate, with_job
 from quotactl.core.estimate.runtimes import Basis, DurationSampler, ShareHistory, live_history
 
 __all__ = [
     "Basis",
     "DurationSampler",
+    "Estimates",
     "Eta",
     "QueueEstimate",
     "ShareHistory",

@@ -16,7 +16,7 @@ from __future__ import annotations
 import math
 import time
 from bisect import bisect_right
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from random import Random
 from typing import TYPE_CHECKING
 
@@ -74,6 +74,37 @@ class QueueEstimate:
     """Computation time (the reads before it not counted)."""
     history: bool
     """Whether any run time was drawn from a history."""
+
+
+@dataclass(frozen=True)
+class Estimates:
+    """The estimates of one command, by job ID, and what they cost."""
+
+    queues: tuple[QueueEstimate, ...] = ()
+    calls: Mapping[str, int] = field(default_factory=dict)
+    """Batch API calls the command's reads made, by operation (pages included)."""
+    history: str | None = None
+    """Where drawn run times came from: ``live`` (the SUCCEEDED jobs the account lists) or
+    the ledger's path; None when nothing was drawn."""
+
+    def eta(self, job_id: str) -> Eta | None:
+        for queue in self.queues:
+            found = queue.etas.get(job_id)
+            if found is not None:
+                return found
+        return None
+
+    @property
+    def runs(self) -> int:
+        return max((q.runs for q in self.queues), default=0)
+
+    @property
+    def seconds(self) -> float:
+        return sum(q.seconds for q in self.queues)
+
+    @property
+    def seed(self) -> int:
+        return self.queues[0].seed if self.queues else SEED
 
 
 @dataclass
