@@ -93,8 +93,7 @@ class DemoAccount:
             return api.estimate_jobs(account, ["training"], history_file=history)
 
     def job(self, name: str) -> dict[str, Any]:
-        found: dict[str, Any] = self.batch.describe_service_job(jobId=self.ids[name])
-        return found
+        return dict(self.batch.describe_service_job(jobId=self.ids[name]))
 
     def first_start_after(self, name: str, moment: float) -> float | None:
         """The startedAt (epoch seconds) of the job's first attempt that started after
