@@ -70,7 +70,12 @@ class DemoAccount:
         duration: float | None = None,
         max_runtime: int = 86400,
         priority: int = 0,
+        gap: float = 0.0,
     ) -> str:
+        """Submit a job ``gap`` seconds after the previous one (jobs submitted in the same
+        millisecond are ordered by their job IDs, which are random)."""
+        if gap:
+            self.advance(gap)
         params: dict[str, Any] = {
             "jobName": name,
             "jobQueue": "training",

@@ -58,18 +58,18 @@ def test_estimates_are_exact_behind_others_on_borrowed_capacity_and_behind_a_rec
         try:
             # behind others: ranking (RESERVE, 4 x g5) runs one 3-instance job at a time
             for i, minutes in enumerate((20, 15, 10), start=1):
-                account.submit(f"rank-{i}", "ranking", G5, 3, duration=minutes * 60)
+                account.submit(f"rank-{i}", "ranking", G5, 3, duration=minutes * 60, gap=1)
             # nlp fills its own 4 x p5 for 30 minutes
-            account.submit("nlp-1", "nlp", P5, 4, duration=1800)
+            account.submit("nlp-1", "nlp", P5, 4, duration=1800, gap=1)
             # vision runs on its own 2 x p5 and borrows research's idle 2 x p5
-            account.submit("vision-own", "vision-experiments", P5, 2, duration=7200)
-            account.submit("vision-borrowing", "vision-experiments", P5, 2, duration=7200)
+            account.submit("vision-own", "vision-experiments", P5, 2, duration=7200, gap=1)
+            account.submit("vision-borrowing", "vision-experiments", P5, 2, duration=7200, gap=1)
             # research's g5 jobs hold back its p5 job, whose capacity is lent out meanwhile
-            account.submit("research-g5-1", "research", G5, 4, duration=600)
-            account.submit("research-g5-2", "research", G5, 4, duration=300)
-            account.submit("research-p5", "research", P5, 2, duration=900)
+            account.submit("research-g5-1", "research", G5, 4, duration=600, gap=1)
+            account.submit("research-g5-2", "research", G5, 4, duration=300, gap=1)
+            account.submit("research-p5", "research", P5, 2, duration=900, gap=1)
             # vision's next job can only borrow, once nlp's job has ended
-            account.submit("vision-next", "vision-experiments", P5, 3, duration=600)
+            account.submit("vision-next", "vision-experiments", P5, 3, duration=600, gap=1)
             account.advance(1)
             estimates = account.estimates()
             (queue,) = estimates.queues

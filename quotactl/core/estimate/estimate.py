@@ -37,9 +37,10 @@ if TYPE_CHECKING:
 
 SEED = 0
 """The default seed of the Monte Carlo draws."""
-JOB_RUNS = 100_000
-"""Job-runs the Monte Carlo may spend (runs x jobs): 10 runs of a queue of 10,000 jobs."""
-MIN_RUNS, MAX_RUNS = 10, 200
+JOB_RUNS = 50_000
+"""Job-runs the Monte Carlo spends (runs x jobs), which bounds its cost: 200 runs of a queue
+of up to 250 jobs, 50 of 1,000, 5 (the fewest) of 10,000 or more."""
+MIN_RUNS, MAX_RUNS = 5, 200
 
 
 @dataclass(frozen=True)
@@ -150,7 +151,7 @@ def estimate(
     places = positions(live.model, [p.job for p in plans])
     bases = _bases(plans, finishes, samples)
     etas = {
-        job_id: _eta(sorted(values), places.get(job_id), bases[job_id])
+        job_id: _eta(sorted(values) if count > 1 else values, places.get(job_id), bases[job_id])
         for job_id, values in samples.items()
     }
     for p in plans:  # dispatched, not started yet: it starts when its SCHEDULED phase ends
@@ -201,24 +202,28 @@ def _bases(
     plans: list[_Plan], finishes: list[tuple[float, str]], samples: Mapping[str, list[float]]
 ) -> dict[str, Basis]:
     """Per job: the weakest basis among the jobs that ended before it started (first run)."""
-    basis = {p.job.job_id: p.basis for p in plans}
+    basis = {p.job.job_id: int(p.basis) for p in plans}
     times: list[float] = []
-    levels: list[Basis] = []
-    weakest = Basis.KNOWN
+    levels: list[int] = []
+    weakest = 0
     for at, job_id in finishes:
-        weakest = max(weakest, basis.get(job_id, Basis.KNOWN))
+        level = basis.get(job_id, 0)
+        if level > weakest:
+            weakest = level
         times.append(at)
         levels.append(weakest)
     out: dict[str, Basis] = {}
     for job_id, values in samples.items():
-        start = values[0] if values else math.inf
-        seen = bisect_right(times, start)
-        out[job_id] = levels[seen - 1] if seen else Basis.KNOWN
+        seen = bisect_right(times, values[0] if values else math.inf)
+        out[job_id] = Basis(levels[seen - 1]) if seen else Basis.KNOWN
     return out
 
 
 def _eta(values: list[float], place: tuple[int, int] | None, basis: Basis) -> Eta:
-    p10, p50, p90 = (_percentile(values, q) for q in (0.1, 0.5, 0.9))
+    if len(values) == 1:
+        p10 = p50 = p90 = None if math.isinf(values[0]) else values[0]
+    else:
+        p10, p50, p90 = (_percentile(values, q) for q in (0.1, 0.5, 0.9))
     share_place, queue_place = place if place is not None else (None, None)
     return Eta(p10, p50, p90, share_place, queue_place, basis)
 
