@@ -118,6 +118,7 @@ def preview_estimates(
     instance_type: str,
     count: int,
     priority: int,
+    history_file: Path | None = None,
 ) -> tuple[tuple[str, ...], Estimates]:
     """``submit --dry-run``: when each job of ``batch`` would start if it were submitted now
     (placed after every job already submitted, as the placement preview places it)."""
@@ -150,5 +151,5 @@ def preview_estimates(
                 attempt_timeout=timeout,
             ),
         )
-    found, source = estimate_queue(account, queue, wanted=ids)
+    found, source = estimate_queue(account, queue, wanted=ids, history_file=history_file)
     return tuple(ids), Estimates((found,), {}, source)

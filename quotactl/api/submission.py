@@ -69,10 +69,15 @@ def job_request(spec_file: Path | str, options: SubmitOptions) -> JobRequest:
 
 
 def preview(
-    account: Account, request: JobRequest, *, clock: Callable[[], float] = time.time
+    account: Account,
+    request: JobRequest,
+    *,
+    clock: Callable[[], float] = time.time,
+    history_file: Path | None = None,
 ) -> Preview:
-    """Where the job would run now (submits nothing), after every check ``submit`` runs:
-    a request ``submit`` would refuse is refused here too, with the same error."""
+    """Where the job would run now and when it would start (submits nothing), after every
+    check ``submit`` runs: a request ``submit`` would refuse is refused here too, with the
+    same error. ``history_file``: a ledger to draw run times from."""
     from collections import Counter
 
     from quotactl.api.estimates import preview_estimates, read_for_estimates
@@ -95,7 +100,13 @@ def preview(
     )
     names = {j.job_id: j.name for j in live.jobs if not j.is_final}
     ids, estimates = preview_estimates(
-        account, live, batch, instance_type=instance_type, count=count, priority=priority
+        account,
+        live,
+        batch,
+        instance_type=instance_type,
+        count=count,
+        priority=priority,
+        history_file=history_file,
     )
     estimates = replace(estimates, calls=dict(account.calls - before))
     return Preview(
