@@ -16,7 +16,7 @@ import hashlib
 import json
 from pathlib import Path
 
-from quotactl.core.engine import TIMING, Job, QueueEngine, QueueModel, ShareModel
+from quotactl.core.engine import TIMING, Job, QueueEngine, QueueModel, ShareModel, Timing
 from quotactl.core.resources.desired import Strategy
 from quotactl.core.simulate import generate_trace, simulate, summarise
 
@@ -53,9 +53,9 @@ def simulated(queues: list[QueueModel], jobs: int, seed: int) -> object:
     return json.loads(json.dumps(dataclasses.asdict(result)))
 
 
-def emulated(queue: QueueModel, jobs: int, seed: int) -> dict[str, object]:
+def emulated(queue: QueueModel, jobs: int, seed: int, timing: Timing = TIMING) -> dict[str, object]:
     """Every transition of the engine with the emulator's timing, as count and digest."""
-    engine = QueueEngine(queue, timing=TIMING)
+    engine = QueueEngine(queue, timing=timing)
     rows = list(generate_trace([queue], jobs, seed))
     for at, share, itype, count, duration, priority, name, _ in rows:
         engine.advance_to(at)
@@ -86,6 +86,17 @@ def test_a_fixed_trace_gives_the_recorded_metrics_and_transitions() -> None:
     assert actual["emulator_transitions"] == expected["emulator_transitions"]
     assert actual["preemption"] == expected["preemption"]
     assert actual["two_queues"] == expected["two_queues"]
+
+
+def test_without_windows_the_engine_decides_as_before_they_existed() -> None:
+    """Zero preemption and termination windows: the transitions recorded before the windows
+    were modelled, unchanged."""
+    queue = fixed_queue("emu", 8, all_in_share=True)
+    found = emulated(queue, 2_000, 5, Timing(5.0, 30.0, True, 0.0, 0.0))
+    assert found == {
+        "count": 11444,
+        "sha256": "ab8cdb53b8d08dcee81e0d74420db432b2640ec75a306a56222e5c3c0231f6a1",
+    }
 
 
 def test_the_fixed_traces_exercise_preemption() -> None:

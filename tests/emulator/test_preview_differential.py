@@ -10,10 +10,16 @@ GetJobQueueSnapshot), by the functions behind ``submit --dry-run`` (``placement.
 disruption guard counts (``impact.assess``). Then the change is made through boto3, the
 clock moves on, and DescribeServiceJob says what happened: the victims, starts and waits must
 be the predicted ones.
+
+Half the scenarios run with a 20 s preemption window (the emulator and the previews both told
+by ``QUOTACTL_EMULATOR_TIMING``): then the named victims are the jobs RUNNING with statusReason
+``PREEMPTION_IN_PROGRESS: ...`` a second after the change, and they are preempted, and the
+job that preempts them starts, at the window's end: when the preview says it starts.
 """
 
 from __future__ import annotations
 
+import os
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -24,6 +30,7 @@ from hypothesis import strategies as st
 from quotactl.aws.backend import AwsBackend
 from quotactl.aws.live import describe_all, read_queue
 from quotactl.aws.session import Target, client, make_session
+from quotactl.core.engine import TIMING_VARIABLE, Timing
 from quotactl.core.jobs.placement import preview
 from quotactl.core.jobs.reprioritise import consequences
 from quotactl.core.plan.impact import assess
@@ -44,8 +51,53 @@ change_st = st.one_of(
 )
 
 
+WINDOW = 20
+WINDOWED = Timing(0.0, 0.0, True, float(WINDOW), 0.0)
+WINDOWED_SETTING = f"scheduled=0,starting=0,preemption={WINDOW},termination=0"
+
+
 def _preempted(before: dict[str, Any], after: dict[str, Any]) -> set[str]:
     return {j for j in before if after[j][1] > before[j][1]}
+
+
+def _leaving(now: dict[str, Any]) -> set[str]:
+    """The jobs in their preemption window: still holding, statusReason PREEMPTION_IN_PROGRESS."""
+    return {
+        j
+        for j, (status, _, reason) in now.items()
+        if status in HOLDING and (reason or "").startswith("PREEMPTION_IN_PROGRESS: ")
+    }
+
+
+class _Windows:
+    """The scenario's timing: ``QUOTACTL_EMULATOR_TIMING`` for the previews (restored after)."""
+
+    def __init__(self, on: bool) -> None:
+        self.on = on
+        self.timing = WINDOWED if on else None
+        self._saved = os.environ.get(TIMING_VARIABLE)
+
+    def __enter__(self) -> _Windows:
+        if self.on:
+            os.environ[TIMING_VARIABLE] = WINDOWED_SETTING
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._saved is None:
+            os.environ.pop(TIMING_VARIABLE, None)
+        else:
+            os.environ[TIMING_VARIABLE] = self._saved
+
+
+def _settle(emulator: Emulator, batch: Any, ids: list[str], windows: _Windows) -> set[str]:
+    """Move the clock past the change (and its preemption window); the jobs in the window a
+    second after the change."""
+    emulator.advance(1)
+    if not windows.on:
+        return set()
+    leaving = _leaving(_state(batch, ids))
+    emulator.advance(WINDOW)
+    return leaving
 
 
 @settings(max_examples=SCENARIOS, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -55,6 +107,7 @@ def _preempted(before: dict[str, Any], after: dict[str, Any]) -> set[str]:
     live=st.lists(job_st, min_size=1, max_size=7),
     tied=st.booleans(),
     change=change_st,
+    windowed=st.booleans(),
 )
 def test_every_preview_is_what_the_emulator_then_does(
     shares: list[dict[str, Any]],
@@ -62,11 +115,12 @@ def test_every_preview_is_what_the_emulator_then_does(
     live: list[tuple[int, int, int]],
     tied: bool,
     change: tuple[str, Any],
+    windowed: bool,
 ) -> None:
-    with tempfile.TemporaryDirectory() as tmp:
+    with tempfile.TemporaryDirectory() as tmp, _Windows(windowed) as windows:
         state = Path(tmp) / "state.db"
         target = Target(backend="local", state_path=state)
-        with Emulator(state) as emulator:
+        with Emulator(state, timing=windows.timing) as emulator:
             batch = client(target, session=make_session(target, emulator=emulator))
             _queue(batch, shares, spare)
             ids = []
@@ -85,9 +139,12 @@ def test_every_preview_is_what_the_emulator_then_does(
                 predicted = consequences(queue, subject, priority)
                 before = _state(batch, ids)
                 batch.update_service_job(jobId=job_id, schedulingPriority=priority)
-                emulator.advance(1)
+                leaving = _settle(emulator, batch, ids, windows)
                 after = _state(batch, ids)
-                assert _preempted(before, after) == {v.job_id for v in predicted.preempts}
+                named = {v.job_id for v in predicted.preempts}
+                assert _preempted(before, after) == named
+                if windows.on:
+                    assert leaving == named
                 if predicted.starts:
                     assert after[job_id][0] in HOLDING
                 batch.close()
@@ -115,7 +172,7 @@ def test_every_preview_is_what_the_emulator_then_does(
                 batch.update_quota_share(
                     quotaShareArn=arn, capacityLimits=[{"capacityUnit": TYPE, "maxCapacity": limit}]
                 )
-                emulator.advance(1)
+                _settle(emulator, batch, ids, windows)  # its reclaims, windows and all
             share, count, priority = what
             share %= len(shares)
             queue = read_queue(batch, "q", describe=describe_all)
@@ -124,14 +181,20 @@ def test_every_preview_is_what_the_emulator_then_does(
             )
             before = _state(batch, ids)
             new = _submit(batch, share, count, priority, "candidate")
-            emulator.advance(1)
+            leaving = _settle(emulator, batch, [*ids, new], windows)
             after = _state(batch, [*ids, new])
+            scheduled = batch.describe_service_job(jobId=new).get("scheduledAt")
             batch.close()
     preempted = _preempted(before, after)
     assert preempted == {v.job_id for v in placement.victims}, placement
+    if windows.on:
+        assert leaving == preempted, placement
     status = after[new][0]
     if placement.placement in ("own", "borrow", "preempt"):
         assert status in HOLDING, placement
+        # it starts when the preview says: at once, or when its victims' window ends
+        assert placement.starts_in == (WINDOW if windows.on and placement.victims else 0)
+        assert scheduled == round((queue.read_at + (placement.starts_in or 0)) * 1000)
     else:
         assert status == "RUNNABLE", placement
     if impact is not None:

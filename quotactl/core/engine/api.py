@@ -24,10 +24,15 @@ def schedule(
 
     Returns SUBMITTED -> RUNNABLE moves, starts (SCHEDULED; with zero phase times also
     STARTING and RUNNING), preemptions (RUNNABLE or FAILED, with the preempted attempt) and
-    MISCONFIGURATION statusReasons. Lifecycle timers are not run: see ``advance``.
+    MISCONFIGURATION statusReasons. The preemption windows the pass opens are closed at their
+    end (``QueueEngine.settle_windows``): a victim's window opening, then its preemption and
+    the start of the job it was preempted for, at the window's end. No other lifecycle timer
+    runs.
     """
     engine = _engine(queue, jobs, now, timing)
+    mark = engine.timer_mark()
     engine.schedule(now)
+    engine.settle_windows(mark)
     return engine.transitions or []
 
 

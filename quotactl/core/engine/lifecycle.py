@@ -15,7 +15,7 @@ from heapq import heappop, heappush
 
 from quotactl.core.engine import reasons
 from quotactl.core.engine.capacity import NO_CAP
-from quotactl.core.engine.model import Job, PreemptedAttempt
+from quotactl.core.engine.model import Job, PreemptedAttempt, Transition
 from quotactl.core.engine.state import EngineState
 from quotactl.core.states import JobStatus
 from quotactl.core.transitions import transition
@@ -27,8 +27,12 @@ _RUNNING = JobStatus.RUNNING
 _SUCCEEDED = JobStatus.SUCCEEDED
 _FAILED = JobStatus.FAILED
 
-_TO_STARTING, _TO_RUNNING, _DONE = 0, 1, 2
+# Timer phases: a phase ends, a run ends; a preemption window ends for a victim (_LEAVE) or
+# for the job it was preempted for (_BEGIN); a termination window ends (_STOP).
+_TO_STARTING, _TO_RUNNING, _DONE, _LEAVE, _BEGIN, _STOP = 0, 1, 2, 3, 4, 5
 _PHASE = {_SCHEDULED: _TO_STARTING, _STARTING: _TO_RUNNING, _RUNNING: _DONE}
+_PREFIX = reasons.PREEMPTION_IN_PROGRESS
+_W = "preempting"
 
 
 class Lifecycle(EngineState):
@@ -142,15 +146,25 @@ class Lifecycle(EngineState):
         job._attempt += 1
 
     def _preempt(self, job: Job, reason: str, by: Job) -> None:
-        """Stop an active job: back to RUNNABLE at its old queue position, or FAILED."""
+        """Stop an active job: back to RUNNABLE at its old queue position, or FAILED; with a
+        preemption window, at the window's end (``_stop_for``)."""
+        window = self.timing.preemption_seconds
+        if window > 0:
+            self._stop_for(job, reason, by, window)
+            return
         now = self.now
         started = job.started_at if job.started_at is not None else now
         self._release(job)
         # Inside a pass: heads blocked earlier in it may not be parked yet, so the release
         # must be seen by the next round whoever is parked now.
         self._touched.add(job._t)
+        self._requeue(job, reason, by.job_id, started)
+
+    def _requeue(self, job: Job, reason: str, by: str, started: float) -> None:
+        """A preempted attempt ends now: RUNNABLE at the job's old place, or FAILED."""
+        now = self.now
         job.preemptions += 1
-        attempt = PreemptedAttempt(started, now, reason, by.job_id)
+        attempt = PreemptedAttempt(started, now, reason, by)
         retries = job.preemption_retries
         if retries is not None and job.preemptions > retries:
             failed = reasons.preemption_retries_exhausted(retries, reason)
@@ -160,6 +174,164 @@ class Lifecycle(EngineState):
             transition(job, _RUNNABLE, reason, now)
             self._enqueue(job)
         self._preempted(job, attempt)
+
+    # -- windows --------------------------------------------------------------------------------
+    #
+    # A victim's preemption window: the ledger gives its capacity to the job it is preempted
+    # for at once (so every later decision is the one an instant preemption would make), but
+    # the victim keeps its status and its instances until the window ends: what that job does
+    # not take of them is held out of ``capacity.cap`` (``_held``) until then, and that job
+    # is RUNNABLE with its capacity reserved (``_reserve``) until it starts at the same end.
+
+    def _stop_for(self, job: Job, reason: str, by: Job, window: float) -> None:
+        """Open a victim's preemption window (``by`` takes its capacity in ``_take``)."""
+        cap = self.capacity
+        t = job._t
+        held = self._held
+        cap.cap[t] -= job.count
+        held[t] += job.count
+        job._held = job.count
+        for _, pt, pn in job._parts:
+            cap.cap[pt] -= pn
+            held[pt] += pn
+        self._release(job)  # its phase and run timers stop with the attempt
+        self._touched.add(t)
+        now = self.now
+        job.stopping_since = now
+        job.preempted_by = by.job_id
+        job.status_reason = _PREFIX + reason
+        self._stopping[job._seq] = job
+        self._timer(now + window, job, _LEAVE)
+        if self.transitions is not None:  # the attempt as it will end
+            started = job.started_at if job.started_at is not None else now
+            attempt = PreemptedAttempt(started, now + window, reason, by.job_id)
+            self.transitions.append(
+                Transition(job.job_id, now, job.status, job.status_reason, attempt, window=_W)
+            )
+
+    def _take(self, job: Job, victims: list[Job]) -> None:
+        """A head job that preempted ``victims`` (of its instance type) takes their capacity:
+        it starts now, or with a preemption window its capacity is reserved until the
+        victims' window ends. It takes the victims' instances first, then free ones."""
+        if self.timing.preemption_seconds <= 0:
+            self._start(job)
+            return
+        cap = self.capacity
+        t = job._t
+        need = job.count
+        for victim in victims:
+            take = min(victim._held, need)
+            victim._held -= take
+            need -= take
+            cap.cap[t] += take
+            self._held[t] -= take
+        self._reserve(job)
+
+    def _reserve(self, job: Job, *, loaded: bool = False) -> None:
+        """RUNNABLE, out of its share's queue: the ledger counts its instances as taken
+        (``loaded``: a snapshot's reserved job, whose window started at ``reserved_since``)."""
+        job._entry = None
+        s = job._s
+        self._active[s][job._seq] = job
+        self._in_share_failed[s] = None  # its active jobs change
+        if self.capacity.in_share[s]:
+            self._count(s, job.priority)
+        job._borrowed = self.capacity.change(job._k, job._t, job.count, self.now)
+        if job._borrowed:
+            self._touched.add(job._t)
+        job._pinned = True
+        if loaded and job.reserved_since is not None:
+            self._timer(job.reserved_since + self.timing.preemption_seconds, job, _BEGIN)
+            return
+        job.reserved_since = self.now
+        self._timer(self.now + self.timing.preemption_seconds, job, _BEGIN)
+        self._window(job, "reserved")
+
+    def _begin(self, job: Job) -> None:
+        """A reserved job starts at its window's end (the status part of ``_start``)."""
+        job._pinned = False
+        job.reserved_since = None
+        now = self.now
+        job.started_at = now
+        job._attempt += 1
+        if job.first_started_at is None:
+            job.first_started_at = now
+        if self._instant:
+            transition(job, _RUNNING, None, now)
+            if job.run_seconds is not None:
+                self._timer(now + self._lead + job.run_seconds, job, _DONE)
+        else:
+            transition(job, _SCHEDULED, None, now)
+            self._timer(now + self.timing.scheduled_seconds, job, _TO_STARTING)
+        self._started(job, job._borrowed)
+
+    def _leave(self, job: Job) -> None:
+        """A victim's preemption window ends: what it held is free, and it is RUNNABLE again
+        (or FAILED: its retries are spent, or it was terminated meanwhile)."""
+        del self._stopping[job._seq]
+        self._unhold(job)
+        reason = job.status_reason or ""
+        if reason.startswith(_PREFIX):
+            reason = reason[len(_PREFIX) :]
+        by = job.preempted_by or ""
+        job.stopping_since = job.preempted_by = None
+        started = job.started_at if job.started_at is not None else self.now
+        if job.stop_reason is not None:
+            self._end_terminated(job)
+        else:
+            self._requeue(job, reason, by, started)
+
+    def _unhold(self, job: Job) -> None:
+        """Give back what a victim in its window holds out of the capacity."""
+        cap = self.capacity
+        t = job._t
+        if job._held:
+            cap.cap[t] += job._held
+            self._held[t] -= job._held
+            job._held = 0
+        for _, pt, pn in job._parts:
+            cap.cap[pt] += pn
+            self._held[pt] -= pn
+            self._touched.add(pt)
+        self._touched.add(t)
+        if self._whole:
+            self._dirty.update(self._whole)
+
+    def _unreserve(self, job: Job) -> None:
+        """A reserved job is gone before its window ends: its victims hold their instances
+        whole until then."""
+        cap = self.capacity
+        for victim in self._stopping.values():
+            if victim.preempted_by == job.job_id and victim._held < victim.count:
+                more = victim.count - victim._held
+                victim._held = victim.count
+                cap.cap[victim._t] -= more
+                self._held[victim._t] += more
+
+    def _end_terminated(self, job: Job) -> None:
+        """A terminated job's window ends: FAILED with the termination's reason."""
+        reason = job.stop_reason
+        job.stop_reason = None
+        job.stopping_since = None
+        job._pinned = False
+        transition(job, _FAILED, reason, self.now)
+        self._forget(job)
+        self._emit(job, _FAILED, reason)
+
+    def _window_end(self, job: Job, phase: int) -> None:
+        if phase == _LEAVE:
+            self._leave(job)
+        elif phase == _BEGIN:
+            self._begin(job)
+        else:  # _STOP
+            self._release(job)
+            self._end_terminated(job)
+
+    def _window(self, job: Job, kind: str) -> None:
+        if self.transitions is not None:
+            self.transitions.append(
+                Transition(job.job_id, self.now, job.status, job.status_reason, window=kind)
+            )
 
     def _misconfigured(self, job: Job) -> None:
         reason = self.capacity.misconfiguration(job._k, job.count)
@@ -196,7 +368,15 @@ class Lifecycle(EngineState):
         return True
 
     def event_time(self, job: Job) -> float | None:
-        """When an active job's current phase ends by itself (its lifecycle timer), or None."""
+        """When an active job's current phase (or window) ends by itself (its timer), or None."""
+        timing = self.timing
+        if job.stopping_since is not None:
+            window = timing.preemption_seconds
+            if job.preempted_by is None:
+                window = timing.termination_seconds
+            return job.stopping_since + window
+        if job.reserved_since is not None:
+            return job.reserved_since + timing.preemption_seconds
         since = job.status_since
         if job.status is _SCHEDULED:
             return since + self.timing.scheduled_seconds
@@ -246,10 +426,12 @@ class Lifecycle(EngineState):
                 transition(job, _STARTING, job.status_reason, at)
                 self._timer(at + self.timing.starting_seconds, job, _TO_RUNNING)
                 self._emit(job, _STARTING, None)
-            else:
+            elif phase == _TO_RUNNING:
                 transition(job, _RUNNING, job.status_reason, at)
                 if job.run_seconds is not None:
                     self._timer(at + job.run_seconds, job, _DONE)
                 self._emit(job, _RUNNING, None)
+            else:
+                self._window_end(job, phase)
         if now > self.now:
             self.now = now

@@ -168,6 +168,14 @@ class Job:
     attempt ends FAILED with this statusReason when its ``run_seconds`` are over (a stopping
     condition or timeout) instead of SUCCEEDED; ``retries`` such failed attempts go back to
     RUNNABLE first, at their old place in the share's order.
+
+    Windows (``Timing.preemption_seconds``, ``Timing.termination_seconds``): a preemption
+    victim keeps its status for the window with statusReason ``PREEMPTION_IN_PROGRESS: ...``
+    (``stopping_since``, ``preempted_by``); the job that preempted it stays RUNNABLE with the
+    capacity held for it (``reserved_since``) and is SCHEDULED at the window's end. A
+    terminated job that holds instances keeps them and its status for the termination window
+    (``stopping_since``, ``stop_reason``) and is FAILED at its end. These fields are all a
+    snapshot needs to rebuild a window (``QueueEngine.load``).
     """
 
     job_id: str
@@ -187,6 +195,10 @@ class Job:
     groups: tuple[tuple[str, int], ...] = ()
     end_reason: str | None = None
     retries: int = 0
+    stopping_since: float | None = None  # the start of its preemption or termination window
+    preempted_by: str | None = None  # in a preemption window: the job it is preempted for
+    stop_reason: str | None = None  # terminated: the window ends FAILED with this reason
+    reserved_since: float | None = None  # RUNNABLE, with capacity held for it since then
     # Engine bookkeeping: share, instance-type and (type, share) indices, arrival number and
     # submission rank,
     # attempt counter (invalidates timers of a preempted attempt), the live runnable-heap entry.
@@ -198,6 +210,9 @@ class Job:
     _attempt: int = field(default=0, repr=False)
     _entry: tuple[int, Job] | None = field(default=None, repr=False)
     _parts: tuple[tuple[int, int, int], ...] = field(default=(), repr=False)  # groups' (k, t, n)
+    _pinned: bool = field(default=False, repr=False)  # in a window: never a victim
+    _held: int = field(default=0, repr=False)  # a victim's instances nobody may take yet
+    _borrowed: int = field(default=0, repr=False)  # what a reserved job's capacity borrows
 
     def copy(self) -> Job:
         """A new record with the same public fields and none of an engine's bookkeeping."""
@@ -224,6 +239,10 @@ class Transition:
     A RUNNABLE transition with a MISCONFIGURATION reason changes only the statusReason. A
     preemption carries the ``preempted_attempt`` to append to the job's preemption summary.
     ``borrowed`` is how many of the job's instances count as borrowed when it is SCHEDULED.
+    ``window``: the job enters a window and keeps its status: ``"preempting"`` (a victim, the
+    ``reason`` is its new statusReason and ``preempted_attempt`` the attempt as it will end,
+    at the window's end), ``"reserved"`` (capacity is held for this RUNNABLE job until it
+    starts) or ``"terminating"``.
     """
 
     job_id: str
@@ -232,3 +251,4 @@ class Transition:
     reason: str | None = None
     preempted_attempt: PreemptedAttempt | None = None
     borrowed: int = 0
+    window: str | None = None

@@ -153,7 +153,7 @@ class Passes(Lifecycle):
                 self._preempt(victim, reasons.CROSS_SHARE_PREEMPTION, job)
             self._unwait(s)
             self._runnable[s].pop()
-            self._start(job)
+            self._take(job, victims)
             self._dirty.add(s)
 
     def _borrow(
@@ -231,7 +231,7 @@ class Passes(Lifecycle):
                 self._preempt(victim, reasons.IN_SHARE_PREEMPTION, job)
             self._unwait(s)
             self._runnable[s].pop()
-            self._start(job)
+            self._take(job, victims)
             self._dirty.add(s)
 
     def _own_room(self, job: Job) -> tuple[int, int] | None:

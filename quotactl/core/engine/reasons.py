@@ -15,6 +15,12 @@ CROSS_SHARE_PREEMPTION = "Cross-share preemption triggered to reclaim borrowed c
 IN_SHARE_PREEMPTION = "In-share preemption triggered by a higher-priority job"
 """statusReason of an attempt preempted by a higher-priority job of its own share (quotactl's)."""
 
+PREEMPTION_IN_PROGRESS = "PREEMPTION_IN_PROGRESS: "
+"""How AWS prefixes the statusReason of a job while its preemption is under way: it is still
+RUNNING ("PREEMPTION_IN_PROGRESS: Cross-share preemption triggered to reclaim borrowed
+capacity", the "Batch Service Job Preemption Started" event of
+https://docs.aws.amazon.com/batch/latest/userguide/batch-service-job-preemption-events.html)."""
+
 SERVICE_ENVIRONMENT_MAX_RESOURCE = (
     "MISCONFIGURATION:SERVICE_ENVIRONMENT_MAX_RESOURCE - Service environment(s) associated with "
     "the job queue cannot meet the capacity requirement of the job."

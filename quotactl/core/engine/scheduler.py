@@ -8,8 +8,10 @@ Jobs go in through ``submit`` (or the simulator's ``offer``), ``load`` (a snapsh
 
 from __future__ import annotations
 
+from heapq import heapify
 from typing import TYPE_CHECKING
 
+from quotactl.core.engine.lifecycle import _BEGIN, _LEAVE, _STOP
 from quotactl.core.engine.model import INSTANT, Job, QueueModel, Timing
 from quotactl.core.engine.passes import Passes
 from quotactl.core.states import JobStatus
@@ -91,10 +93,20 @@ class QueueEngine(Passes):
     def load(self, jobs: Iterable[Job]) -> None:
         """Take over a snapshot of live jobs: queued ones wait, active ones hold capacity.
 
-        Final jobs are skipped; the order of ``jobs`` decides nothing (``order.py``).
+        Final jobs are skipped; the order of ``jobs`` decides nothing (``order.py``). Windows
+        are rebuilt from the jobs' fields (``Job``): a victim in its preemption window holds
+        its instances out of the capacity, except what the job it is preempted for (reserved,
+        in the snapshot) takes of them; a terminated job holds its instances until its window
+        ends.
         """
+        victims: list[Job] = []
+        reserved: list[Job] = []
         for job in sorted(jobs, key=lambda j: j.submitted_at):
             if job.status.is_final:
+                continue
+            if job.reserved_since is not None and job.status is _RUNNABLE:
+                self._index(job)
+                reserved.append(job)
                 continue
             if not job.status.holds_capacity:
                 self.submit(job)
@@ -102,17 +114,60 @@ class QueueEngine(Passes):
             self._index(job)
             if job.started_at is None:
                 job.started_at = job.status_since
+            if job.stopping_since is not None and job.preempted_by is not None:
+                victims.append(job)
+                continue
             self._activate(job)
-            self._resume_timer(job)
+            if job.stopping_since is not None:
+                job._pinned = True
+                self._timer(self._window_end_time(job), job, _STOP)
+            else:
+                self._resume_timer(job)
+        for job in reserved:  # what they take of their victims is theirs, in the ledger
+            self._reserve(job, loaded=True)
+        for job in victims:
+            self._held_for(job)
+        for job in reserved:
+            self._take_held(job)
+
+    def _held_for(self, job: Job) -> None:
+        """A loaded victim in its window holds all its instances out of the capacity."""
+        cap = self.capacity
+        cap.cap[job._t] -= job.count
+        self._held[job._t] += job.count
+        job._held = job.count
+        for _, pt, pn in job._parts:
+            cap.cap[pt] -= pn
+            self._held[pt] += pn
+        self._stopping[job._seq] = job
+        self._timer(self._window_end_time(job), job, _LEAVE)
+
+    def _window_end_time(self, job: Job) -> float:
+        at = self.event_time(job)
+        return self.now if at is None else at
+
+    def _take_held(self, job: Job) -> None:
+        """A loaded reserved job takes back, from its victims, what it reserved of them."""
+        mine = [v for v in self._stopping.values() if v.preempted_by == job.job_id]
+        mine.sort(key=lambda v: v._rank)
+        cap = self.capacity
+        need = job.count
+        for victim in mine:
+            take = min(victim._held, need)
+            victim._held -= take
+            need -= take
+            cap.cap[job._t] += take
+            self._held[job._t] -= take
 
     def set_priority(self, job_id: str, priority: int) -> None:
         """UpdateServiceJob: a queued job moves in its share's order; any job may now preempt."""
         job = self._job(job_id)
-        if job.status.holds_capacity and self.capacity.in_share[job._s]:
+        active = job._seq in self._active[job._s]
+        if active and self.capacity.in_share[job._s]:
             self._uncount(job._s, job.priority)
             self._count(job._s, priority)
         job.priority = priority
-        if job.status is JobStatus.RUNNABLE:
+        if job.status is JobStatus.RUNNABLE and not active:
             self._enqueue(job)
         else:
             self._touched.add(job._t)  # the order of victims changed for blocked own-limit heads
@@ -122,17 +177,63 @@ class QueueEngine(Passes):
     def remove(self, job_id: str) -> None:
         """The job was terminated outside the engine: forget it and free what it held."""
         job = self._job(job_id)
-        if job.status.holds_capacity:
+        if job._seq in self._active[job._s]:  # holding, reserved or in its termination window
+            if job.reserved_since is not None:
+                self._unreserve(job)
             self._release(job)
+        elif self._stopping.pop(job._seq, None) is not None:  # in its preemption window
+            self._unhold(job)
         job._entry = None
         job._attempt += 1
         self._dirty.add(job._s)
         self._forget(job)
 
+    def terminate(self, job_id: str, reason: str) -> float | None:
+        """TerminateServiceJob: a job that holds instances keeps them and its status for the
+        termination window (``Timing.termination_seconds``) and is FAILED at its end, which
+        is returned; any other job is removed now (None). A job already in a window ends with
+        it, FAILED with ``reason`` (the first termination's)."""
+        job = self._job(job_id)
+        if job.stopping_since is not None:
+            if job.stop_reason is None:
+                job.stop_reason = reason
+            return self.event_time(job)
+        window = self.timing.termination_seconds
+        if window <= 0 or job.reserved_since is not None or not job.status.holds_capacity:
+            self.remove(job_id)
+            return None
+        job._attempt += 1  # its phase and run timers stop
+        job._pinned = True
+        job.stopping_since = self.now
+        job.stop_reason = job.status_reason = reason
+        self._in_share_failed[job._s] = None  # one victim fewer
+        self._timer(self.now + window, job, _STOP)
+        self._window(job, "terminating")
+        return self.now + window
+
+    def settle_windows(self, mark: int) -> None:
+        """Close the preemption windows opened since ``mark`` (a ``timer_mark()``), each at
+        its end: victims leave and the jobs they were preempted for start. No other timer
+        fires and no pass runs: what a preview shows of one pass's decisions."""
+        ends = (_LEAVE, _BEGIN)
+        timers = self._timers
+        chosen = sorted(e for e in timers if e[1] >= mark and e[4] in ends)
+        if not chosen:
+            return
+        timers[:] = [e for e in timers if not (e[1] >= mark and e[4] in ends)]
+        heapify(timers)
+        now = self.now
+        for at, _, job, attempt, phase in chosen:
+            if job._attempt == attempt:
+                self.now = at
+                self._window_end(job, phase)
+        self.now = max(now, self.now)
+
     def held(self, instance_type: str) -> int:
-        """Instances of ``instance_type`` the queue's jobs hold (SCHEDULED to RUNNING)."""
+        """Instances of ``instance_type`` the queue's jobs hold (SCHEDULED to RUNNING, and
+        victims in their preemption window) or have reserved."""
         t = self.capacity.type_index.get(instance_type)
-        return 0 if t is None else self.capacity.used[t]
+        return 0 if t is None else self.capacity.used[t] + self._held[t]
 
     def set_capacity(self, instance_type: str, instances: int) -> None:
         """What the queue may use of ``instance_type`` from now on: less than its environment's
@@ -140,7 +241,10 @@ class QueueEngine(Passes):
         run (its MISCONFIGURATION) still counts the environment's whole capacity."""
         cap = self.capacity
         t = cap.type_index.get(instance_type)
-        if t is None or cap.cap[t] == instances:
+        if t is None:
+            return
+        instances -= self._held[t]  # victims in their window hold these
+        if cap.cap[t] == instances:
             return
         grew = instances > cap.cap[t]
         cap.cap[t] = instances

@@ -44,6 +44,7 @@ class EngineState:
         "_active",
         "_by_id",
         "_dirty",
+        "_held",
         "_in_share_failed",
         "_instant",
         "_lead",
@@ -52,6 +53,7 @@ class EngineState:
         "_runnable",
         "_seq",
         "_share_index",
+        "_stopping",
         "_timer_seq",
         "_timers",
         "_touched",
@@ -96,6 +98,11 @@ class EngineState:
         self._lowest = [NO_CAP] * shares
         self._dirty: set[int] = set()
         self._touched: set[int] = set()
+        # per instance type: instances that preemption victims still hold in their window and
+        # that nobody has reserved (left out of ``capacity.cap`` until the window ends); and
+        # the victims in their window, by arrival number (see ``Lifecycle._preempt``)
+        self._held = [0] * len(self.capacity.types)
+        self._stopping: dict[int, Job] = {}
         self._timers: list[Timer] = []
         self._seq = 0
         self._timer_seq = 0
@@ -118,6 +125,7 @@ class EngineState:
         """Every job the engine holds (queued and active), in submission order."""
         live = [e[1] for q in self._runnable for e in q if e[1]._entry is e]
         live += [j for active in self._active for j in active.values()]
+        live += self._stopping.values()
         return sorted(live, key=lambda j: j._rank)
 
     def head(self, share: str) -> Job | None:
@@ -218,6 +226,7 @@ class EngineState:
         if t is None:
             t = cap.add_type(name)
             self._waiting.append({})
+            self._held.append(0)
             self._wake_free.append(NO_CAP)
             self._wake_slack.append(NO_CAP)
         return t

@@ -8,11 +8,12 @@ next pass will do, not what a second model of the scheduler thinks.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import TYPE_CHECKING
 
-from quotactl.core.engine import TIMING, Job, QueueEngine
+from quotactl.core.engine import TIMING_VARIABLE, Job, QueueEngine, Timing, parse_timing
 from quotactl.core.engine import reasons as engine_reasons
 from quotactl.core.engine.order import dispatch_key
 from quotactl.core.resources.desired import UNLIMITED, Strategy
@@ -59,7 +60,9 @@ class Victim:
 @dataclass(frozen=True)
 class PassResult:
     """What one pass does to ``job_id``: started (and how many instances it borrows),
-    whom it preempts, or why it waits. ``preempted`` lists every preemption of the pass."""
+    whom it preempts, or why it waits. ``preempted`` lists every preemption of the pass.
+    ``starts_in``: seconds from the pass until the job is SCHEDULED (0, or the preemption
+    window of its victims)."""
 
     job_id: str
     started: bool
@@ -68,6 +71,7 @@ class PassResult:
     wait: Wait | None
     lenders: tuple[str, ...]
     preempted: tuple[Victim, ...]
+    starts_in: float | None = None
 
 
 def kind_of(reason: str | None) -> str:
@@ -86,12 +90,14 @@ def run_pass(
     priority: int | None = None,
 ) -> PassResult:
     """Load ``jobs`` (one of them ``job_id``), optionally re-prioritise it, run one pass."""
-    engine = QueueEngine(queue, timing=TIMING)
+    engine = QueueEngine(queue, timing=timing())
     engine.now = now
     engine.load(j.copy() for j in jobs)
     if priority is not None:
         engine.set_priority(job_id, priority)
+    mark = engine.timer_mark()
     engine.schedule(now)
+    engine.settle_windows(mark)  # victims leave, and the jobs they make room for start
     transitions: list[Transition] = engine.transitions or []
     shares = {j.job_id: j.share for j in jobs}
     started = [t for t in transitions if t.job_id == job_id and t.status is JobStatus.SCHEDULED]
@@ -103,7 +109,7 @@ def run_pass(
             t.preempted_attempt.preempted_by,
         )
         for t in transitions
-        if t.preempted_attempt is not None
+        if t.preempted_attempt is not None and t.window is None
     )
     victims = tuple(v for v in preempted if v.by_job == job_id)
     live = {j.job_id: j for j in engine.jobs()}
@@ -113,7 +119,14 @@ def run_pass(
     borrowed = started[-1].borrowed if started else 0
     if borrowed:
         lenders = _lenders(engine, queue, target)
-    return PassResult(job_id, bool(started), borrowed, victims, wait, lenders, preempted)
+    starts_in = started[-1].at - now if started else None
+    return PassResult(job_id, bool(started), borrowed, victims, wait, lenders, preempted, starts_in)
+
+
+def timing() -> Timing:
+    """The timing model the previews assume: the emulator's (``QUOTACTL_EMULATOR_TIMING``, for
+    an emulated account run with other times), else the default, which stands for AWS."""
+    return parse_timing(os.environ.get(TIMING_VARIABLE))
 
 
 def _lenders(engine: QueueEngine, queue: QueueModel, job: Job) -> tuple[str, ...]:

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 
 from quotactl.core.engine.model import Job, QueueModel, ShareModel
 from quotactl.core.engine.order import dispatch_key, submission_rank
+from quotactl.core.engine.reasons import PREEMPTION_IN_PROGRESS
 from quotactl.core.states import JobStatus, LifecycleStatus
 
 if TYPE_CHECKING:
@@ -94,14 +95,19 @@ class LiveQueue:
         """
         names = {s.name for s in self.model.shares}
         return [
-            engine_job(j)
+            engine_job(j, self.read_at)
             for j in sorted(self.jobs, key=lambda j: submission_rank(j.created_at, j.job_id))
             if not j.is_final and j.share in names and j.instance_type is not None
         ]
 
 
-def engine_job(job: LiveJob) -> Job:
-    """One unfinished ``LiveJob`` as the engine's mutable ``Job`` (a fresh object each call)."""
+def engine_job(job: LiveJob, read_at: float) -> Job:
+    """One unfinished ``LiveJob`` as the engine's mutable ``Job`` (a fresh object each call).
+
+    A job that holds instances and is being preempted (statusReason ``PREEMPTION_IN_PROGRESS:
+    ...``) or terminated (``isTerminated``) is in its window: AWS reports neither when the
+    window began nor which job the capacity is reserved for, so it is taken to have begun at
+    ``read_at`` (the latest the job can stop) and to hold its instances until it ends."""
     assert job.instance_type is not None
     assert job.share is not None
     created = job.created_at or 0.0
@@ -112,6 +118,9 @@ def engine_job(job: LiveJob) -> Job:
         since = job.started_at if job.started_at is not None else dispatched
     else:
         since = created
+    stopping = job.status.holds_capacity and (
+        job.is_terminated or (job.status_reason or "").startswith(PREEMPTION_IN_PROGRESS)
+    )
     return Job(
         job_id=job.job_id,
         share=job.share,
@@ -125,4 +134,7 @@ def engine_job(job: LiveJob) -> Job:
         started_at=dispatched if job.status.holds_capacity else None,
         preemption_retries=job.preemption_retries,
         preemptions=job.preemptions or 0,
+        stopping_since=read_at if stopping else None,
+        preempted_by=None if not stopping or job.is_terminated else "",
+        stop_reason=job.status_reason if stopping and job.is_terminated else None,
     )

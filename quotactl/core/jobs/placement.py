@@ -38,6 +38,8 @@ class Placement:
     ahead: tuple[str, ...] = ()
     status_reason: str | None = None
     wait: Wait | None = None
+    starts_in: float | None = None
+    """Seconds until it would be SCHEDULED: 0, or its victims' preemption window."""
 
 
 def preview(
@@ -120,12 +122,17 @@ def _outcome(result: PassResult, need: str, share: str) -> Placement:
     if result.started and result.victims:
         kinds = sorted({v.kind for v in result.victims})
         n = len(result.victims)
+        later = ""
+        if result.starts_in:
+            window = f"{result.starts_in:g}"
+            later = f", {window} s from now, when their preemption window ends"
         return Placement(
             "preempt",
             f"{need} would start on share {share} after preempting {n} job{'s' if n != 1 else ''}"
-            f" ({' and '.join(kinds)})",
+            f" ({' and '.join(kinds)}){later}",
             lenders=result.lenders if result.borrowed else (),
             victims=result.victims,
+            starts_in=result.starts_in,
         )
     if result.started and result.borrowed:
         lenders = ", ".join(result.lenders) or "lending shares"
@@ -134,9 +141,14 @@ def _outcome(result: PassResult, need: str, share: str) -> Placement:
             f"{need} would start on share {share}, borrowing {result.borrowed} idle instance"
             f"{'s' if result.borrowed != 1 else ''} lent by {lenders}",
             lenders=result.lenders,
+            starts_in=result.starts_in,
         )
     if result.started:
-        return Placement("own", f"{need} would start at once on share {share}'s own capacity")
+        return Placement(
+            "own",
+            f"{need} would start at once on share {share}'s own capacity",
+            starts_in=result.starts_in,
+        )
     wait = result.wait
     assert wait is not None
     if wait.code == WaitCode.MISCONFIGURED:

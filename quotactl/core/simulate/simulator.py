@@ -88,7 +88,10 @@ class MeteredEngine(QueueEngine):
         used = list(self.used)
         for s, active in enumerate(self._active):
             for job in active.values():
-                used[s] += job.count * (at - (job.started_at or 0.0))
+                if job.reserved_since is None:  # a reserved job has not started yet
+                    used[s] += job.count * (at - (job.started_at or 0.0))
+        for job in self._stopping.values():  # victims in their preemption window
+            used[job._s] += job.count * (at - (job.started_at or 0.0))
         return used
 
     def checkpoint(self, at: float) -> None:

@@ -130,6 +130,10 @@ def engine_fields(job: ServiceJob) -> dict[str, Any]:
         "started_at": job.scheduled_at if job.status in HOLDING else None,
         "preemption_retries": preemption_retries(job),
         "preemptions": job.preempted_count,
+        "stopping_since": job.stopping_since,
+        "preempted_by": job.preempted_by,
+        "stop_reason": job.stop_reason,
+        "reserved_since": job.reserved_since,
     }
 
 

@@ -71,6 +71,12 @@ class ServiceJob:
     preempted_count: int = 0
     recent_preempted: list[Attempt] = field(default_factory=list)
     capacity_wait: float = 0.0  # seconds waited for instances before the current status
+    # windows (the engine's ``Job`` fields of the same names): a victim's preemption window or
+    # a terminated job's stopping window, and a RUNNABLE job's reserved capacity
+    stopping_since: float | None = None
+    preempted_by: str | None = None
+    stop_reason: str | None = None
+    reserved_since: float | None = None
     seq: int = field(default=0, compare=False)
 
     def doc(self) -> dict[str, Any]:

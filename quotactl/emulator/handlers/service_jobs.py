@@ -210,7 +210,7 @@ def update_service_job(ctx: Context, params: Params) -> dict[str, Any]:
 
 def terminate_service_job(ctx: Context, params: Params) -> dict[str, Any]:
     job = find_job(ctx, v.required_string(params, "jobId"))
-    jobs.terminate(ctx, job, v.required_string(params, "reason"))
+    jobs.terminate(ctx, job, v.required_string(params, "reason"), stopping=True)
     return {}
 
 
@@ -233,6 +233,6 @@ def terminate_service_jobs(ctx: Context, params: Params) -> dict[str, Any]:
             continue
         job = ctx.tx.job(job_id) if ctx.account.owns(str(value)) else None
         if job is not None:
-            jobs.terminate(ctx, job, reason)
+            jobs.terminate(ctx, job, reason, stopping=True)
         successful.append(str(value))  # AWS counts unknown IDs as successful
     return {"successful": successful, "errors": errors}

@@ -45,15 +45,40 @@ def apply(account: Account, job: ServiceJob, tr: Transition) -> None:
     raises); what the emulator records beside it depends on the status the job enters."""
     if job.status in FINAL:
         return  # terminated meanwhile
-    if tr.preempted_attempt is not None:
+    if tr.window is not None:
+        _window(job, tr)
+    elif tr.preempted_attempt is not None:
         _preempted(job, tr)
     else:
         _ENTER[tr.status](account, job, tr)
 
 
+def _window(job: ServiceJob, tr: Transition) -> None:
+    """A window opens; the job keeps its status. A victim is RUNNING (or SCHEDULED, STARTING)
+    with statusReason ``PREEMPTION_IN_PROGRESS: ...`` until it leaves; the job it is preempted
+    for stays RUNNABLE with the capacity reserved; a terminated job carries isTerminated."""
+    if tr.window == "reserved":
+        job.reserved_since = tr.at
+        return
+    job.stopping_since = tr.at
+    if tr.window == "terminating":
+        job.is_terminated = True
+        job.stop_reason = tr.reason
+    elif tr.preempted_attempt is not None:
+        job.preempted_by = tr.preempted_attempt.preempted_by
+    if tr.reason != job.status_reason:
+        job.status_reason, job.reason_since = tr.reason, tr.at
+
+
+def _closed(job: ServiceJob) -> None:
+    """Whatever window the job was in has ended."""
+    job.stopping_since = job.preempted_by = job.stop_reason = job.reserved_since = None
+
+
 def _preempted(job: ServiceJob, tr: Transition) -> None:
     """A holding job preempted: RUNNABLE again, or FAILED with its retries spent."""
     assert tr.preempted_attempt is not None
+    _closed(job)
     attempt = job.attempts[-1]
     attempt.stopped_at, attempt.status_reason = tr.at, tr.preempted_attempt.status_reason
     job.preempted_count += 1
@@ -68,6 +93,7 @@ def _preempted(job: ServiceJob, tr: Transition) -> None:
 
 
 def _scheduled(account: Account, job: ServiceJob, tr: Transition) -> None:
+    _closed(job)
     if job.status_reason == reasons.INSUFFICIENT_CAPACITY:  # the wait counts toward time limits
         job.capacity_wait += tr.at - job.reason_since
     # The job's times are those of its latest attempt, which has not started yet.
@@ -92,8 +118,11 @@ def _succeeded(account: Account, job: ServiceJob, tr: Transition) -> None:
 
 
 def _failed(account: Account, job: ServiceJob, tr: Transition) -> None:
-    """An attempt failed (its run time or timeout is over): FAILED, or RUNNABLE to retry."""
-    job.failed_attempts += 1
+    """An attempt failed (its run time or timeout is over): FAILED, or RUNNABLE to retry; or
+    a terminated job's window ended (not a failed attempt: retryStrategy does not count it)."""
+    if job.stopping_since is None:
+        job.failed_attempts += 1
+    _closed(job)
     stop(job, tr.status, tr.reason, tr.at)
     if tr.status is _RUNNABLE:
         job.stopped_at = None  # retried
@@ -182,15 +211,33 @@ def time_limit(job: ServiceJob, queue: JobQueue) -> tuple[float, str] | None:
     return None
 
 
-def terminate(ctx: Context, job: ServiceJob, reason: str) -> bool:
-    """Any unfinished job -> FAILED with isTerminated (a finished job is left as it is)."""
+def terminate(ctx: Context, job: ServiceJob, reason: str, *, stopping: bool = False) -> bool:
+    """Any unfinished job -> FAILED with isTerminated (a finished job is left as it is).
+
+    ``stopping`` (TerminateServiceJob): a job that holds instances keeps them and its status
+    for the termination window, with isTerminated and ``reason`` at once, and is FAILED at the
+    window's end (the engine's ``terminate``); a job in its preemption window ends FAILED at
+    that window's end."""
     if job.status in FINAL:
         return False
     if job.status != JobStatus.SUBMITTED:
         state = ctx.engines.get(ctx.tx, job.queue_ref, ctx.now)
         if state is not None and state.engine.live(job.job_id) is not None:
-            state.engine.remove(job.job_id)
             ctx.changed(job.queue_ref)
+            if stopping:
+                state.engine.now = ctx.now
+                end = state.engine.terminate(job.job_id, reason)
+                if end is not None:
+                    if job.stopping_since is None:
+                        job.stopping_since = ctx.now
+                        job.status_reason, job.reason_since = reason, ctx.now
+                    job.stop_reason = job.stop_reason or reason
+                    job.is_terminated = True
+                    ctx.tx.save_job(job, end)
+                    return True
+            else:
+                state.engine.remove(job.job_id)
+    _closed(job)
     job.is_terminated = True
     stop(job, JobStatus.FAILED, reason, ctx.now)
     ctx.tx.save_job(job, None)

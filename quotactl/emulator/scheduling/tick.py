@@ -124,6 +124,10 @@ def due_at(ctx: Context, state: QueueState, job: ServiceJob) -> float | None:
         live = state.engine.live(job.job_id)
         return None if live is None else state.engine.event_time(live)
     if job.status == JobStatus.RUNNABLE:
+        if job.reserved_since is not None:  # it starts when its victims' window ends
+            live = state.engine.live(job.job_id)
+            if live is not None:
+                return state.engine.event_time(live)
         limit = jobs.time_limit(job, state.queue)
         retry = jobs.capacity_retry_at(job)
         times = [t for t in (None if limit is None else limit[0], retry) if t is not None]

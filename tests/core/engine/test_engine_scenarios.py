@@ -118,6 +118,14 @@ class SnapshotDriver:
             job.status = tr.status
             job.status_since = tr.at
             job.status_reason = tr.reason
+            if tr.window == "preempting":  # a window opens; what a snapshot keeps of it
+                assert tr.preempted_attempt is not None
+                job.stopping_since, job.preempted_by = tr.at, tr.preempted_attempt.preempted_by
+                continue
+            if tr.window == "reserved":
+                job.reserved_since = tr.at
+                continue
+            job.stopping_since = job.preempted_by = job.reserved_since = None
             if tr.status is JobStatus.SCHEDULED:
                 job.started_at = tr.at
                 job.first_started_at = job.first_started_at or tr.at
