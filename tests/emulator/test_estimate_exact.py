@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from quotactl.core.engine import TIMING
 from tests.emulator.estimate_support import G5, P5, DemoAccount, default_timing
 
 if TYPE_CHECKING:
@@ -52,7 +53,7 @@ def test_estimates_are_exact_behind_others_on_borrowed_capacity_and_behind_a_rec
     """One queue with each case: jobs waiting in their share's order (ranking), a job that
     starts by borrowing nlp's capacity once nlp's job ends (vision-experiments), and a job
     that takes research's capacity back from a borrower when it reaches the front of its
-    share (research, behind its share's jobs of another type)."""
+    share (research, behind its share's jobs of another type), after the preemption window."""
     with default_timing():
         account = DemoAccount(tmp_path / "state.db")
         try:
@@ -81,6 +82,10 @@ def test_estimates_are_exact_behind_others_on_borrowed_capacity_and_behind_a_rec
                 assert abs(eta - actual) < 1.0, (name, eta - queue.now, actual - queue.now)
             reclaimed = account.job("vision-borrowing")
             assert reclaimed["preemptionSummary"]["preemptedAttemptCount"] == 1
+            # behind the reclaim's window: research-p5 reached its share's front when
+            # research-g5-2 was dispatched, and started a preemption window (20 s) later
+            window = found["research-p5"][1] - found["research-g5-2"][1]
+            assert abs(window - TIMING.preemption_seconds) < 1.0
             # the borrowed start: vision-next starts when nlp-1 ends (its 4 x p5 go idle)
             nlp = account.job("nlp-1")["attempts"][0]
             assert abs(found["vision-next"][1] - (nlp["stoppedAt"] / 1000 + 5)) < 1.0

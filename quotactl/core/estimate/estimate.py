@@ -24,6 +24,7 @@ from quotactl.core.engine import TIMING
 from quotactl.core.estimate.forward import run
 from quotactl.core.estimate.positions import positions
 from quotactl.core.estimate.runtimes import Basis, known_run, time_limit
+from quotactl.core.estimate.windows import match_windows
 from quotactl.core.jobs.live import engine_job
 from quotactl.core.states import JobStatus
 
@@ -133,6 +134,7 @@ def estimate(
     started = time.process_time()
     now = live.read_at
     plans = [_plan(j, now, timing, history) for j in _unfinished(live)]
+    match_windows(live.model, [p.job for p in plans], now)
     drawn = [p for p in plans if p.fixed is None]
     count = 1 if not drawn else (runs or max(MIN_RUNS, min(MAX_RUNS, JOB_RUNS // len(plans))))
     queued = [p.job.job_id for p in plans if not p.job.status.holds_capacity]
@@ -172,7 +174,7 @@ def _unfinished(live: LiveQueue) -> list[LiveJob]:
 
 
 def _plan(job: LiveJob, now: float, timing: Timing, history: DurationSampler | None) -> _Plan:
-    record = engine_job(job)
+    record = engine_job(job, now)
     elapsed = 0.0
     if record.status is JobStatus.RUNNING and job.started_at is not None:
         # AWS's startedAt is the start of STARTING; the run counts from RUNNING

@@ -1,0 +1,64 @@
+"""Preemption windows already under way when the queue was read.
+
+AWS reports a victim in its window (statusReason ``PREEMPTION_IN_PROGRESS: ...``) but not the
+job the capacity is held for. Left unknown, a forward run would let that job's share start it
+at once, on capacity the victim still holds for the rest of its window. So each victim is
+matched to the job it was most likely preempted for, as the engine chooses one: for an
+in-share preemption the head of the victim's own share; for a reclaim the head, earliest in
+submission order, of another share that needs that instance type and fits its own limit. That
+job is taken to hold the capacity from the read on (as the window is: ``engine_job``).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from quotactl.core.engine import reasons
+from quotactl.core.engine.order import dispatch_key, submission_rank
+from quotactl.core.states import JobStatus
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from quotactl.core.engine import Job, QueueModel
+
+_IN_SHARE = reasons.IN_SHARE_PREEMPTION.split(" triggered")[0]
+
+
+def match_windows(queue: QueueModel, jobs: Sequence[Job], now: float) -> None:
+    """Name, on each victim whose preemptor is unknown, the job it is preempted for, and mark
+    that job as holding the capacity since ``now`` (the records are changed in place)."""
+    victims = [j for j in jobs if j.stopping_since is not None and j.preempted_by == ""]
+    if not victims:
+        return
+    heads: dict[str, Job] = {}
+    for job in sorted(
+        (j for j in jobs if j.status is JobStatus.RUNNABLE and j.reserved_since is None),
+        key=lambda j: dispatch_key(j.priority, j.submitted_at, j.job_id),
+    ):
+        heads.setdefault(job.share, job)
+    used: dict[tuple[str, str], int] = {}
+    for job in jobs:
+        if job.status.holds_capacity and job.preempted_by is None:
+            key = (job.share, job.instance_type)
+            used[key] = used.get(key, 0) + job.count
+    limits = {s.name: s.limits for s in queue.shares}
+    for victim in sorted(victims, key=lambda j: submission_rank(j.submitted_at, j.job_id)):
+        t = victim.instance_type
+        if _IN_SHARE in (victim.status_reason or ""):
+            head = heads.get(victim.share)
+            found = head if head is not None and head.instance_type == t else None
+        else:
+            fitting = [
+                h
+                for share, h in heads.items()
+                if share != victim.share
+                and h.instance_type == t
+                and used.get((share, t), 0) + h.count <= limits.get(share, {}).get(t, 0)
+            ]
+            found = min(
+                fitting, key=lambda h: submission_rank(h.submitted_at, h.job_id), default=None
+            )
+        if found is not None:
+            victim.preempted_by = found.job_id
+            found.reserved_since = now
