@@ -127,3 +127,37 @@ def test_every_estimate_of_a_generated_queue_is_its_actual_start(
                 assert abs(eta - actual) < 1.0, (name, eta, actual)
         finally:
             account.close()
+
+
+def test_positions_in_the_queue_are_the_snapshots_front_of_queue(tmp_path: Path) -> None:
+    """The queue's dispatch order is the one GetJobQueueSnapshot reports; share order is the
+    share's own (priority, then submission)."""
+    with default_timing():
+        account = DemoAccount(tmp_path / "state.db")
+        try:
+            for i in range(12):
+                share, itype, most = KINDS[i % len(KINDS)]
+                account.submit(f"j{i}", share, itype, most, duration=3600, priority=i % 3, gap=1)
+            estimates = account.estimates()
+            (queue,) = estimates.queues
+            front = account.batch.get_job_queue_snapshot(jobQueue="training")["frontOfQueue"]
+            order = [j["jobArn"].rsplit("/", 1)[-1] for j in front["jobs"]]
+            assert len(order) >= 3
+            by_arn = {
+                account.job(name)["jobArn"].rsplit("/", 1)[-1]: job_id
+                for name, job_id in account.ids.items()
+            }
+            for place, arn in enumerate(order, start=1):
+                assert queue.etas[by_arn[arn]].position_in_queue == place
+            for share in {k[0] for k in KINDS}:
+                places = sorted(
+                    (eta.position_in_share, -account.job(name)["schedulingPriority"], name)
+                    for name, job_id in account.ids.items()
+                    if (eta := queue.etas.get(job_id)) is not None
+                    and eta.position_in_share is not None
+                    and account.job(name)["quotaShareName"] == share
+                )
+                assert [p[0] for p in places] == list(range(1, len(places) + 1))
+                assert [p[1] for p in places] == sorted(p[1] for p in places)
+        finally:
+            account.close()
