@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from quotactl.core.durations import format_duration
+from quotactl.core.estimate import Basis
 from quotactl.render.jobs_json import iso
 from quotactl.render.symbols import DASH
 
@@ -17,7 +18,7 @@ if TYPE_CHECKING:
 _BASIS_WORDS = {
     "known": "every run time it waits on is known",
     "history": "run times drawn from the share's history",
-    "time-limit": "some run times are time limits, so it may well start sooner",
+    "time-limit": "run times ahead of it are time limits (upper bounds): it may well start sooner",
 }
 
 
@@ -45,6 +46,8 @@ def eta_sentence(eta: Eta, now: float, share: str | None, queue: str) -> str:
         )
     elif eta.exact:
         when = f"expected to start in {span(eta.p50 - now)} (at {iso(eta.p50)})"
+    elif eta.p10 == eta.p90 and eta.basis is Basis.TIME_LIMIT:
+        when = f"expected to start within about {span(eta.p50 - now)} (at {iso(eta.p50)})"
     else:
         low = span(eta.p10 - now) if eta.p10 is not None else DASH
         high = span(eta.p90 - now) if eta.p90 is not None else "later than every run showed"

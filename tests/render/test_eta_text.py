@@ -55,3 +55,9 @@ def test_a_job_that_never_starts_says_so() -> None:
     assert eta_sentence(eta, 0.0, "a", "q").startswith("not expected to start")
     assert eta_cell(eta, 0.0) == "never"
     assert eta_cell(None, 0.0) == "\u2013"
+
+
+def test_an_estimate_on_time_limits_is_said_to_be_an_upper_bound() -> None:
+    eta = Eta(3600.0, 3600.0, 3600.0, 1, 1, Basis.TIME_LIMIT)
+    assert eta_sentence(eta, 0.0, "a", "q").startswith("expected to start within about 1h (at")
+    assert eta_cell(eta, 0.0) == "~1h"
