@@ -74,6 +74,7 @@ def test_with_time_limits_only_no_job_starts_later_than_its_p90(drawn: list[Draw
                 )
                 true[name] = float(seconds)
             account.advance(1)
+            account.settle_windows()
             estimates = account.estimates()
             (queue,) = estimates.queues
             assert estimates.runs == 1  # nothing to draw: the upper bounds, one run

@@ -4,9 +4,11 @@ AWS reports a victim in its window (statusReason ``PREEMPTION_IN_PROGRESS: ...``
 job the capacity is held for. Left unknown, a forward run would let that job's share start it
 at once, on capacity the victim still holds for the rest of its window. So each victim is
 matched to the job it was most likely preempted for, as the engine chooses one: for an
-in-share preemption the head of the victim's own share; for a reclaim the head, earliest in
-submission order, of another share that needs that instance type and fits its own limit. That
-job is taken to hold the capacity from the read on (as the window is: ``engine_job``).
+in-share preemption the first job of the victim's own share still short of instances; for a
+reclaim the first such job, earliest in submission order, of another share that needs that
+instance type and fits its own limit. Once a job's victims cover its instances, the next
+victims go to the job after it. That job is taken to hold the capacity from the read on (as
+the window is: ``engine_job``).
 """
 
 from __future__ import annotations
@@ -31,29 +33,37 @@ def match_windows(queue: QueueModel, jobs: Sequence[Job], now: float) -> None:
     victims = [j for j in jobs if j.stopping_since is not None and j.preempted_by == ""]
     if not victims:
         return
-    heads: dict[str, Job] = {}
+    queued: dict[str, list[Job]] = {}
     for job in sorted(
         (j for j in jobs if j.status is JobStatus.RUNNABLE and j.reserved_since is None),
         key=lambda j: dispatch_key(j.priority, j.submitted_at, j.job_id),
     ):
-        heads.setdefault(job.share, job)
+        queued.setdefault(job.share, []).append(job)
     used: dict[tuple[str, str], int] = {}
     for job in jobs:
         if job.status.holds_capacity and job.preempted_by is None:
             key = (job.share, job.instance_type)
             used[key] = used.get(key, 0) + job.count
     limits = {s.name: s.limits for s in queue.shares}
+    need: dict[str, int] = {}  # a matched job's instances not yet covered by its victims
+
+    def next_of(share: str, t: str) -> Job | None:
+        """The share's first queued job still short of instances, if it is of type ``t``."""
+        for job in queued.get(share, ()):
+            if need.get(job.job_id, job.count) > 0:
+                return job if job.instance_type == t else None
+        return None
+
     for victim in sorted(victims, key=lambda j: submission_rank(j.submitted_at, j.job_id)):
         t = victim.instance_type
         if _IN_SHARE in (victim.status_reason or ""):
-            head = heads.get(victim.share)
-            found = head if head is not None and head.instance_type == t else None
+            found = next_of(victim.share, t)
         else:
             fitting = [
                 h
-                for share, h in heads.items()
+                for share in queued
                 if share != victim.share
-                and h.instance_type == t
+                and (h := next_of(share, t)) is not None
                 and used.get((share, t), 0) + h.count <= limits.get(share, {}).get(t, 0)
             ]
             found = min(
@@ -62,3 +72,4 @@ def match_windows(queue: QueueModel, jobs: Sequence[Job], now: float) -> None:
         if found is not None:
             victim.preempted_by = found.job_id
             found.reserved_since = now
+            need[found.job_id] = need.get(found.job_id, found.count) - victim.count
