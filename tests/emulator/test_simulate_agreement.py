@@ -164,6 +164,8 @@ def test_a_reclaim_is_the_same_preemption_in_both() -> None:
     with tempfile.TemporaryDirectory() as folder:
         emulated = _emulated(Path(folder) / "state.db", rows)
     assert len(emulated["j2"]) == 2  # preempted once, then run again
+    # chosen when research's job arrives (at 103 s), it stops when its 20 s window ends
+    assert emulated["j2"][0][1] == 103.0 + 20.0
     assert emulated == _simulated(rows)
 
 

@@ -10,8 +10,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from quotactl.aws.live import describe_all, read_queue
 from quotactl.aws.session import Target, client, make_session
 from quotactl.core.engine import Timing
+from quotactl.core.jobs.placement import preview
+from quotactl.core.jobs.why import wait_of
 from quotactl.emulator import Emulator
 from tests.emulator.emulator_support import TYPE, make_queue, payload
 
@@ -200,4 +203,23 @@ def test_a_job_that_holds_nothing_is_terminated_at_once(tmp_path: Path) -> None:
         batch.terminate_service_job(jobId=queued, reason="not wanted")
         found = batch.describe_service_job(jobId=queued)
         assert (found["status"], found["isTerminated"]) == ("FAILED", True)
+        batch.close()
+
+
+def test_previews_during_a_window_see_the_victim_leaving(tmp_path: Path) -> None:
+    """AWS shows the victim RUNNING with PREEMPTION_IN_PROGRESS, not whom its capacity is
+    for: ``job why`` says the reclaimer waits for the window, and no preview takes the
+    leaving job again."""
+    state = tmp_path / "state.db"
+    with Emulator(state, timing=QUICK) as emulator:
+        batch = _batch(emulator, state)
+        victim = _borrowing(batch, emulator)
+        reclaimer = _submit(batch, "reclaimer", "a", 2)
+        emulator.advance(1)
+        queue = read_queue(batch, "q", describe=describe_all)
+        wait = wait_of(queue, reclaimer)
+        assert wait is not None
+        assert "PREEMPTION_IN_PROGRESS" in wait.message
+        placement = preview(queue, share="a", instance_type=TYPE, count=1, priority=0)
+        assert victim not in {v.job_id for v in placement.victims}
         batch.close()

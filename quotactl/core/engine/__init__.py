@@ -19,6 +19,11 @@ Two ways in:
   list: what one scheduling pass would decide now. Nothing the caller passed is modified, and
   the order the jobs are given in decides nothing (``order``).
 
+Windows (``Timing.preemption_seconds``, ``termination_seconds``): a preemption victim keeps
+its status and instances until its window ends while the job it was preempted for waits with
+the capacity reserved; a terminated job keeps its instances until its window ends
+(``model.Window``, ``lifecycle``). With zero windows the engine decides as an instant one.
+
 Modules: ``model`` (values), ``order`` (the one order of jobs: dispatch and victims),
 ``reasons`` (AWS statusReason texts), ``capacity`` (the L/U/O/B ledger), ``runnable`` (a
 share's queue of runnable jobs), ``state`` (jobs and bookkeeping), ``lifecycle`` (start,
@@ -38,6 +43,7 @@ from quotactl.core.engine.model import (
     ShareModel,
     Timing,
     Transition,
+    Window,
     parse_timing,
 )
 from quotactl.core.engine.scheduler import QueueEngine
@@ -55,6 +61,7 @@ __all__ = [
     "ShareModel",
     "Timing",
     "Transition",
+    "Window",
     "parse_timing",
     "schedule",
 ]

@@ -15,7 +15,15 @@ from heapq import heappop, heappush
 
 from quotactl.core.engine import reasons
 from quotactl.core.engine.capacity import NO_CAP
-from quotactl.core.engine.model import Job, PreemptedAttempt, Transition
+from quotactl.core.engine.model import (
+    PREEMPTING,
+    RESERVED,
+    TERMINATING,
+    Job,
+    PreemptedAttempt,
+    Transition,
+    Window,
+)
 from quotactl.core.engine.state import EngineState
 from quotactl.core.states import JobStatus
 from quotactl.core.transitions import transition
@@ -32,7 +40,6 @@ _FAILED = JobStatus.FAILED
 _TO_STARTING, _TO_RUNNING, _DONE, _LEAVE, _BEGIN, _STOP = 0, 1, 2, 3, 4, 5
 _PHASE = {_SCHEDULED: _TO_STARTING, _STARTING: _TO_RUNNING, _RUNNING: _DONE}
 _PREFIX = reasons.PREEMPTION_IN_PROGRESS
-_W = "preempting"
 
 
 class Lifecycle(EngineState):
@@ -190,15 +197,13 @@ class Lifecycle(EngineState):
         held = self._held
         cap.cap[t] -= job.count
         held[t] += job.count
-        job._held = job.count
         for _, pt, pn in job._parts:
             cap.cap[pt] -= pn
             held[pt] += pn
         self._release(job)  # its phase and run timers stop with the attempt
         self._touched.add(t)
         now = self.now
-        job.stopping_since = now
-        job.preempted_by = by.job_id
+        job.window = Window(PREEMPTING, now, by.job_id, held=job.count)
         job.status_reason = _PREFIX + reason
         self._stopping[job._seq] = job
         self._timer(now + window, job, _LEAVE)
@@ -206,7 +211,9 @@ class Lifecycle(EngineState):
             started = job.started_at if job.started_at is not None else now
             attempt = PreemptedAttempt(started, now + window, reason, by.job_id)
             self.transitions.append(
-                Transition(job.job_id, now, job.status, job.status_reason, attempt, window=_W)
+                Transition(
+                    job.job_id, now, job.status, job.status_reason, attempt, window=PREEMPTING
+                )
             )
 
     def _take(self, job: Job, victims: list[Job]) -> None:
@@ -216,41 +223,49 @@ class Lifecycle(EngineState):
         if self.timing.preemption_seconds <= 0:
             self._start(job)
             return
+        self._take_held(job, victims)
+        self._reserve(job)
+
+    def _take_held(self, job: Job, victims: list[Job]) -> None:
+        """What ``job`` takes of its victims' instances is no longer held for them."""
         cap = self.capacity
         t = job._t
         need = job.count
         for victim in victims:
-            take = min(victim._held, need)
-            victim._held -= take
+            window = victim.window
+            if window is None:
+                continue
+            take = min(window.held, need)
+            window.held -= take
             need -= take
             cap.cap[t] += take
             self._held[t] -= take
-        self._reserve(job)
 
     def _reserve(self, job: Job, *, loaded: bool = False) -> None:
         """RUNNABLE, out of its share's queue: the ledger counts its instances as taken
-        (``loaded``: a snapshot's reserved job, whose window started at ``reserved_since``)."""
+        (``loaded``: a snapshot's reserved job, whose window it keeps)."""
         job._entry = None
         s = job._s
         self._active[s][job._seq] = job
         self._in_share_failed[s] = None  # its active jobs change
         if self.capacity.in_share[s]:
             self._count(s, job.priority)
-        job._borrowed = self.capacity.change(job._k, job._t, job.count, self.now)
-        if job._borrowed:
+        borrowed = self.capacity.change(job._k, job._t, job.count, self.now)
+        if borrowed:
             self._touched.add(job._t)
-        job._pinned = True
-        if loaded and job.reserved_since is not None:
-            self._timer(job.reserved_since + self.timing.preemption_seconds, job, _BEGIN)
+        window = job.window
+        if loaded and window is not None:
+            window.borrowed = borrowed
+            self._timer(window.since + self.timing.preemption_seconds, job, _BEGIN)
             return
-        job.reserved_since = self.now
+        job.window = Window(RESERVED, self.now, borrowed=borrowed)
         self._timer(self.now + self.timing.preemption_seconds, job, _BEGIN)
-        self._window(job, "reserved")
+        self._window(job, RESERVED)
 
     def _begin(self, job: Job) -> None:
         """A reserved job starts at its window's end (the status part of ``_start``)."""
-        job._pinned = False
-        job.reserved_since = None
+        borrowed = job.window.borrowed if job.window is not None else 0
+        job.window = None
         now = self.now
         job.started_at = now
         job._attempt += 1
@@ -263,32 +278,34 @@ class Lifecycle(EngineState):
         else:
             transition(job, _SCHEDULED, None, now)
             self._timer(now + self.timing.scheduled_seconds, job, _TO_STARTING)
-        self._started(job, job._borrowed)
+        self._started(job, borrowed)
 
     def _leave(self, job: Job) -> None:
         """A victim's preemption window ends: what it held is free, and it is RUNNABLE again
         (or FAILED: its retries are spent, or it was terminated meanwhile)."""
         del self._stopping[job._seq]
         self._unhold(job)
+        window = job.window
         reason = job.status_reason or ""
         if reason.startswith(_PREFIX):
             reason = reason[len(_PREFIX) :]
-        by = job.preempted_by or ""
-        job.stopping_since = job.preempted_by = None
+        by = (window.by if window is not None else None) or ""
         started = job.started_at if job.started_at is not None else self.now
-        if job.stop_reason is not None:
+        if window is not None and window.stop_reason is not None:
             self._end_terminated(job)
-        else:
-            self._requeue(job, reason, by, started)
+            return
+        job.window = None
+        self._requeue(job, reason, by, started)
 
     def _unhold(self, job: Job) -> None:
         """Give back what a victim in its window holds out of the capacity."""
         cap = self.capacity
         t = job._t
-        if job._held:
-            cap.cap[t] += job._held
-            self._held[t] -= job._held
-            job._held = 0
+        window = job.window
+        if window is not None and window.held:
+            cap.cap[t] += window.held
+            self._held[t] -= window.held
+            window.held = 0
         for _, pt, pn in job._parts:
             cap.cap[pt] += pn
             self._held[pt] -= pn
@@ -302,18 +319,17 @@ class Lifecycle(EngineState):
         whole until then."""
         cap = self.capacity
         for victim in self._stopping.values():
-            if victim.preempted_by == job.job_id and victim._held < victim.count:
-                more = victim.count - victim._held
-                victim._held = victim.count
+            window = victim.window
+            if window is not None and window.by == job.job_id and window.held < victim.count:
+                more = victim.count - window.held
+                window.held = victim.count
                 cap.cap[victim._t] -= more
                 self._held[victim._t] += more
 
     def _end_terminated(self, job: Job) -> None:
         """A terminated job's window ends: FAILED with the termination's reason."""
-        reason = job.stop_reason
-        job.stop_reason = None
-        job.stopping_since = None
-        job._pinned = False
+        reason = job.window.stop_reason if job.window is not None else None
+        job.window = None
         transition(job, _FAILED, reason, self.now)
         self._forget(job)
         self._emit(job, _FAILED, reason)
@@ -369,14 +385,12 @@ class Lifecycle(EngineState):
 
     def event_time(self, job: Job) -> float | None:
         """When an active job's current phase (or window) ends by itself (its timer), or None."""
-        timing = self.timing
-        if job.stopping_since is not None:
-            window = timing.preemption_seconds
-            if job.preempted_by is None:
-                window = timing.termination_seconds
-            return job.stopping_since + window
-        if job.reserved_since is not None:
-            return job.reserved_since + timing.preemption_seconds
+        window = job.window
+        if window is not None:
+            timing = self.timing
+            if window.kind == TERMINATING:
+                return window.since + timing.termination_seconds
+            return window.since + timing.preemption_seconds
         since = job.status_since
         if job.status is _SCHEDULED:
             return since + self.timing.scheduled_seconds

@@ -35,11 +35,18 @@ class ShareModel:
 
 @dataclass(frozen=True)
 class QueueModel:
-    """One quota-managed job queue: its environment's capacity and its quota shares."""
+    """One quota-managed job queue: its environment's capacity and its quota shares.
+
+    ``environment`` and ``priority``: queues that name the same service environment share its
+    capacity, evaluated in descending priority (what ``simulate`` replays as the emulator does);
+    None: the queue has its environment to itself.
+    """
 
     name: str
     capacity: Mapping[str, int]
     shares: tuple[ShareModel, ...]
+    environment: str | None = None
+    priority: int = 1
 
     @classmethod
     def from_desired(cls, desired: DesiredState, queue: str) -> QueueModel:
@@ -61,7 +68,13 @@ class QueueModel:
             for s in desired.shares
             if s.queue == queue
         )
-        return cls(name=queue, capacity=dict(env.capacity) if env else {}, shares=shares)
+        return cls(
+            name=queue,
+            capacity=dict(env.capacity) if env else {},
+            shares=shares,
+            environment=spec.environment,
+            priority=spec.priority,
+        )
 
     def with_strategy(self, strategy: Strategy) -> QueueModel:
         """The same queue with every share forced to ``strategy`` (the simulator's baseline)."""
@@ -169,13 +182,11 @@ class Job:
     condition or timeout) instead of SUCCEEDED; ``retries`` such failed attempts go back to
     RUNNABLE first, at their old place in the share's order.
 
-    Windows (``Timing.preemption_seconds``, ``Timing.termination_seconds``): a preemption
-    victim keeps its status for the window with statusReason ``PREEMPTION_IN_PROGRESS: ...``
-    (``stopping_since``, ``preempted_by``); the job that preempted it stays RUNNABLE with the
-    capacity held for it (``reserved_since``) and is SCHEDULED at the window's end. A
-    terminated job that holds instances keeps them and its status for the termination window
-    (``stopping_since``, ``stop_reason``) and is FAILED at its end. These fields are all a
-    snapshot needs to rebuild a window (``QueueEngine.load``).
+    ``window`` (``Timing.preemption_seconds``, ``Timing.termination_seconds``): a preemption
+    victim keeps its status for the window with statusReason ``PREEMPTION_IN_PROGRESS: ...``;
+    the job that preempted it stays RUNNABLE with the capacity reserved for it and is
+    SCHEDULED at the window's end; a terminated job that holds instances keeps them and its
+    status for the termination window and is FAILED at its end (``Window``).
     """
 
     job_id: str
@@ -195,10 +206,7 @@ class Job:
     groups: tuple[tuple[str, int], ...] = ()
     end_reason: str | None = None
     retries: int = 0
-    stopping_since: float | None = None  # the start of its preemption or termination window
-    preempted_by: str | None = None  # in a preemption window: the job it is preempted for
-    stop_reason: str | None = None  # terminated: the window ends FAILED with this reason
-    reserved_since: float | None = None  # RUNNABLE, with capacity held for it since then
+    window: Window | None = None  # a preemption or termination window, or reserved capacity
     # Engine bookkeeping: share, instance-type and (type, share) indices, arrival number and
     # submission rank,
     # attempt counter (invalidates timers of a preempted attempt), the live runnable-heap entry.
@@ -210,13 +218,38 @@ class Job:
     _attempt: int = field(default=0, repr=False)
     _entry: tuple[int, Job] | None = field(default=None, repr=False)
     _parts: tuple[tuple[int, int, int], ...] = field(default=(), repr=False)  # groups' (k, t, n)
-    _pinned: bool = field(default=False, repr=False)  # in a window: never a victim
-    _held: int = field(default=0, repr=False)  # a victim's instances nobody may take yet
-    _borrowed: int = field(default=0, repr=False)  # what a reserved job's capacity borrows
 
     def copy(self) -> Job:
         """A new record with the same public fields and none of an engine's bookkeeping."""
-        return Job(**{name: getattr(self, name) for name in _PUBLIC_FIELDS})
+        job = Job(**{name: getattr(self, name) for name in _PUBLIC_FIELDS})
+        if job.window is not None:
+            job.window = job.window.copy()
+        return job
+
+
+PREEMPTING, TERMINATING, RESERVED = "preempting", "terminating", "reserved"
+"""The kinds of ``Window`` (and of a ``Transition.window``)."""
+
+
+@dataclass(slots=True, eq=False)
+class Window:
+    """A job's window (``Job.window``): all a snapshot needs to rebuild it.
+
+    ``PREEMPTING``: a victim, since ``since``, preempted for the job ``by`` (None: not known,
+    as on AWS); ``TERMINATING``: terminated while it held instances; ``RESERVED``: RUNNABLE
+    with capacity reserved since ``since`` until its victims' window ends. ``stop_reason``: the
+    job was terminated, and the window ends FAILED with it.
+    """
+
+    kind: str
+    since: float
+    by: str | None = None
+    stop_reason: str | None = None
+    held: int = 0  # PREEMPTING: its instances nobody may take yet (engine bookkeeping)
+    borrowed: int = 0  # RESERVED: what its capacity borrows (engine bookkeeping)
+
+    def copy(self) -> Window:
+        return Window(self.kind, self.since, self.by, self.stop_reason)
 
 
 _PUBLIC_FIELDS = tuple(f.name for f in fields(Job) if not f.name.startswith("_"))

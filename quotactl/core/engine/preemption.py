@@ -1,6 +1,6 @@
 """Choosing victims (pass steps 2 and 4 of docs/scheduling.md) on trial numbers.
 
-Nothing changes unless it works. A job in a window (``Job._pinned``: reserved, or terminated
+Nothing changes unless it works. A job in a window (``Job.window``: reserved, or terminated
 and stopping) is never a candidate; a victim in its preemption window is not active any more.
 
 Both choosers walk candidates in the one victim order (``order.py``: lowest priority first,
@@ -44,7 +44,7 @@ def reclaim_victims(state: EngineState, job: Job) -> list[Job] | None:
         for r, active in enumerate(state._active)
         if r != job._s and usage[base + r] > limit[base + r]
         for v in active.values()
-        if v._t == t and not v._pinned
+        if v._t == t and v.window is None
     ]
     if not candidates:
         return None
@@ -89,7 +89,7 @@ def in_share_victims(
     candidates: list[Job] = []
     held = 0
     for v in state._active[job._s].values():
-        if v._t == t and v.priority < priority and not v._pinned:
+        if v._t == t and v.priority < priority and v.window is None:
             candidates.append(v)
             held += v.count
     u, lim, bcap, lends = cap.usage[k], cap.limit[k], cap.bcap[k], cap.lends_k[k]

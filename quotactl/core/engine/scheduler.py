@@ -12,7 +12,16 @@ from heapq import heapify
 from typing import TYPE_CHECKING
 
 from quotactl.core.engine.lifecycle import _BEGIN, _LEAVE, _STOP
-from quotactl.core.engine.model import INSTANT, Job, QueueModel, Timing
+from quotactl.core.engine.model import (
+    INSTANT,
+    PREEMPTING,
+    RESERVED,
+    TERMINATING,
+    Job,
+    QueueModel,
+    Timing,
+    Window,
+)
 from quotactl.core.engine.passes import Passes
 from quotactl.core.states import JobStatus
 from quotactl.core.transitions import transition
@@ -104,22 +113,23 @@ class QueueEngine(Passes):
         for job in sorted(jobs, key=lambda j: j.submitted_at):
             if job.status.is_final:
                 continue
-            if job.reserved_since is not None and job.status is _RUNNABLE:
+            window = job.window
+            if window is not None and window.kind == RESERVED and job.status is _RUNNABLE:
                 self._index(job)
                 reserved.append(job)
                 continue
             if not job.status.holds_capacity:
+                job.window = None
                 self.submit(job)
                 continue
             self._index(job)
             if job.started_at is None:
                 job.started_at = job.status_since
-            if job.stopping_since is not None and job.preempted_by is not None:
+            if window is not None and window.kind == PREEMPTING:
                 victims.append(job)
                 continue
             self._activate(job)
-            if job.stopping_since is not None:
-                job._pinned = True
+            if window is not None:  # terminated, stopping
                 self._timer(self._window_end_time(job), job, _STOP)
             else:
                 self._resume_timer(job)
@@ -128,14 +138,16 @@ class QueueEngine(Passes):
         for job in victims:
             self._held_for(job)
         for job in reserved:
-            self._take_held(job)
+            mine = [v for v in victims if v.window is not None and v.window.by == job.job_id]
+            self._take_held(job, mine)
 
     def _held_for(self, job: Job) -> None:
         """A loaded victim in its window holds all its instances out of the capacity."""
         cap = self.capacity
         cap.cap[job._t] -= job.count
         self._held[job._t] += job.count
-        job._held = job.count
+        if job.window is not None:
+            job.window.held = job.count
         for _, pt, pn in job._parts:
             cap.cap[pt] -= pn
             self._held[pt] += pn
@@ -145,19 +157,6 @@ class QueueEngine(Passes):
     def _window_end_time(self, job: Job) -> float:
         at = self.event_time(job)
         return self.now if at is None else at
-
-    def _take_held(self, job: Job) -> None:
-        """A loaded reserved job takes back, from its victims, what it reserved of them."""
-        mine = [v for v in self._stopping.values() if v.preempted_by == job.job_id]
-        mine.sort(key=lambda v: v._rank)
-        cap = self.capacity
-        need = job.count
-        for victim in mine:
-            take = min(victim._held, need)
-            victim._held -= take
-            need -= take
-            cap.cap[job._t] += take
-            self._held[job._t] -= take
 
     def set_priority(self, job_id: str, priority: int) -> None:
         """UpdateServiceJob: a queued job moves in its share's order; any job may now preempt."""
@@ -178,7 +177,7 @@ class QueueEngine(Passes):
         """The job was terminated outside the engine: forget it and free what it held."""
         job = self._job(job_id)
         if job._seq in self._active[job._s]:  # holding, reserved or in its termination window
-            if job.reserved_since is not None:
+            if job.window is not None and job.window.kind == RESERVED:
                 self._unreserve(job)
             self._release(job)
         elif self._stopping.pop(job._seq, None) is not None:  # in its preemption window
@@ -194,22 +193,22 @@ class QueueEngine(Passes):
         is returned; any other job is removed now (None). A job already in a window ends with
         it, FAILED with ``reason`` (the first termination's)."""
         job = self._job(job_id)
-        if job.stopping_since is not None:
-            if job.stop_reason is None:
-                job.stop_reason = reason
+        window = job.window
+        if window is not None and window.kind != RESERVED:  # stopping already
+            if window.stop_reason is None:
+                window.stop_reason = reason
             return self.event_time(job)
-        window = self.timing.termination_seconds
-        if window <= 0 or job.reserved_since is not None or not job.status.holds_capacity:
+        seconds = self.timing.termination_seconds
+        if seconds <= 0 or window is not None or not job.status.holds_capacity:
             self.remove(job_id)
             return None
         job._attempt += 1  # its phase and run timers stop
-        job._pinned = True
-        job.stopping_since = self.now
-        job.stop_reason = job.status_reason = reason
+        job.window = Window(TERMINATING, self.now, stop_reason=reason)
+        job.status_reason = reason
         self._in_share_failed[job._s] = None  # one victim fewer
-        self._timer(self.now + window, job, _STOP)
-        self._window(job, "terminating")
-        return self.now + window
+        self._timer(self.now + seconds, job, _STOP)
+        self._window(job, TERMINATING)
+        return self.now + seconds
 
     def settle_windows(self, mark: int) -> None:
         """Close the preemption windows opened since ``mark`` (a ``timer_mark()``), each at

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 from quotactl.core.engine import TIMING_VARIABLE, Job, QueueEngine, Timing, parse_timing
 from quotactl.core.engine import reasons as engine_reasons
+from quotactl.core.engine.model import PREEMPTING
 from quotactl.core.engine.order import dispatch_key
 from quotactl.core.resources.desired import UNLIMITED, Strategy
 from quotactl.core.states import JobStatus
@@ -184,6 +185,21 @@ def _capacity_wait(engine: QueueEngine, queue: QueueModel, job: Job) -> Wait:
     used = engine.usage(share.name, t)
     reason = job.status_reason
     need = f"{n} x {t}"
+    leaving = [
+        j
+        for j in engine.jobs()
+        if j.window is not None and j.window.kind == PREEMPTING and j.instance_type == t
+    ]
+    if used + n <= limit and leaving:
+        count = len(leaving)
+        return Wait(
+            WaitCode.NO_IDLE_CAPACITY,
+            f"{need} fits share {share.name}'s own limit ({used} of {limit} in use), and "
+            f"{count} job{'s' if count != 1 else ''} of {t} {'are' if count != 1 else 'is'} "
+            "being preempted (PREEMPTION_IN_PROGRESS): their instances are free when the "
+            "preemption window ends",
+            reason,
+        )
     if used + n <= limit:
         return Wait(
             WaitCode.NO_IDLE_CAPACITY,

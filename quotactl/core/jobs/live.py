@@ -15,7 +15,14 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING
 
-from quotactl.core.engine.model import Job, QueueModel, ShareModel
+from quotactl.core.engine.model import (
+    PREEMPTING,
+    TERMINATING,
+    Job,
+    QueueModel,
+    ShareModel,
+    Window,
+)
 from quotactl.core.engine.order import dispatch_key, submission_rank
 from quotactl.core.engine.reasons import PREEMPTION_IN_PROGRESS
 from quotactl.core.states import JobStatus, LifecycleStatus
@@ -134,7 +141,11 @@ def engine_job(job: LiveJob, read_at: float) -> Job:
         started_at=dispatched if job.status.holds_capacity else None,
         preemption_retries=job.preemption_retries,
         preemptions=job.preemptions or 0,
-        stopping_since=read_at if stopping else None,
-        preempted_by=None if not stopping or job.is_terminated else "",
-        stop_reason=job.status_reason if stopping and job.is_terminated else None,
+        window=_window(job, read_at) if stopping else None,
     )
+
+
+def _window(job: LiveJob, read_at: float) -> Window:
+    if job.is_terminated:
+        return Window(TERMINATING, read_at, stop_reason=job.status_reason)
+    return Window(PREEMPTING, read_at)

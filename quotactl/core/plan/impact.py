@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from quotactl.core.engine.order import victim_key
+from quotactl.core.engine.reasons import PREEMPTION_IN_PROGRESS
 from quotactl.core.plan.model import Action, AffectedJob, Effect, Impact
 from quotactl.core.resources.desired import EnvironmentSpec, QueueSpec, ShareSpec
 from quotactl.core.states import JobStatus
@@ -71,11 +72,13 @@ def _lowered_limits(after: ShareSpec, jobs: Sequence[LiveJob]) -> list[Impact]:
         limit = after.capacity.get(itype, 0)
         if usage <= limit:
             continue
-        excess = usage - limit
-        # Victims in the engine's one order (lowest priority, then most recently started:
-        # docs/scheduling.md), until they cover the excess.
+        # Jobs in their preemption window (PREEMPTION_IN_PROGRESS) are leaving already: they
+        # cover the excess first, and the rest in the engine's one order (lowest priority,
+        # then most recently started: docs/scheduling.md), until the excess is covered.
+        leaving = [j for j in users if (j.status_reason or "").startswith(PREEMPTION_IN_PROGRESS)]
+        excess = usage - limit - sum(j.instances[itype] for j in leaving)
         ordered = sorted(
-            users,
+            (j for j in users if j not in leaving),
             key=lambda j: victim_key(
                 j.priority, j.scheduled_at or j.started_at, j.created_at, j.job_id
             ),
@@ -87,6 +90,8 @@ def _lowered_limits(after: ShareSpec, jobs: Sequence[LiveJob]) -> list[Impact]:
                 break
             victims.append(job)
             covered += job.instances[itype]
+        if not victims:
+            continue
         impacts.append(
             Impact(
                 Effect.PREEMPTIBLE,

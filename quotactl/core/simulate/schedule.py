@@ -12,6 +12,7 @@ from __future__ import annotations
 import gc
 from typing import TYPE_CHECKING
 
+from quotactl.core.simulate.shared import SharedReplay, shares_environments
 from quotactl.core.simulate.simulator import MeteredEngine, _replay
 
 if TYPE_CHECKING:
@@ -56,12 +57,21 @@ def attempts(
 ) -> Attempts:
     """Replay ``rows`` as ``simulate`` does (with ``timing``, else the emulator's) and return
     every job's attempts (see module doc)."""
-    engine = _Recorder(queues, timing)
     collecting = gc.isenabled()
     gc.disable()
     try:
-        _replay(queues, rows, source, engine)
+        if shares_environments(queues):
+            shared = SharedReplay(queues, timing, _Recorder)
+            shared.run(rows, source)
+            engines: list[_Recorder] = [e for e in shared.engines if isinstance(e, _Recorder)]
+        else:
+            engines = [_Recorder(queues, timing)]
+            _replay(queues, rows, source, engines[0])
     finally:
         if collecting:
             gc.enable()
-    return {name: [(a, b) for a, b in runs] for name, runs in engine.attempts.items()}
+    return {
+        name: [(a, b) for a, b in runs]
+        for engine in engines
+        for name, runs in engine.attempts.items()
+    }

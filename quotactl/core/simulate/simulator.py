@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 from quotactl.core.engine import Job, QueueEngine, QueueModel, Timing, parse_timing
 from quotactl.core.simulate import io
 from quotactl.core.simulate.metrics import RawShare, RunTotals
+from quotactl.core.simulate.shared import SharedReplay, shares_environments
 from quotactl.core.states import JobStatus
 from quotactl.errors import TraceError
 
@@ -88,7 +89,7 @@ class MeteredEngine(QueueEngine):
         used = list(self.used)
         for s, active in enumerate(self._active):
             for job in active.values():
-                if job.reserved_since is None:  # a reserved job has not started yet
+                if job.window is None:  # a reserved job has not started yet
                     used[s] += job.count * (at - (job.started_at or 0.0))
         for job in self._stopping.values():  # victims in their preemption window
             used[job._s] += job.count * (at - (job.started_at or 0.0))
@@ -144,8 +145,10 @@ class MeteredEngine(QueueEngine):
 def simulate(queues: Sequence[QueueModel], rows: Iterable[TraceRow], source: str) -> RunTotals:
     """Replay ``rows`` against ``queues`` to the end of the trace and of every job.
 
-    Queues do not interact, and the engine keeps all its accounting per instance type, so all
-    queues run in one engine whose instance types are qualified by queue (``queue/type``).
+    Queues on environments of their own do not interact, and the engine keeps all its
+    accounting per instance type, so all queues run in one engine whose instance types are
+    qualified by queue (``queue/type``). Queues that share an environment are replayed with
+    one engine each, as the emulator runs them (``shared.py``).
     The cyclic garbage collector is paused meanwhile: the replay allocates millions of
     short-lived objects that reference counting frees, and rescanning them cost about a tenth
     of the run. (A queued job and its queue entry refer to each other until it starts; what is
@@ -154,6 +157,8 @@ def simulate(queues: Sequence[QueueModel], rows: Iterable[TraceRow], source: str
     collecting = gc.isenabled()
     gc.disable()
     try:
+        if shares_environments(queues):  # queues on one environment: one engine each
+            return SharedReplay(queues, None, MeteredEngine).run(rows, source)
         return _replay(queues, rows, source)
     finally:
         if collecting:

@@ -12,7 +12,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from quotactl.core.durations import DurationError, parse_duration
-from quotactl.core.engine import Job, reasons
+from quotactl.core.engine import Job, Window, reasons
+from quotactl.core.engine.model import PREEMPTING, RESERVED, TERMINATING
 from quotactl.core.jobs.spec import DEFAULT_MAX_RUNTIME, DURATION_TAG
 from quotactl.core.states import HOLDING, JobStatus
 from quotactl.emulator.account.models import NUM_INSTANCES
@@ -130,10 +131,22 @@ def engine_fields(job: ServiceJob) -> dict[str, Any]:
         "started_at": job.scheduled_at if job.status in HOLDING else None,
         "preemption_retries": preemption_retries(job),
         "preemptions": job.preempted_count,
-        "stopping_since": job.stopping_since,
-        "preempted_by": job.preempted_by,
+        "window": _window(job),
+    }
+
+
+def _window(job: ServiceJob) -> dict[str, Any] | None:
+    """The engine's ``Window`` of a stored job, as its fields (None: in no window)."""
+    if job.reserved_since is not None:
+        return {"kind": RESERVED, "since": job.reserved_since}
+    if job.stopping_since is None:
+        return None
+    kind = TERMINATING if job.preempted_by is None else PREEMPTING
+    return {
+        "kind": kind,
+        "since": job.stopping_since,
+        "by": job.preempted_by,
         "stop_reason": job.stop_reason,
-        "reserved_since": job.reserved_since,
     }
 
 
@@ -146,4 +159,6 @@ def engine_job(job_id: str, fields: dict[str, Any], share: str | None, *, count_
     (unit, count), *groups = sorted(units.items())
     values["share"] = share or values["share"]
     values["status"] = JobStatus(values["status"])
+    window = values.pop("window", None)
+    values["window"] = None if window is None else Window(**window)
     return Job(job_id, instance_type=unit, count=count, groups=tuple(groups), **values)

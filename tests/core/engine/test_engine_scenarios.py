@@ -23,6 +23,7 @@ from quotactl.core.engine import (
     Transition,
     schedule,
 )
+from quotactl.core.engine.model import PREEMPTING, RESERVED, Window
 from quotactl.core.resources.desired import Strategy
 from tests.core.engine.engine_scenarios import (
     ACTIVE,
@@ -118,14 +119,14 @@ class SnapshotDriver:
             job.status = tr.status
             job.status_since = tr.at
             job.status_reason = tr.reason
-            if tr.window == "preempting":  # a window opens; what a snapshot keeps of it
+            if tr.window == PREEMPTING:  # a window opens; what a snapshot keeps of it
                 assert tr.preempted_attempt is not None
-                job.stopping_since, job.preempted_by = tr.at, tr.preempted_attempt.preempted_by
+                job.window = Window(PREEMPTING, tr.at, tr.preempted_attempt.preempted_by)
                 continue
-            if tr.window == "reserved":
-                job.reserved_since = tr.at
+            if tr.window == RESERVED:
+                job.window = Window(RESERVED, tr.at)
                 continue
-            job.stopping_since = job.preempted_by = job.reserved_since = None
+            job.window = None
             if tr.status is JobStatus.SCHEDULED:
                 job.started_at = tr.at
                 job.first_started_at = job.first_started_at or tr.at
