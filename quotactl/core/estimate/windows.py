@@ -13,9 +13,11 @@ the window is: ``engine_job``).
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from quotactl.core.engine import reasons
+from quotactl.core.engine.model import PREEMPTING, RESERVED, Window
 from quotactl.core.engine.order import dispatch_key, submission_rank
 from quotactl.core.states import JobStatus
 
@@ -30,18 +32,22 @@ _IN_SHARE = reasons.IN_SHARE_PREEMPTION.split(" triggered")[0]
 def match_windows(queue: QueueModel, jobs: Sequence[Job], now: float) -> None:
     """Name, on each victim whose preemptor is unknown, the job it is preempted for, and mark
     that job as holding the capacity since ``now`` (the records are changed in place)."""
-    victims = [j for j in jobs if j.stopping_since is not None and j.preempted_by == ""]
+    victims = [
+        j
+        for j in jobs
+        if j.window is not None and j.window.kind == PREEMPTING and j.window.by is None
+    ]
     if not victims:
         return
     queued: dict[str, list[Job]] = {}
     for job in sorted(
-        (j for j in jobs if j.status is JobStatus.RUNNABLE and j.reserved_since is None),
+        (j for j in jobs if j.status is JobStatus.RUNNABLE and j.window is None),
         key=lambda j: dispatch_key(j.priority, j.submitted_at, j.job_id),
     ):
         queued.setdefault(job.share, []).append(job)
     used: dict[tuple[str, str], int] = {}
     for job in jobs:
-        if job.status.holds_capacity and job.preempted_by is None:
+        if job.status.holds_capacity and (job.window is None or job.window.kind != PREEMPTING):
             key = (job.share, job.instance_type)
             used[key] = used.get(key, 0) + job.count
     limits = {s.name: s.limits for s in queue.shares}
@@ -69,7 +75,7 @@ def match_windows(queue: QueueModel, jobs: Sequence[Job], now: float) -> None:
             found = min(
                 fitting, key=lambda h: submission_rank(h.submitted_at, h.job_id), default=None
             )
-        if found is not None:
-            victim.preempted_by = found.job_id
-            found.reserved_since = now
+        if found is not None and victim.window is not None:
+            victim.window = replace(victim.window, by=found.job_id)
+            found.window = Window(RESERVED, now)
             need[found.job_id] = need.get(found.job_id, found.count) - victim.count
