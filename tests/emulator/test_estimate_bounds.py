@@ -133,9 +133,10 @@ def _replay(folder: Path, seed: int) -> list[tuple[str, float, float, float]]:
             share = rng.choice(sorted(SHARES))
             itype, count, runs = SHARES[share]
             name = f"j{line}"
-            account.submit(name, share, itype, count, max_runtime=LIMIT)
+            account.submit(name, share, itype, count, max_runtime=LIMIT, gap=1)
             true[name] = rng.choice(runs) * rng.uniform(0.8, 1.2)
         account.advance(1)
+        account.settle_windows()
         estimates = account.estimates(history=ledger)
         assert estimates.history == str(ledger)
         (queue,) = estimates.queues
@@ -146,14 +147,15 @@ def _replay(folder: Path, seed: int) -> list[tuple[str, float, float, float]]:
 
 
 def test_with_a_history_at_least_80_percent_of_starts_fall_between_p10_and_p90() -> None:
-    """Five scenarios replayed through the emulator; the calibration is printed."""
+    """Eight scenarios replayed through the emulator (jobs a second apart, so that no tie
+    between job IDs decides); the calibration is printed."""
     inside = total = 0
     with default_timing():
-        for seed in range(5):
+        for seed in range(8):
             with tempfile.TemporaryDirectory() as folder:
                 for _, p10, p90, actual in _replay(Path(folder), seed):
                     total += 1
                     inside += p10 - 1.0 <= actual <= p90 + 1.0
     print(f"calibration: {inside} of {total} starts between p10 and p90 ({inside / total:.0%})")
-    assert total >= 40
+    assert total >= 60
     assert inside / total >= 0.8
