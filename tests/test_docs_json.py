@@ -29,7 +29,7 @@ DEMO = REPO_ROOT / "configs" / "demo"
 SPEC = REPO_ROOT / "configs" / "jobs" / "fine-tune.yaml"
 # A quoted name that is a key: not a value after ':' and not an alternative after '|'.
 KEY = re.compile(r'(?<![:|]\s)(?<![:|])"([A-Za-z_][A-Za-z0-9_]*)"')
-OPAQUE = {"payload", "tags", "summary", "capacity", "jobs_by_status"}
+OPAQUE = {"payload", "tags", "summary", "capacity", "jobs_by_status", "api_calls"}
 """Members whose keys are data (a request, tags, actions, instance types), not fields."""
 
 

@@ -28,10 +28,12 @@ if TYPE_CHECKING:
     from quotactl.api.checkup import Check, Checkup, doctor, versions
     from quotactl.api.config import DEFAULT_CONFIG, Validation, load, schema, validate
     from quotactl.api.connection import BACKENDS, DEFAULT_STATE, connect
+    from quotactl.api.estimates import estimate_jobs
     from quotactl.api.formatting import Formatted, format_files, write_formatted
     from quotactl.api.jobs import (
         AttemptLog,
         Cancelled,
+        Explained,
         JobDescription,
         JobList,
         cancel_jobs,
@@ -106,9 +108,11 @@ _WHERE = {
     "quotactl.api.ledger": ("HistoryWritten", "history"),
     "quotactl.api.checkup": ("Check", "Checkup", "doctor", "versions"),
     "quotactl.api.formatting": ("Formatted", "format_files", "write_formatted"),
+    "quotactl.api.estimates": ("estimate_jobs",),
     "quotactl.api.jobs": (
         "AttemptLog",
         "Cancelled",
+        "Explained",
         "JobDescription",
         "JobList",
         "cancel_jobs",
@@ -180,6 +184,7 @@ __all__ = [
     "Cancelled",
     "Check",
     "Checkup",
+    "Explained",
     "ExportedTrace",
     "Formatted",
     "GeneratedTrace",
@@ -207,6 +212,7 @@ __all__ = [
     "connect",
     "describe_job",
     "doctor",
+    "estimate_jobs",
     "export",
     "export_trace",
     "force_unlock",

@@ -1,5 +1,6 @@
 """Service-job use cases after submission: ``list_jobs``, ``describe_job``, ``cancel_jobs``,
-``set_priority``, ``why`` and ``job_logs``. Submitting is in ``quotactl.api.submission``."""
+``set_priority``, ``why`` (with the job's estimated start) and ``job_logs``. Submitting is in
+``quotactl.api.submission``."""
 
 from __future__ import annotations
 
@@ -11,11 +12,13 @@ from quotactl.errors import JobFinishedError, NoLogsError, NotFoundError
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator, Sequence
+    from pathlib import Path
 
     from quotactl.aws.account import Account
     from quotactl.aws.job_listing import JobListing
     from quotactl.aws.training import LogLine
     from quotactl.core.engine import JobStatus
+    from quotactl.core.estimate import Estimates, Eta
     from quotactl.core.jobs.live import LiveQueue
     from quotactl.core.jobs.records import JobDetail
     from quotactl.core.jobs.reprioritise import PriorityChange
@@ -204,14 +207,47 @@ def set_priority(account: Account, ref: str, priority: int) -> PriorityChange:
     return effect
 
 
-def why(account: Account, ref: str) -> Why:
-    """Why a job waits (what is ahead of it, what it lacks) and what preempted it."""
+@dataclass(frozen=True)
+class Explained:
+    """``job why``'s answer and, for a job that waits, when it is expected to start."""
+
+    why: Why
+    estimates: Estimates
+    now: float
+
+    @property
+    def eta(self) -> Eta | None:
+        return self.estimates.eta(self.why.job.job_id)
+
+
+def why(
+    account: Account,
+    ref: str,
+    *,
+    history_file: Path | None = None,
+    seed: int | None = None,
+) -> Explained:
+    """Why a job waits (what is ahead of it, what it lacks), what preempted it, and when it
+    is expected to start (``history_file``: a ledger to draw run times from)."""
+    from collections import Counter
+
+    from quotactl.api.estimates import estimate_queue
+    from quotactl.core.estimate import Estimates
     from quotactl.core.jobs.why import explain
     from quotactl.core.states import LISTED as ALL_STATUSES
 
+    before = Counter(account.calls)
     detail = account.jobs.resolve(ref)
     (live,) = read_live(account, [detail.job.queue], ALL_STATUSES)
-    return explain(live, live.job(detail.job.job_id) or detail.job)
+    answer = explain(live, live.job(detail.job.job_id) or detail.job)
+    if answer.wait is None:
+        return Explained(answer, Estimates(calls=dict(account.calls - before)), live.read_at)
+    found, source = estimate_queue(
+        account, live, wanted=[answer.job.job_id], history_file=history_file, seed=seed
+    )
+    return Explained(
+        answer, Estimates((found,), dict(account.calls - before), source), live.read_at
+    )
 
 
 def job_logs(

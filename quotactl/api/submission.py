@@ -1,12 +1,12 @@
 """Submitting SageMaker Training jobs: ``job_request`` (a checked spec and where it goes),
-``preview`` (where it would run now) and ``submit``; ``submit_trainer`` for a SageMaker SDK
-``ModelTrainer`` is in ``quotactl.api.trainer``."""
+``preview`` (where it would run now, and when it would start) and ``submit``;
+``submit_trainer`` for a SageMaker SDK ``ModelTrainer`` is in ``quotactl.api.trainer``."""
 
 from __future__ import annotations
 
 import time
 import uuid
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -17,6 +17,7 @@ if TYPE_CHECKING:
 
     from quotactl.aws.account import Account
     from quotactl.aws.jobs import Submitted
+    from quotactl.core.estimate import Estimates
     from quotactl.core.jobs.placement import Placement
     from quotactl.core.jobs.spec import JobSpec, SubmitOptions, SubmitRequest
 
@@ -41,6 +42,11 @@ class Preview:
     names: dict[str, str]
     placements: tuple[Placement, ...] = ()
     """One per job of a ``--count`` (the first is ``placement``), in submission order."""
+    estimates: Estimates | None = None
+    """When each previewed job is expected to start (by its ID in ``placements``)."""
+    ids: tuple[str, ...] = ()
+    """The previewed jobs' IDs, in the order of ``placements``."""
+    now: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -63,15 +69,24 @@ def job_request(spec_file: Path | str, options: SubmitOptions) -> JobRequest:
 
 
 def preview(
-    account: Account, request: JobRequest, *, clock: Callable[[], float] = time.time
+    account: Account,
+    request: JobRequest,
+    *,
+    clock: Callable[[], float] = time.time,
+    history_file: Path | None = None,
 ) -> Preview:
-    """Where the job would run now (submits nothing), after every check ``submit`` runs:
-    a request ``submit`` would refuse is refused here too, with the same error."""
+    """Where the job would run now and when it would start (submits nothing), after every
+    check ``submit`` runs: a request ``submit`` would refuse is refused here too, with the
+    same error. ``history_file``: a ledger to draw run times from."""
+    from collections import Counter
+
+    from quotactl.api.estimates import preview_estimates, read_for_estimates
     from quotactl.core.jobs.placement import preview_jobs
     from quotactl.core.jobs.spec import instance_of
 
-    (live,) = read_live(account, [request.queue])
-    checked_requests(account, request, now=max(clock(), live.read_at))
+    before = Counter(account.calls)
+    (live,) = read_for_estimates(account, [request.queue])
+    batch = checked_requests(account, request, now=max(clock(), live.read_at))
     instance_type, count = instance_of(request.spec)
     chosen = request.options.priority
     priority = chosen if chosen is not None else (request.spec.priority or 0)
@@ -83,8 +98,27 @@ def preview(
         priority=priority,
         n_jobs=request.options.count,
     )
-    names = {j.job_id: j.name for j in live.jobs}
-    return Preview(placements[0], request.queue, request.share, names, tuple(placements))
+    names = {j.job_id: j.name for j in live.jobs if not j.is_final}
+    ids, estimates = preview_estimates(
+        account,
+        live,
+        batch,
+        instance_type=instance_type,
+        count=count,
+        priority=priority,
+        history_file=history_file,
+    )
+    estimates = replace(estimates, calls=dict(account.calls - before))
+    return Preview(
+        placements[0],
+        request.queue,
+        request.share,
+        names,
+        tuple(placements),
+        estimates,
+        ids,
+        live.read_at,
+    )
 
 
 def submit(

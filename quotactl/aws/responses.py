@@ -91,6 +91,7 @@ def live_job(
         preemption_retries=_int(retries),
         is_terminated=bool(item.get("isTerminated")),
         detailed=detail is not None,
+        **(_run_time_fields(detail) if detail else {}),
     )
 
 
@@ -127,8 +128,37 @@ def _listed(item: Mapping[str, Any], queue: str) -> LiveJob:
             "preemption_retries": None,
             "is_terminated": bool(get("isTerminated")),
             "detailed": False,
+            "duration": None,
+            "max_runtime": None,
+            "attempt_timeout": None,
         }
     )
+
+
+def _run_time_fields(detail: Mapping[str, Any]) -> dict[str, Any]:
+    duration, max_runtime, timeout = run_time_of(detail)
+    return {"duration": duration, "max_runtime": max_runtime, "attempt_timeout": timeout}
+
+
+def run_time_of(detail: Mapping[str, Any]) -> tuple[float | None, float | None, float | None]:
+    """The run-time fields of a DescribeServiceJob response (or a SubmitServiceJob request):
+    the ``quotactl:duration`` tag, ``StoppingCondition.MaxRuntimeInSeconds`` and
+    ``timeoutConfig.attemptDurationSeconds``, in seconds (None where absent)."""
+    duration: float | None = None
+    tag = (detail.get("tags") or {}).get(DURATION_TAG)
+    if isinstance(tag, str):
+        try:
+            duration = parse_duration(tag)
+        except DurationError:
+            duration = None
+    max_runtime: float | None = None
+    try:
+        stopping = json.loads(detail.get("serviceRequestPayload") or "{}").get("StoppingCondition")
+        max_runtime = float(stopping["MaxRuntimeInSeconds"])
+    except (ValueError, TypeError, KeyError, AttributeError):
+        max_runtime = None
+    timeout = (detail.get("timeoutConfig") or {}).get("attemptDurationSeconds")
+    return duration, max_runtime, None if timeout is None else float(timeout)
 
 
 def share_model(item: Mapping[str, Any], tags: Mapping[str, str] | None = None) -> ShareModel:
@@ -287,14 +317,8 @@ def requested_seconds(detail: Mapping[str, Any] | None) -> float:
     """The run time a job asked for: its duration tag, its MaxRuntimeInSeconds, or one day."""
     if not detail:
         return DEFAULT_MAX_RUNTIME
-    tag = (detail.get("tags") or {}).get(DURATION_TAG)
-    if isinstance(tag, str):
-        try:
-            return parse_duration(tag)
-        except DurationError:
-            pass
-    try:
-        stopping = json.loads(detail.get("serviceRequestPayload") or "{}").get("StoppingCondition")
-        return float(stopping["MaxRuntimeInSeconds"])
-    except (ValueError, TypeError, KeyError, AttributeError):
-        return DEFAULT_MAX_RUNTIME
+    duration, max_runtime, _ = run_time_of(detail)
+    for seconds in (duration, max_runtime):
+        if seconds is not None:
+            return seconds
+    return DEFAULT_MAX_RUNTIME

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
@@ -22,6 +23,14 @@ JobArgument = Annotated[
     str, typer.Argument(metavar="ID", help="The job's name, ID or ARN.", show_default=False)
 ]
 Output = Annotated[OutputFormat, typer.Option("-o", "--output", help="Report as text or JSON.")]
+History = Annotated[
+    Path | None,
+    typer.Option(
+        "--history",
+        metavar="FILE",
+        help="A ledger (quotactl history --out) to draw run times from for start estimates.",
+    ),
+]
 DEFAULT_REASON = "Cancelled with quotactl job cancel"
 
 
@@ -57,13 +66,19 @@ def jobs(
             help="Add priority and preemptions (one paced DescribeServiceJob per job).",
         ),
     ] = False,
+    eta: Annotated[
+        bool, typer.Option("--eta", help="Add when each waiting job is expected to start.")
+    ] = False,
+    history: History = None,
     output: Output = OutputFormat.TEXT,
 ) -> None:
     """List service jobs of every status, newest first.
 
     Unlike ListServiceJobs without a status (RUNNING only), every status is listed unless
     --status says otherwise. The table shows what ListServiceJobs returns, as the pages
-    arrive; --wide and -o json also describe each job.
+    arrive; --wide and -o json also describe each job. With --eta, each queue is run forward
+    through the scheduler once for all its waiting jobs (the table then waits for the whole
+    listing).
     """
     from quotactl import api
     from quotactl.cli.support import duration
@@ -92,12 +107,19 @@ def jobs(
         if json:
             from quotactl.render.jobs_json import jobs_json
 
-            runtime.stdout.write(jobs_json(list(listing)))
+            listed = list(listing)
+            estimates = api.estimate_jobs(account, queue, history_file=history) if eta else None
+            runtime.stdout.write(jobs_json(listed, estimates))
             runtime.report_calls(account)
             return
         from quotactl.render.jobs import print_jobs
 
-        print_jobs(runtime.console(), listing, lambda: listing.now, wide=wide)
+        if eta:  # the estimate runs the whole queue forward: list it first
+            listed = list(listing)
+            estimates = api.estimate_jobs(account, queue, history_file=history)
+            print_jobs(runtime.console(), listed, listing.now, wide=wide, estimates=estimates)
+        else:
+            print_jobs(runtime.console(), listing, lambda: listing.now, wide=wide)
         runtime.report_calls(account)
 
 
@@ -205,21 +227,26 @@ def priority(
 
 
 @job.command("why")
-def why(ctx: typer.Context, ref: JobArgument, output: Output = OutputFormat.TEXT) -> None:
-    """Explain why a job waits and what preempted it."""
+def why(
+    ctx: typer.Context,
+    ref: JobArgument,
+    history: History = None,
+    output: Output = OutputFormat.TEXT,
+) -> None:
+    """Explain why a job waits, when it is expected to start, and what preempted it."""
     from quotactl import api
 
     runtime = _runtime(ctx, output)
     with runtime.connect() as account:
-        answer = api.why(account, ref)
+        answer = api.why(account, ref, history_file=history)
     if output is OutputFormat.JSON:
         from quotactl.render.jobs_json import why_json
 
-        runtime.stdout.write(why_json(answer))
+        runtime.stdout.write(why_json(answer.why, answer.estimates))
         return
     from quotactl.render.jobs import print_why
 
-    print_why(runtime.console(), answer)
+    print_why(runtime.console(), answer.why, answer.estimates, answer.now)
 
 
 @job.command("logs")

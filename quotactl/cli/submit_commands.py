@@ -63,6 +63,14 @@ def submit(
     dry_run: Annotated[
         bool, typer.Option("--dry-run", help="Say where it would run now; submit nothing.")
     ] = False,
+    history: Annotated[
+        Path | None,
+        typer.Option(
+            "--history",
+            metavar="FILE",
+            help="With --dry-run: a ledger (quotactl history --out) to draw run times from.",
+        ),
+    ] = None,
     trainer: Annotated[
         str | None,
         typer.Option(
@@ -76,7 +84,8 @@ def submit(
 ) -> None:
     """Submit SageMaker Training jobs to a quota share.
 
-    With --dry-run, say where the job would run now and submit nothing. The spec is checked
+    With --dry-run, say where the job would run now and when it would start, and submit
+    nothing. The spec is checked
     first (FILE:LINE:COL errors; nothing is sent when it fails). On
     --backend aws the job's IAM role and output bucket must exist.
     """
@@ -103,10 +112,13 @@ def submit(
         return
     if jobspec is None:
         raise UsageError("give a JOBSPEC file (or --trainer MODULE:ATTR)")
+    if history is not None and not dry_run:
+        raise UsageError("--history is for --dry-run: it says when the job would start")
     request = api.job_request(jobspec, options)
     with runtime.connect() as account:
         if dry_run:
-            _show_preview(runtime, api.preview(account, request, clock=runtime.clock), output)
+            found = api.preview(account, request, clock=runtime.clock, history_file=history)
+            _show_preview(runtime, found, output)
             return
         try:
             result = api.submit(account, request, clock=runtime.clock)
@@ -122,7 +134,9 @@ def _show_preview(runtime: Runtime, found: Preview, output: OutputFormat) -> Non
     if output is OutputFormat.JSON:
         from quotactl.render.jobs_json import placement_json
 
-        runtime.stdout.write(placement_json(found.placement, found.placements))
+        runtime.stdout.write(
+            placement_json(found.placement, found.placements, found.estimates, found.ids)
+        )
         return
     from quotactl.render.jobs import print_placement
 
@@ -133,6 +147,9 @@ def _show_preview(runtime: Runtime, found: Preview, output: OutputFormat) -> Non
         share=found.share,
         names=found.names,
         placements=found.placements,
+        estimates=found.estimates,
+        ids=found.ids,
+        now=found.now,
     )
 
 

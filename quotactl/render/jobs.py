@@ -9,6 +9,7 @@ from rich.table import Table
 from quotactl.core.simulate import human_duration
 from quotactl.core.states import JobStatus
 from quotactl.render.console import print_trimmed
+from quotactl.render.eta import basis_words, cost_line, eta_cell, eta_sentence
 from quotactl.render.job_table import Column, StreamTable
 from quotactl.render.jobs_json import iso
 from quotactl.render.symbols import DASH
@@ -18,6 +19,7 @@ if TYPE_CHECKING:
 
     from rich.console import Console
 
+    from quotactl.core.estimate import Estimates, Eta
     from quotactl.core.jobs.placement import Placement
     from quotactl.core.jobs.records import JobDetail
     from quotactl.core.jobs.reprioritise import PriorityChange
@@ -45,9 +47,12 @@ def _short(text: str | None, width: int = REASON_WIDTH) -> str:
     return text if len(text) <= width else text[: width - 3] + "..."
 
 
-def job_columns(now: Callable[[], float], *, wide: bool = False) -> list[Column]:
-    """The ``jobs`` table's columns: what ListServiceJobs gives, and with ``wide`` what only
-    DescribeServiceJob has (priority, preemptions). ``now``: the account's clock, for ages."""
+def job_columns(
+    now: Callable[[], float], *, wide: bool = False, estimates: Estimates | None = None
+) -> list[Column]:
+    """The ``jobs`` table's columns: what ListServiceJobs gives, with ``wide`` what only
+    DescribeServiceJob has (priority, preemptions), and with ``estimates`` (``jobs --eta``)
+    when each waiting job is expected to start. ``now``: the account's clock, for ages."""
     columns = [
         Column("NAME", lambda j: j.name),
         Column("JOB ID", lambda j: j.job_id),
@@ -60,6 +65,8 @@ def job_columns(now: Callable[[], float], *, wide: bool = False) -> list[Column]
     if wide:
         columns.insert(4, Column("PRIO", lambda j: _number(j.priority), right=True))
         columns.insert(7, Column("PREEMPTED", lambda j: _number(j.preemptions), right=True))
+    if estimates is not None:
+        columns.append(Column("ETA", lambda j: eta_cell(estimates.eta(j.job_id), now())))
     return columns
 
 
@@ -74,17 +81,21 @@ def print_jobs(
     *,
     wide: bool = False,
     columns: Sequence[Column] | None = None,
+    estimates: Estimates | None = None,
 ) -> None:
     """The ``jobs`` table, each row written as it arrives (``jobs`` may be a live listing),
     then the count. ``now``: the account's clock, or a function giving it once the first job
-    is in (a listing learns it from its first answer)."""
+    is in (a listing learns it from its first answer). With ``estimates`` (``jobs --eta``), an
+    ETA column and how it was made."""
     clock = now if callable(now) else (lambda: now)
-    table = StreamTable(console, columns or job_columns(clock, wide=wide))
+    table = StreamTable(console, columns or job_columns(clock, wide=wide, estimates=estimates))
     table.write(jobs)
     if not table.count:
         console.print("No service jobs match.")
         return
     console.print(f"{table.count} job{'s' if table.count != 1 else ''}")
+    if estimates is not None:
+        console.print(f"ETA: {cost_line(estimates)}", highlight=False)
 
 
 def print_table(console: Console, table: Table) -> None:
@@ -159,12 +170,18 @@ def _print_preemptions(console: Console, preemptions: Sequence[Preemption]) -> N
         console.print(f"  {iso(p.at) or DASH}  {p.kind:<8}  {who}")
 
 
-def print_why(console: Console, why: Why) -> None:
+def print_why(
+    console: Console, why: Why, estimates: Estimates | None = None, now: float = 0.0
+) -> None:
+    """``job why``; with ``estimates``, when a waiting job is expected to start."""
     job = why.job
     console.print(f"[bold]{job.name}[/bold] ({job.job_id}) is {job.status.value}.")
     wait = why.wait
+    eta = estimates.eta(job.job_id) if estimates is not None else None
     if wait is not None:
         console.print(f"  wait: {wait.code} \u2013 {wait.message}")
+        if eta is not None and estimates is not None:
+            _print_eta(console, eta, estimates, now, job.share, job.queue)
         if wait.ahead:
             console.print(f"  ahead of it: {_named(wait.ahead, why.names)}")
         if wait.status_reason:
@@ -179,6 +196,18 @@ def print_why(console: Console, why: Why) -> None:
         console.print("  It has never been preempted.")
 
 
+def _print_eta(
+    console: Console,
+    eta: Eta,
+    estimates: Estimates,
+    now: float,
+    share: str | None,
+    queue: str,
+) -> None:
+    console.print(f"  eta: {eta_sentence(eta, now, share, queue)}", highlight=False)
+    console.print(f"    ({basis_words(eta)}; {cost_line(estimates)})", highlight=False)
+
+
 def _named(ids: Sequence[str], names: Mapping[str, str]) -> str:
     return ", ".join(f"{names[i]} ({i})" if i in names else i for i in ids)
 
@@ -191,14 +220,25 @@ def print_placement(
     share: str,
     names: Mapping[str, str] | None = None,
     placements: Sequence[Placement] = (),
+    estimates: Estimates | None = None,
+    ids: Sequence[str] = (),
+    now: float = 0.0,
 ) -> None:
     """``names``: job names by ID, for the victims and the jobs ahead; ``placements``: one
-    per job of a ``--count`` (each job is previewed, the later ones behind the earlier)."""
+    per job of a ``--count`` (each job is previewed, the later ones behind the earlier);
+    ``estimates`` of the previewed jobs, by their ``ids`` (in the order of ``placements``)."""
     console.print(f"Dry run: nothing was submitted to {queue}/{share}.")
     several = len(placements) > 1
+    shown = 0
     for index, one in enumerate(placements if several else [placement], start=1):
         label = f"job {index} of {len(placements)}: " if several else ""
         _print_one(console, one, names or {}, label)
+        eta = estimates.eta(ids[index - 1]) if estimates and index <= len(ids) else None
+        if eta is not None and one.placement in ("wait", "preempt", "own", "borrow"):
+            console.print(f"  eta: {eta_sentence(eta, now, share, queue)}", highlight=False)
+            shown += 1
+    if estimates is not None and shown:
+        console.print(f"  ({cost_line(estimates)})", highlight=False)
 
 
 def _print_one(

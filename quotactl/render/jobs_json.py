@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
+    from quotactl.core.estimate import Estimates, Eta
     from quotactl.core.jobs.analysis import Wait
     from quotactl.core.jobs.placement import Placement
     from quotactl.core.jobs.records import JobDetail
@@ -74,8 +75,17 @@ def job_view(job: LiveJob) -> dict[str, Any]:
     }
 
 
-def jobs_json(jobs: Sequence[LiveJob]) -> str:
-    return dump({"jobs": [job_view(j) for j in jobs]})
+def jobs_json(jobs: Sequence[LiveJob], estimates: Estimates | None = None) -> str:
+    """With ``estimates`` (``jobs --eta``): every job gains ``eta`` (null unless it waits),
+    and the document an ``estimate`` (how it was made, and the API calls it read with)."""
+    if estimates is None:
+        return dump({"jobs": [job_view(j) for j in jobs]})
+    return dump(
+        {
+            "jobs": [{**job_view(j), "eta": eta_view(estimates.eta(j.job_id))} for j in jobs],
+            "estimate": estimate_view(estimates),
+        }
+    )
 
 
 def preemption_view(p: Preemption) -> dict[str, Any]:
@@ -120,22 +130,37 @@ def wait_view(wait: Wait | None) -> dict[str, Any] | None:
     }
 
 
-def why_json(why: Why) -> str:
-    return dump(
-        {
-            "job_id": why.job.job_id,
-            "status": why.job.status.value,
-            "wait": wait_view(why.wait),
-            "preemptions": [preemption_view(p) for p in why.preemptions],
-        }
-    )
+def why_json(why: Why, estimates: Estimates | None = None) -> str:
+    document: dict[str, Any] = {
+        "job_id": why.job.job_id,
+        "status": why.job.status.value,
+        "wait": wait_view(why.wait),
+        "preemptions": [preemption_view(p) for p in why.preemptions],
+    }
+    if estimates is not None:
+        document["eta"] = eta_view(estimates.eta(why.job.job_id))
+        document["estimate"] = estimate_view(estimates)
+    return dump(document)
 
 
-def placement_json(placement: Placement, placements: Sequence[Placement] = ()) -> str:
-    """The first job's placement; with a ``--count``, every job's under ``jobs``."""
+def placement_json(
+    placement: Placement,
+    placements: Sequence[Placement] = (),
+    estimates: Estimates | None = None,
+    ids: Sequence[str] = (),
+) -> str:
+    """The first job's placement; with a ``--count``, every job's under ``jobs``; with
+    ``estimates`` of the previewed jobs (by ``ids``), each gains ``eta``."""
+    etas: list[Eta | None] = [estimates.eta(i) if estimates else None for i in ids]
     document = placement_view(placement)
+    if estimates is not None:
+        document["eta"] = eta_view(etas[0] if etas else None)
+        document["estimate"] = estimate_view(estimates)
     if len(placements) > 1:
         document["jobs"] = [placement_view(p) for p in placements]
+        if estimates is not None:
+            for view, eta in zip(document["jobs"], etas, strict=False):
+                view["eta"] = eta_view(eta)
     return dump(document)
 
 
@@ -184,3 +209,27 @@ def priority_json(change: PriorityChange) -> str:
             ],
         }
     )
+
+
+def eta_view(eta: Eta | None) -> dict[str, Any] | None:
+    if eta is None:
+        return None
+    return {
+        "p10": iso(eta.p10),
+        "p50": iso(eta.p50),
+        "p90": iso(eta.p90),
+        "position_in_share": eta.position_in_share,
+        "position_in_queue": eta.position_in_queue,
+        "basis": eta.basis.word,
+    }
+
+
+def estimate_view(estimates: Estimates) -> dict[str, Any]:
+    return {
+        "runs": estimates.runs,
+        "seed": estimates.seed,
+        "history": estimates.history,
+        "new_jobs": "not assumed",
+        "api_calls": dict(sorted(estimates.calls.items())),
+        "computation_seconds": round(estimates.seconds, 3),
+    }

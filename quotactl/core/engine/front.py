@@ -13,6 +13,7 @@ A FIFO queue is one share with no limit: submission order.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from heapq import heappop, heappush
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -38,28 +39,35 @@ def dispatch_order(
 ) -> list[Waiting]:
     """The first ``limit`` jobs of ``shares`` (each already in its share's order) in dispatch
     order; a share missing from ``limits`` has no limit (a FIFO queue)."""
+    # Picking a share's head changes only that share's usage and head, so the other shares'
+    # keys stand: a heap of one key per share, (borrows, submission order, share's place).
     used = {s: dict(usage.get(s, {})) for s in shares}
-    at = dict.fromkeys(shares, 0)
-    out: list[Waiting] = []
-    while len(out) < limit:
-        best: tuple[bool, int] | None = None
-        pick = None
-        for share, jobs in shares.items():
-            if at[share] >= len(jobs):
-                continue
-            job = jobs[at[share]]
-            own = limits.get(share)
-            borrows = own is not None and (
-                used[share].get(job.instance_type, 0) + job.count > own.get(job.instance_type, 0)
-            )
-            key = (borrows, job.seq)
-            if best is None or key < best:
-                best, pick = key, job
-        if pick is None:
-            break
-        out.append(pick)
-        at[pick.share] += 1
-        used[pick.share][pick.instance_type] = (
-            used[pick.share].get(pick.instance_type, 0) + pick.count
+    names = list(shares)
+    at = [0] * len(names)
+    heap: list[tuple[bool, int, int]] = []
+
+    def push(index: int) -> None:
+        share = names[index]
+        jobs = shares[share]
+        if at[index] >= len(jobs):
+            return
+        job = jobs[at[index]]
+        own = limits.get(share)
+        borrows = own is not None and (
+            used[share].get(job.instance_type, 0) + job.count > own.get(job.instance_type, 0)
         )
+        heappush(heap, (borrows, job.seq, index))
+
+    for index in range(len(names)):
+        push(index)
+    out: list[Waiting] = []
+    while len(out) < limit and heap:
+        _, _, index = heappop(heap)
+        share = names[index]
+        pick = shares[share][at[index]]
+        out.append(pick)
+        at[index] += 1
+        kept = used[share]
+        kept[pick.instance_type] = kept.get(pick.instance_type, 0) + pick.count
+        push(index)
     return out

@@ -79,10 +79,8 @@ def preview_jobs(
     if not model.enabled:
         raise ShareDisabledError(f"quota share {share!r} is DISABLED and accepts no new jobs")
     jobs = live.engine_jobs()
-    latest = max([live.read_at, *(j.submitted_at for j in jobs)])
-    ids = [DRY_RUN_ID] if n_jobs == 1 else [f"(job {i} of {n_jobs})" for i in range(1, n_jobs + 1)]
-    # after every job already submitted, a millisecond apart in submission order: their IDs,
-    # AWS's last tie-break, are not known yet
+    latest = preview_time(live)
+    ids = preview_ids(n_jobs)
     candidates = [
         Job(
             job_id=job_id,
@@ -90,17 +88,34 @@ def preview_jobs(
             instance_type=instance_type,
             count=count,
             priority=priority,
-            submitted_at=latest + 0.001 * index,
+            submitted_at=submitted,
             status=JobStatus.SUBMITTED,
             status_since=latest,
         )
-        for index, job_id in enumerate(ids, start=1)
+        for job_id, submitted in zip(ids, preview_submitted(live, n_jobs), strict=True)
     ]
     need = f"{count} x {instance_type}"
     return [
         _outcome(run_pass(queue, [*jobs, *candidates], job_id, latest), need, share)
         for job_id in ids
     ]
+
+
+def preview_ids(n_jobs: int) -> list[str]:
+    """The IDs that stand for the previewed jobs (AWS gives the real ones on submission)."""
+    return [DRY_RUN_ID] if n_jobs == 1 else [f"(job {i} of {n_jobs})" for i in range(1, n_jobs + 1)]
+
+
+def preview_time(live: LiveQueue) -> float:
+    """The moment of the preview: the read, or the latest submission if the clocks differ."""
+    return max([live.read_at, *(j.submitted_at for j in live.engine_jobs())])
+
+
+def preview_submitted(live: LiveQueue, n_jobs: int) -> list[float]:
+    """The previewed jobs' ``createdAt``: after every job already submitted, a millisecond
+    apart in submission order (their IDs, AWS's last tie-break, are not known yet)."""
+    latest = preview_time(live)
+    return [latest + 0.001 * index for index in range(1, n_jobs + 1)]
 
 
 def _outcome(result: PassResult, need: str, share: str) -> Placement:

@@ -120,8 +120,9 @@ class LiveJob:
     """One service job as the live account reports it (times in epoch seconds).
 
     ListServiceJobs gives the first eight fields and the times; ``priority``, ``attempts``,
-    ``preemptions``, ``recent_preemptions`` and ``preemption_retries`` only come with
-    DescribeServiceJob (``detailed``): on a job read from a list alone they are None or empty.
+    ``preemptions``, ``recent_preemptions``, ``preemption_retries`` and the run-time fields
+    (``duration``, ``max_runtime``, ``attempt_timeout``) only come with DescribeServiceJob
+    (``detailed``): on a job read from a list alone they are None or empty.
     """
 
     job_id: str
@@ -143,6 +144,12 @@ class LiveJob:
     preemption_retries: int | None = None  # preemptionRetriesBeforeTermination; None = no limit
     is_terminated: bool = False
     detailed: bool = False
+    duration: float | None = None
+    """The ``quotactl:duration`` tag in seconds (how long the emulator runs the job), if set."""
+    max_runtime: float | None = None
+    """``StoppingCondition.MaxRuntimeInSeconds`` of its request, if read."""
+    attempt_timeout: float | None = None
+    """``timeoutConfig.attemptDurationSeconds``, if set."""
 
     @classmethod
     def from_fields(cls, fields: dict[str, Any]) -> LiveJob:
