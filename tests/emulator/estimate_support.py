@@ -2,7 +2,7 @@
 
 Jobs go in through boto3 (SubmitServiceJob), time moves as `local advance` moves it, and the
 estimates come from the library call behind `jobs --eta` (``api.estimate_jobs``). Every
-process here uses the default timing (5 s SCHEDULED, 30 s STARTING), not the suite's zero.
+process here uses the default timing (120 s SCHEDULED, 30 s STARTING), not the suite's zero.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """With every duration known and nothing new arriving, every estimate is the actual start.
 
-The account runs the default timing model (5 s SCHEDULED, 30 s STARTING). Jobs are submitted
-through boto3 with their run time in the ``quotactl:duration`` tag; the estimates are read
+The account runs the default timing model (120 s SCHEDULED, 30 s STARTING, 20 s preemption
+windows). Jobs are submitted through boto3 with their run time in the ``quotactl:duration`` tag; the estimates are read
 (the library call behind ``jobs --eta``), then the clock moves on as ``local advance`` moves
 it, and every job's first start after the read is compared with its estimate, to the second.
 """
@@ -86,9 +86,13 @@ def test_estimates_are_exact_behind_others_on_borrowed_capacity_and_behind_a_rec
             # research-g5-2 was dispatched, and started a preemption window (20 s) later
             window = found["research-p5"][1] - found["research-g5-2"][1]
             assert abs(window - TIMING.preemption_seconds) < 1.0
-            # the borrowed start: vision-next starts when nlp-1 ends (its 4 x p5 go idle)
+            # the borrowed start: vision-next starts when nlp-1 ends (its 4 x p5 go idle), once
+            # SCHEDULED
             nlp = account.job("nlp-1")["attempts"][0]
-            assert abs(found["vision-next"][1] - (nlp["stoppedAt"] / 1000 + 5)) < 1.0
+            assert (
+                abs(found["vision-next"][1] - (nlp["stoppedAt"] / 1000 + TIMING.scheduled_seconds))
+                < 1.0
+            )
         finally:
             account.close()
 
