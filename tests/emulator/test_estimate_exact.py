@@ -1,9 +1,10 @@
 """With every duration known and nothing new arriving, every estimate is the actual start.
 
 The account runs the default timing model (120 s SCHEDULED, 30 s STARTING, 20 s preemption
-windows). Jobs are submitted through boto3 with their run time in the ``quotactl:duration`` tag; the estimates are read
-(the library call behind ``jobs --eta``), then the clock moves on as ``local advance`` moves
-it, and every job's first start after the read is compared with its estimate, to the second.
+windows). Jobs are submitted through boto3 with their run time in the ``quotactl:duration``
+tag; the estimates are read (the library call behind ``jobs --eta``), then the clock moves on
+as ``local advance`` moves it, and every job's first start after the read is compared with
+its estimate, to the second.
 """
 
 from __future__ import annotations
