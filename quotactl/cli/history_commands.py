@@ -7,6 +7,7 @@ from typing import Annotated
 
 import typer
 
+from quotactl.cli.options import QueuesOption, SinceOption
 from quotactl.core.words import count_of
 
 
@@ -21,24 +22,8 @@ def history(
             show_default=False,
         ),
     ],
-    queues: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--queue",
-            metavar="QUEUE",
-            help="Only this job queue (repeatable; default: every quota-managed queue).",
-            show_default=False,
-        ),
-    ] = None,
-    since: Annotated[
-        str | None,
-        typer.Option(
-            "--since",
-            metavar="DURATION",
-            help="Only jobs submitted in this last stretch (90s, 30m, 2h, 7d).",
-            show_default=False,
-        ),
-    ] = None,
+    queues: QueuesOption = None,
+    since: SinceOption = None,
     append: Annotated[
         bool,
         typer.Option(

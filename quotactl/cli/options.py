@@ -61,3 +61,21 @@ RulesOption = Annotated[
         show_default=False,
     ),
 ]
+QueuesOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--queue",
+        metavar="QUEUE",
+        help="Only this job queue (repeatable; default: every quota-managed queue).",
+        show_default=False,
+    ),
+]
+SinceOption = Annotated[
+    str | None,
+    typer.Option(
+        "--since",
+        metavar="DURATION",
+        help="Only jobs submitted in this last stretch (90s, 30m, 2h, 7d).",
+        show_default=False,
+    ),
+]
