@@ -254,6 +254,11 @@ def _print_one(
             f"  would preempt {_named([victim.job_id], known)} of share {victim.share} "
             f"({victim.kind})"
         )
+    for victim in placement.knock_on:
+        console.print(
+            f"  and then {_named([victim.by_job], known)} would preempt "
+            f"{_named([victim.job_id], known)} of share {victim.share} ({victim.kind})"
+        )
     if placement.ahead:
         console.print(f"  ahead of it: {_named(placement.ahead, known)}")
     if placement.status_reason:

@@ -7,7 +7,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from quotactl.aws.live import describe_all, read_queue
@@ -100,6 +100,15 @@ def _state(batch: Any, ids: list[str]) -> dict[str, tuple[str, int, str | None]]
     live=st.lists(job_st, max_size=6),
     candidate=job_st,
 )
+@example(  # found by hypothesis: an in-share preemption where the share also borrows
+    shares=[
+        {"limit": 2, "strategy": "LEND_AND_BORROW", "borrow": 50, "preemption": "ENABLED"},
+        {"limit": 3, "strategy": "LEND", "borrow": 0, "preemption": "ENABLED"},
+    ],
+    spare=0,
+    live=[(0, 3, 0), (1, 1, 0), (1, 3, 1)],
+    candidate=(0, 1, 1),
+)
 def test_dry_run_agrees_with_the_emulators_next_pass(
     shares: list[dict[str, Any]],
     spare: int,
@@ -130,7 +139,8 @@ def test_dry_run_agrees_with_the_emulators_next_pass(
             batch.close()
     status, _, reason = after[new]
     preempted = {j for j in ids if after[j][1] > before[j][1]}
-    assert preempted == {v.job_id for v in placement.victims}, placement
+    # its own victims, and those of waiting jobs that start in the same pass once it is in
+    assert preempted == {v.job_id for v in (*placement.victims, *placement.knock_on)}, placement
     if placement.placement in ("own", "borrow", "preempt"):
         assert status in HOLDING, placement
     else:

@@ -12,7 +12,7 @@ The queue's live jobs plus the hypothetical one go through one pass of the sched
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from quotactl.core.engine import Job
@@ -40,6 +40,9 @@ class Placement:
     wait: Wait | None = None
     starts_in: float | None = None
     """Seconds until it would be SCHEDULED: 0, or its victims' preemption window."""
+    knock_on: tuple[Victim, ...] = ()
+    """The other preemptions of the same pass: waiting jobs that start once this one is in
+    (each ``Victim.by_job`` names the job that preempts it)."""
 
 
 def preview(
@@ -119,6 +122,12 @@ def preview_submitted(live: LiveQueue, n_jobs: int) -> list[float]:
 
 
 def _outcome(result: PassResult, need: str, share: str) -> Placement:
+    placement = _placement(result, need, share)
+    knock_on = tuple(v for v in result.preempted if v.by_job != result.job_id)
+    return replace(placement, knock_on=knock_on) if knock_on else placement
+
+
+def _placement(result: PassResult, need: str, share: str) -> Placement:
     if result.started and result.victims:
         kinds = sorted({v.kind for v in result.victims})
         n = len(result.victims)
