@@ -53,15 +53,26 @@ class Account:
         notice: Callable[[str], None] = _ignore,
         clock: Callable[[], float] = time.time,
     ) -> None:
-        from quotactl.aws.session import client, make_session
+        from quotactl.aws.session import botocore_session, client
 
         self.target = target
-        self.session = session or make_session(target)
+        self._session = session
+        self._core = botocore_session(target) if session is None else None
         self.notice = notice
-        self.batch = BatchCalls(client(target, session=self.session, retries=retries))
+        self.batch = BatchCalls(client(target, session=session or self._core, retries=retries))
         self.live = LiveReader(self.batch, clock=clock)
         self.backend = AwsBackend(self.batch)
         self.jobs = JobsApi(self.batch, live=self.live)
+
+    @property
+    def session(self) -> boto3.Session:
+        """A boto3 session over this account's botocore session (made when first asked for:
+        the Batch client needs none, and boto3's import is not free)."""
+        if self._session is None:
+            import boto3
+
+            self._session = boto3.Session(botocore_session=self._core)
+        return self._session
 
     @property
     def backend_name(self) -> str:
@@ -100,7 +111,7 @@ class Account:
         from quotactl.core.apply.preconditions import check_expected_account
 
         local = self.target.backend == "local"
-        sts = None if local else client(self.target, "sts", session=self.session)
+        sts = None if local else client(self.target, "sts", session=self._session or self._core)
         found = identity(self.target, sts, self.region)
         if expected is not None and local:
             self.notice("quotactl: account guard not checked on the local emulator")
@@ -124,7 +135,7 @@ class Account:
 
         if self.target.backend != "aws":
             raise BackendSettingsError(f"{service} is only reachable on --backend aws")
-        return client(self.target, service, session=self.session)
+        return client(self.target, service, session=self._session or self._core)
 
     def sdk_session(self) -> AbstractContextManager[None]:
         """boto3's default session set to this account's while an SDK builds its clients."""

@@ -32,6 +32,8 @@ if TYPE_CHECKING:
 
     from quotactl.emulator import Emulator
 
+AnySession: TypeAlias = "boto3.Session | botocore.session.Session"
+"""What ``client`` builds on: a boto3 session (a caller's) or the botocore session under it."""
 Retries: TypeAlias = "_RetryDict"
 """botocore's ``Config(retries=...)``: ``mode``, ``max_attempts``, ``total_max_attempts``."""
 Service = Literal["batch", "sts", "iam", "s3", "sagemaker", "logs"]
@@ -78,38 +80,51 @@ def emulator_for(target: Target) -> Emulator:
 
 
 def make_session(target: Target, *, emulator: Emulator | None = None) -> boto3.Session:
-    """A boto3 session for ``target``.
+    """A boto3 session for ``target`` (see ``botocore_session``), for what needs boto3 itself:
+    an SDK that builds its clients with ``boto3.client``, or a caller that hands one in."""
+    import boto3
+
+    return boto3.Session(botocore_session=botocore_session(target, emulator=emulator))
+
+
+def botocore_session(
+    target: Target, *, emulator: Emulator | None = None
+) -> botocore.session.Session:
+    """The botocore session for ``target``, under every client quotactl builds.
 
     - local (no endpoint): dummy credentials and nothing from the user's AWS config, with
       the emulator answering every Batch request in-process;
     - local with ``--endpoint-url`` (e.g. ``local serve``): dummy credentials, the endpoint;
     - aws: the standard credential chain, ``--profile`` and ``--region``.
+
+    Commands build their Batch client on it directly: importing boto3 (and, through it,
+    s3transfer) costs every command start-up time for nothing boto3 adds to a client.
     """
-    import boto3
+    import botocore.session
+    from botocore.exceptions import ProfileNotFound
 
     if target.backend == "local":
-        session = boto3.Session(
-            botocore_session=_isolated_botocore_session(),
-            aws_access_key_id=_DUMMY_KEY,
-            aws_secret_access_key=_DUMMY_KEY,
-            region_name=_region(target),
-        )
+        session = _isolated_botocore_session()
+        session.set_credentials(_DUMMY_KEY, _DUMMY_KEY)
+        session.set_config_variable("region", _region(target))
         if target.uses_emulator:
             from quotactl.emulator.hook import BotocoreHook
 
             hook = BotocoreHook(emulator or emulator_for(target))
             # a before-send handler returns the response; botocore-stubs types handlers as -> None
-            session.events.register("before-send.batch", hook)  # type: ignore[arg-type]
+            session.register("before-send.batch", hook)  # type: ignore[arg-type]
         return session
-    from botocore.exceptions import ProfileNotFound
-
+    session = botocore.session.Session(profile=target.profile)
+    if target.region is not None:
+        session.set_config_variable("region", target.region)
     try:
-        return boto3.Session(profile_name=target.profile, region_name=target.region)
+        session.get_scoped_config()  # a --profile the config files lack fails here, as in boto3
     except ProfileNotFound as exc:
         raise AwsProfileError(
             f"no AWS profile {exc.kwargs.get('profile')!r} in the AWS config files",
             hint="`aws configure list-profiles` lists them; check --profile and AWS_PROFILE",
         ) from exc
+    return session
 
 
 @overload
@@ -119,7 +134,7 @@ def client(
     *,
     region: str | None = None,
     retries: Retries | None = None,
-    session: boto3.Session | None = None,
+    session: AnySession | None = None,
 ) -> BatchClient: ...
 @overload
 def client(
@@ -128,7 +143,7 @@ def client(
     *,
     region: str | None = None,
     retries: Retries | None = None,
-    session: boto3.Session | None = None,
+    session: AnySession | None = None,
 ) -> STSClient: ...
 @overload
 def client(
@@ -137,7 +152,7 @@ def client(
     *,
     region: str | None = None,
     retries: Retries | None = None,
-    session: boto3.Session | None = None,
+    session: AnySession | None = None,
 ) -> IAMClient: ...
 @overload
 def client(
@@ -146,7 +161,7 @@ def client(
     *,
     region: str | None = None,
     retries: Retries | None = None,
-    session: boto3.Session | None = None,
+    session: AnySession | None = None,
 ) -> S3Client: ...
 @overload
 def client(
@@ -155,7 +170,7 @@ def client(
     *,
     region: str | None = None,
     retries: Retries | None = None,
-    session: boto3.Session | None = None,
+    session: AnySession | None = None,
 ) -> SageMakerClient: ...
 @overload
 def client(
@@ -164,7 +179,7 @@ def client(
     *,
     region: str | None = None,
     retries: Retries | None = None,
-    session: boto3.Session | None = None,
+    session: AnySession | None = None,
 ) -> CloudWatchLogsClient: ...
 def client(
     target: Target,
@@ -172,27 +187,27 @@ def client(
     *,
     region: str | None = None,
     retries: Retries | None = None,
-    session: boto3.Session | None = None,
+    session: AnySession | None = None,
 ) -> BaseClient:
     """A client for ``service``; ``--endpoint-url`` applies to Batch only and wins over local."""
     from botocore import UNSIGNED
     from botocore.config import Config
     from botocore.exceptions import InvalidRegionError
 
-    session = session or make_session(target)
+    core = _core(session) if session is not None else botocore_session(target)
     retry_config: Retries = retries or {
         "mode": "standard",
         "total_max_attempts": target.max_attempts,
     }
     endpoint = target.endpoint_url if service == "batch" else None
-    chosen_region = region or target.region or session.region_name or _region(target)
+    chosen_region = region or target.region or core.get_config_variable("region") or _region(target)
     # The embedded emulator answers in-process and checks no signature: SigV4 would only
     # cost CPU on every call. Over an endpoint (`local serve`) requests are signed as on AWS.
     unsigned = (
         {"signature_version": UNSIGNED} if target.uses_emulator and service == "batch" else {}
     )
     try:
-        return session.client(
+        return core.create_client(
             service,
             region_name=chosen_region,
             endpoint_url=endpoint,
@@ -251,6 +266,16 @@ def default_session(target: Target, session: boto3.Session) -> Iterator[None]:
             os.environ.pop("AWS_ENDPOINT_URL_BATCH", None)
         else:
             os.environ["AWS_ENDPOINT_URL_BATCH"] = saved_endpoint
+
+
+def _core(session: AnySession) -> botocore.session.Session:
+    """The botocore session of ``session`` (boto3 keeps it as ``_session``, its one handle)."""
+    import botocore.session
+
+    if isinstance(session, botocore.session.Session):
+        return session
+    core: botocore.session.Session = session._session
+    return core
 
 
 def _region(target: Target) -> str:
