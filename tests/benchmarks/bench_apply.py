@@ -8,9 +8,12 @@ quota shares per queue, applies it to an empty emulated account whose every requ
 LATENCY_MS of wall time, then plans again (no changes). Prints wall time and the API calls
 made by operation for both. Targets at the defaults (1,000 shares, 20 ms): no-change plan
 under 1 s, apply under 10 s (the same calls made one after another would take over 20 s).
-The no-change plan is timed twice: in this process (reading live state and comparing, the
-config already loaded), and as the ``quotactl plan`` command a user runs (a fresh process:
-start-up and config loading included), over the same state file and latency.
+The no-change plan is timed three times: in this process (reading live state and comparing,
+the config already loaded); as the ``quotactl plan`` command a user runs (a fresh process:
+start-up and config loading included) on the embedded emulator, over the same state file and
+latency (the emulator answering in the command's own process); and as that command over
+``quotactl local serve --faults latency_ms=LATENCY_MS`` (the answers computed in another
+process, signed requests over HTTP: what a command against AWS does).
 With ``--no-latency`` (no injected latency: what the in-process emulator itself costs) the
 apply target is 3 s. Figures are printed with the load average; nothing is asserted.
 """
@@ -19,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -34,6 +38,7 @@ from quotactl.core.plan.diff import make_plan
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # the repo root, for tests.*
 from tests.benchmarks.bench_startup import quotactl_command
+from tests.emulator.emulator_support import Served
 
 PLAN_TARGET_S = 1.0
 APPLY_TARGET_S = 10.0
@@ -69,22 +74,36 @@ def sequential(backend: AwsBackend, args: argparse.Namespace) -> float:
     return float(sum(backend.calls.values()) * args.latency_ms / 1000)
 
 
-def plan_command(state: Path, config: Path, args: argparse.Namespace) -> float | None:
-    """Median wall time of ``quotactl plan`` in fresh processes; None if one found changes."""
-    argv = [*quotactl_command(), "--state", str(state), "plan", str(config), "-q"]
+def plan_command(
+    state: Path, config: Path, args: argparse.Namespace, endpoint: str | None = None
+) -> float | None:
+    """Median wall time of ``quotactl plan`` in fresh processes (on the embedded emulator, or
+    over ``endpoint``); None if one found changes."""
+    where = ["--endpoint-url", endpoint] if endpoint else ["--state", str(state)]
+    argv = [*quotactl_command(), *where, "plan", str(config), "-q"]
     environ = {**os.environ, "QUOTACTL_EMULATOR_FAULTS": f"latency_ms={args.latency_ms:g}"}
-    times = []
+    if endpoint:
+        environ.pop("QUOTACTL_EMULATOR_FAULTS")  # the server injects them
+        environ.update(AWS_ACCESS_KEY_ID="bench", AWS_SECRET_ACCESS_KEY="bench")
+    times, cpus = [], []
     for _ in range(args.plans):
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
         begin = time.perf_counter()
         done = subprocess.run([*argv, "--detailed-exitcode"], env=environ, capture_output=True)
         times.append(time.perf_counter() - begin)
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpus.append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
         if done.returncode != 0:
             tail = done.stderr[-500:].decode(errors="replace")
             print(f"quotactl plan exited {done.returncode}: {tail}", file=sys.stderr)
             return None
     median = statistics.median(times)
     runs = ", ".join(f"{t:.2f}" for t in times)
-    print(f"`quotactl plan` as a command, start-up and config loading included: {median:.2f}s")
+    over = "over `local serve`" if endpoint else "on the embedded emulator"
+    print(
+        f"`quotactl plan` as a command {over}, start-up and config loading included: "
+        f"{median:.2f}s (CPU {statistics.median(cpus):.2f}s)"
+    )
     print(f"  median of {len(times)} fresh processes ({runs} s)")
     return median
 
@@ -138,6 +157,12 @@ def main(argv: list[str] | None = None) -> int:
         command_s = plan_command(root / "emulator.db", root / "configs", args)
         if command_s is None:
             return 1
+        server = Served(root / "emulator.db", "--faults", f"latency_ms={args.latency_ms:g}")
+        try:
+            if plan_command(root / "emulator.db", root / "configs", args, server.url) is None:
+                return 1
+        finally:
+            server.close()
         ok = empty and plan_s < PLAN_TARGET_S and apply_s < apply_target
     return 0 if ok else 1
 
