@@ -78,13 +78,13 @@ def test_the_guard_and_the_backend_share_one_aws_session(
     from quotactl.cli.runtime import Runtime
 
     made: list[object] = []
-    real = sessions.make_session
+    real = sessions.botocore_session
 
     def counting(*args: object, **kwargs: object) -> object:
         made.append(args)
         return real(*args, **kwargs)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(sessions, "make_session", counting)
+    monkeypatch.setattr(sessions, "botocore_session", counting)
     runtime = Runtime(backend="aws")
     account = runtime.connect("us-east-1")
     account.reach(MOTO_ACCOUNT)
