@@ -2,7 +2,8 @@
 
 One configuration, ``--baseline reserve`` and ``--compare OTHER_PATH``: the page loads with no
 console error (its policy forbids any fetch and any script, so an attempt would be one), every
-chart is drawn (its SVG has shapes with an area), every chart has a text alternative, and a
+chart is drawn (its SVG has shapes with an area), every legend name shows whole (within its
+chart, clear of its neighbours), every chart has a text alternative, and a
 screenshot of the whole page is kept (in the test's directory, and in
 ``$QUOTACTL_TEST_ARTIFACTS`` when set).
 """
@@ -14,6 +15,8 @@ from typing import TYPE_CHECKING
 
 import pytest
 
+from quotactl.render.report.document import html
+from quotactl.render.report.model import Chart, Kind, Report, Section, Series
 from tests.conftest import REPO_ROOT
 from tests.render.browser import Browser, browser, keep
 
@@ -70,9 +73,24 @@ def test_each_kind_of_report_opens_offline_with_every_chart_drawn(
     assert len(seen.charts) >= 4 + 4  # per queue: utilisation, lent, ...; per share: usage, waits
     undrawn = [c["title"] for c in seen.charts if c["marks"] == 0]
     assert undrawn == []
+    assert [(c["title"], c["cut"]) for c in seen.charts if c["cut"]] == []  # legends show whole
     assert all(c["alt"] for c in seen.charts)
     assert seen.screenshot.startswith(b"\x89PNG")
     text = page.read_text()
     assert "<script" not in text
     assert "http://" not in text.replace("http://www.w3.org/", "")
     assert "https://" not in text
+
+
+def test_long_legend_names_show_whole(browser: Browser, tmp_path: Path) -> None:
+    """However long a series' name, its legend takes as few columns as it needs to show it."""
+    names = [f"{team}-experiments-with-a-long-name (ml.p5.48xlarge)" for team in "abcdef"]
+    series = [Series(name, [float(i + j) for j in range(50)]) for i, name in enumerate(names)]
+    chart = Chart("lent", Kind.LINES, (), series, "instances", "six lines", x=range(50))
+    page = tmp_path / "legend.html"
+    page.write_text(html(Report("legend", [], [Section("Queue q", charts=[chart])])))
+    seen = browser.open(page)
+    keep("report-long-legend.png", seen.screenshot, tmp_path)
+    assert seen.errors == []
+    assert seen.charts[0]["legend"] == names
+    assert seen.charts[0]["cut"] == []

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-POINTS = 160
+POINTS = 100
 """Points per drawn series: about four pixels each across a chart."""
 
 
