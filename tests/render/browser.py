@@ -39,11 +39,13 @@ FLAGS = (
     "--hide-scrollbars",
     "--window-size=1400,1000",
 )
-# Per chart: its shapes (pygal draws a series as <path>, a bar as <rect>) with a drawn area, and
-# the legend names that do not show whole (past the SVG's edge, or over their neighbour's).
+# Per chart: its shapes (pygal draws a series as <path>, a bar as <rect>, a dot as <circle>) with
+# a drawn area, and the legend names that do not show whole (past the SVG's edge, or over their
+# neighbour's).
 _MARKS = """
 Array.from(document.querySelectorAll('figure')).map(f => {
-  const shapes = Array.from(f.querySelectorAll('svg .plot .series path, svg .plot .series rect'));
+  const shapes = Array.from(
+    f.querySelectorAll('svg .plot .series path, svg .plot .series rect, svg .plot .series circle'));
   const drawn = shapes.filter(s => { const b = s.getBoundingClientRect();
                                      return b.width > 0 || b.height > 0; });
   const svg = f.querySelector('svg').getBoundingClientRect();

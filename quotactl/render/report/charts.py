@@ -82,14 +82,23 @@ def draw(chart: Chart, chart_id: str) -> Drawn:
         drawing = pygal.Bar(**options)
         drawing.x_labels = list(chart.x_labels)
     else:
+        every_x = {x for s in chart.series for x in (s.x or chart.x)}
+        if len(every_x) == 1:  # one x for every point: give the axis a width to sit in
+            (only,) = every_x
+            options["xrange"] = (only, only + 1)
         drawing = pygal.XY(x_title=chart.x_title, stroke_style={"width": 1.5}, **options)
     for series in chart.series:
         extra: dict[str, Any] = {"fill": series.fill}
         if series.dashed:
             extra["stroke_style"] = {"width": 1.5, "dasharray": "5,4"}
+        if series.dots:
+            extra.update(show_dots=True, dots_size=3)
+        if not series.line:
+            extra["stroke"] = False
         values: list[Any] = list(series.values)
         if chart.kind is Kind.LINES:  # a point without a value is left out
-            values = [(x, v) for x, v in zip(chart.x, values, strict=True) if v is not None]
+            xs = series.x or chart.x
+            values = [(x, v) for x, v in zip(xs, values, strict=True) if v is not None]
         drawing.add(series.name, values, **extra)
     text = drawing.render(is_unicode=True)
     text = _DECIMALS.sub("", _DROPPED.sub("", text)).replace(f"chart-{drawing.uuid}", chart_id)
