@@ -84,6 +84,7 @@ if TYPE_CHECKING:
         tune,
         tuned_comparison,
         tuned_edits,
+        tuned_recording,
         tuned_rules,
         write_tuned,
     )
@@ -161,6 +162,7 @@ _WHERE = {
         "tune",
         "tuned_comparison",
         "tuned_edits",
+        "tuned_recording",
         "tuned_rules",
         "write_tuned",
     ),
@@ -255,6 +257,7 @@ __all__ = [
     "tune",
     "tuned_comparison",
     "tuned_edits",
+    "tuned_recording",
     "tuned_rules",
     "usage",
     "validate",

@@ -3,7 +3,8 @@
 The search is ``quotactl.core.tune``; this module reads the trace once, picks the executor
 (this process, a process pool or a Dask cluster) and hands each candidate's ``simulate``
 result back in proposal order. ``tuned_comparison`` sets a trial beside the current
-configuration exactly as ``simulate --compare`` does.
+configuration exactly as ``simulate --compare`` does; ``tuned_recording`` replays both once
+more with the timeline recorder, for ``tune --report``'s charts.
 """
 
 from __future__ import annotations
@@ -120,6 +121,23 @@ def tuned_comparison(result: TuneResult, trial: Trial, *, label: str) -> Compari
         Side(f"candidate {trial.index}", tuple(queue_models(trial.desired))), trial.result
     )
     return compare(before, after)
+
+
+def tuned_recording(result: TuneResult, trial: Trial, trace: Path, *, label: str) -> Comparison:
+    """``tuned_comparison`` replayed once more, each side with a timeline (the charts of
+    ``tune --report``): the search records nothing, so that no candidate pays for it. The
+    replay is ``simulate``'s, so its figures are the search's."""
+    from quotactl.core.simulate import Side, compare, queue_models, run_both
+    from quotactl.core.simulate.ordering import sorted_trace
+
+    before = Side(label, tuple(queue_models(result.current.desired)))
+    after = Side(f"candidate {trial.index}", tuple(queue_models(trial.desired)))
+    try:
+        replays = run_both(before, after, trace, record=True)
+    except TraceUnsorted:
+        with sorted_trace(trace) as ordered:
+            replays = run_both(before, after, ordered, record=True)
+    return compare(*replays)
 
 
 def check_tuned_out(out: Path) -> None:

@@ -114,6 +114,16 @@ def tune(
             "-o", "--output", metavar="text|json|markdown", help="markdown is a PR comment."
         ),
     ] = ReportFormat.TEXT,
+    report: Annotated[
+        Path | None,
+        typer.Option(
+            "--report",
+            metavar="FILE.html",
+            help="Also write the search and the best change, before and after, as charts and"
+            " tables in one self-contained HTML page.",
+            show_default=False,
+        ),
+    ] = None,
 ) -> None:
     """Search changes to a queue's shares for the best objective, replaying a trace for each.
 
@@ -123,7 +133,9 @@ def tune(
     front of objective against work lost, each as its changes to the config, as
     `simulate --compare`'s tables and verdict, and with every rule's result. The same seed
     gives the same search with any --workers or --executor. Ctrl-C stops it with the best
-    found so far.
+    found so far. With --report FILE.html the search (every candidate's objective, the
+    front) and the best change over time, before and after, are drawn in one page that opens
+    offline.
     """
     from quotactl import api
     from quotactl.cli.runtime import runtime_of
@@ -144,6 +156,8 @@ def tune(
     knobs = _knobs(vary)
     if out is not None:
         api.check_tuned_out(out)
+    if report is not None:
+        api.check_report_path(report)
     loaded = load(runtime, paths)
     chosen = api.rules_for(loaded, rules)
     settings = Settings(objective=goal, budget=budget, seed=seed, max_worse=max_worse)
@@ -195,6 +209,15 @@ def tune(
         runtime.stdout.write(tune_markdown(result, shown, trace=name))
     else:
         print_tune(runtime.console(), result, shown, trace=name)
+    if report is not None:
+        from quotactl.cli.support import write_report
+        from quotactl.render.report.tuning import tune_html
+
+        best = result.best
+        recorded = None
+        if best is not None:  # the search recorded nothing: the best and the current again
+            recorded = api.tuned_recording(result, best, trace, label=label)
+        write_report(runtime, report, tune_html(result, shown, recorded, trace=name))
     if out is not None:
         if written is None:
             runtime.notice(f"quotactl: nothing written to {out}: no candidate beats the current")

@@ -162,16 +162,16 @@ def print_tune(console: Console, result: TuneResult, shown: Shown, *, trace: str
         console.print(Text(f"  breaks: {violation}", style="yellow"))
     if not shown:
         console.print()
-        console.print(Text(_nothing(result), style="bold"))
+        console.print(Text(nothing(result), style="bold"))
         return
     console.print()
-    console.print(_front_table(result, shown))
+    console.print(front_table(result, shown))
     for trial, changes, comparison, judged in shown:
         console.print()
         best = " (the best: --out writes it)" if trial is result.best else ""
         console.print(Text.assemble((f"Candidate {trial.index}", "bold"), best))
         for e in changes:
-            console.print(f"  {_edit_line(e)}")
+            console.print(f"  {edit_line(e)}")
         console.print()
         print_comparison(console, comparison, trace=trace)
         if judged:
@@ -183,11 +183,11 @@ def tune_markdown(result: TuneResult, shown: Shown, *, trace: str) -> str:
     lines = [
         f"## quotactl tune: queue {code_span(result.queue)}",
         "",
-        f"Tuned {_summary(result, trace)}",
+        f"Tuned {summary(result, trace)}",
         "",
     ]
     if not shown:
-        lines += [f"**{_nothing(result)}**", ""]
+        lines += [f"**{nothing(result)}**", ""]
         return "\n".join(lines)
     lines += [
         f"| candidate | {result.objective.value} | work lost (inst-h) | preemptions | changes |",
@@ -198,17 +198,17 @@ def tune_markdown(result: TuneResult, shown: Shown, *, trace: str) -> str:
         lines.append(
             f"| {trial.index}{mark} | {result.objective.shown(trial.score)}"
             f" | {instance_hours(trial.work_lost)} | {trial.result.preemptions:,}"
-            f" | {'; '.join(code_span(_edit_line(e)) for e in changes)} |"
+            f" | {'; '.join(code_span(edit_line(e)) for e in changes)} |"
         )
     lines.append("")
     for trial, changes, comparison, judged in shown:
         lines += [f"#### Candidate {trial.index}", ""]
-        lines += [f"- {code_span(_edit_line(e))}" for e in changes]
+        lines += [f"- {code_span(edit_line(e))}" for e in changes]
         lines += ["", comparison_markdown(comparison, trace=trace), *rules_markdown(judged)]
     return "\n".join(lines)
 
 
-def _front_table(result: TuneResult, shown: Shown) -> Table:
+def front_table(result: TuneResult, shown: Shown) -> Table:
     table = Table(
         title="The front: objective against work lost, best first",
         title_justify="left",
@@ -226,20 +226,20 @@ def _front_table(result: TuneResult, shown: Shown) -> Table:
             result.objective.shown(trial.score),
             instance_hours(trial.work_lost),
             f"{trial.result.preemptions:,}",
-            "; ".join(_edit_line(e) for e in changes),
+            "; ".join(edit_line(e) for e in changes),
         )
     return table
 
 
-def _edit_line(e: Edit) -> str:
+def edit_line(e: Edit) -> str:
     return f"{e.queue}/{e.share} {e.key}: {e.before} {ARROW} {e.after}"
 
 
 def _headline(result: TuneResult, trace: str) -> Text:
-    return Text.assemble(("Tuned ", "bold"), _summary(result, trace))
+    return Text.assemble(("Tuned ", "bold"), summary(result, trace))
 
 
-def _summary(result: TuneResult, trace: str) -> str:
+def summary(result: TuneResult, trace: str) -> str:
     parts = [
         f"queue {result.queue} on {result.current.result.jobs:,} jobs from {trace}:"
         f" {len(result.trials):,} of a budget of {result.budget:,} candidates simulated"
@@ -254,7 +254,7 @@ def _summary(result: TuneResult, trace: str) -> str:
     return "; ".join(parts) + "."
 
 
-def _nothing(result: TuneResult) -> str:
+def nothing(result: TuneResult) -> str:
     if result.front:
         return "No candidate beats the current configuration: keep it."
     return (

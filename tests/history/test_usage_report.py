@@ -51,6 +51,7 @@ def test_the_usage_report_draws_each_day_and_opens_in_a_browser(
     assert seen.errors == []
     assert seen.charts
     assert [c["title"] for c in seen.charts if c["marks"] == 0] == []
+    assert [(c["title"], c["cut"]) for c in seen.charts if c["cut"]] == []
     assert all(c["alt"] for c in seen.charts)
 
 

@@ -39,14 +39,24 @@ FLAGS = (
     "--hide-scrollbars",
     "--window-size=1400,1000",
 )
-# Per chart: its shapes (pygal draws a series as <path>, a bar as <rect>) with a drawn area.
+# Per chart: its shapes (pygal draws a series as <path>, a bar as <rect>, a dot as <circle>) with
+# a drawn area, and the legend names that do not show whole (past the SVG's edge, or over their
+# neighbour's).
 _MARKS = """
 Array.from(document.querySelectorAll('figure')).map(f => {
-  const shapes = Array.from(f.querySelectorAll('svg .plot .series path, svg .plot .series rect'));
+  const shapes = Array.from(
+    f.querySelectorAll('svg .plot .series path, svg .plot .series rect, svg .plot .series circle'));
   const drawn = shapes.filter(s => { const b = s.getBoundingClientRect();
                                      return b.width > 0 || b.height > 0; });
+  const svg = f.querySelector('svg').getBoundingClientRect();
+  const names = Array.from(f.querySelectorAll('svg .legends .legend text'))
+                     .map(t => ({text: t.textContent, box: t.getBoundingClientRect()}));
+  const cut = names.filter(n => n.box.right > svg.right + 0.5 || n.box.bottom > svg.bottom + 0.5
+    || names.some(o => o !== n && o.box.left > n.box.left && o.box.left < n.box.right
+                       && Math.abs(o.box.top - n.box.top) < n.box.height / 2));
   return {title: f.querySelector('figcaption').textContent, marks: drawn.length,
-          alt: f.querySelector('[role=img]').getAttribute('aria-label')};
+          alt: f.querySelector('[role=img]').getAttribute('aria-label'),
+          legend: names.map(n => n.text), cut: cut.map(n => n.text)};
 })
 """
 
@@ -54,7 +64,7 @@ Array.from(document.querySelectorAll('figure')).map(f => {
 @dataclass(frozen=True)
 class Seen:
     errors: list[str]  # console errors, page exceptions, log entries of level error
-    charts: list[dict[str, Any]]  # per figure: title, marks, alt
+    charts: list[dict[str, Any]]  # per figure: title, marks, alt, legend, cut (legend names)
     screenshot: bytes  # PNG of the whole page
 
 

@@ -1,4 +1,5 @@
-"""The markdown of ``simulate --compare`` carries a Mermaid chart that Mermaid itself draws.
+"""The markdown of ``simulate --compare`` and ``tune`` carries a Mermaid chart that Mermaid
+itself draws.
 
 The chart is rendered with the mermaid CLI (``mmdc``, from npm) on Debian's Chromium, as
 GitHub would draw it: a chart Mermaid cannot parse fails to render, and a drawn one has a bar
@@ -19,6 +20,7 @@ import pytest
 from quotactl.render.mermaid import xychart
 from tests.conftest import REPO_ROOT
 from tests.render.browser import CHROMIUM, keep
+from tests.tune.support import write_config, write_trace
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -81,3 +83,23 @@ def test_a_chart_mermaid_cannot_parse_does_not_render(tmp_path: Path) -> None:
     broken = "\n".join(xychart("t", ["a", "b"], "y", [1.0, 2.0])[1:-1]).replace("]", "", 1)
     drawn = render(broken, tmp_path, "broken.svg")
     assert drawn.returncode != 0
+
+
+def test_the_tune_markdown_chart_renders_with_a_bar_per_share(
+    cli: Callable[..., CliResult], tmp_path: Path
+) -> None:
+    """tune's PR comment carries the best change's chart: p95 waits before and after."""
+    configs, trace = write_config(tmp_path), write_trace(tmp_path / "trace.csv")
+    markdown = cli(
+        "tune", str(configs), "--trace", str(trace), "--budget", "20", "--workers", "1",
+        "-o", "markdown",
+    )  # fmt: skip
+    assert markdown.exit_code == 0, markdown.stderr
+    block = re.search(r"```mermaid\n(.*?)```", markdown.stdout, re.S)
+    assert block is not None
+    assert 'x-axis ["research", "nlp"]' in block.group(1)
+    drawn = render(block.group(1), tmp_path, "tune.svg")
+    assert drawn.returncode == 0, drawn.stderr
+    bars = re.search(r'<g class="bar-plot-0">(.*?)</g>', (tmp_path / "tune.svg").read_text(), re.S)
+    assert bars is not None
+    assert bars.group(1).count("<rect") == 2

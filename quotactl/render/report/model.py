@@ -23,6 +23,9 @@ class Series:
     values: Sequence[float | None]
     fill: bool = False  # the area under a line is filled (later series are drawn on top)
     dashed: bool = False
+    dots: bool = False  # LINES: a dot at each point
+    line: bool = True  # LINES: the points joined (no line and dots: a scatter)
+    x: Sequence[float] = ()  # LINES: the series' own x values (default: the chart's ``x``)
 
 
 @dataclass(frozen=True)

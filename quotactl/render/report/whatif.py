@@ -26,6 +26,8 @@ if TYPE_CHECKING:
 
 WAIT_LABELS = ("≤ 1 min", "1-10 min", "10 min-1 h", "1-6 h", "6 h-1 d", "1-7 d", "> 7 d")
 assert len(WAIT_LABELS) == len(WAIT_BINS) + 1
+MOST_SERIES = 8
+"""Lines drawn in a chart of one line per share: the largest seven and the others added up."""
 
 
 @dataclass(frozen=True)
@@ -104,7 +106,7 @@ def _queue_section(
     charts = [_utilisation(queue, runs, frame)]
     lines = list(lines)
     for run in runs:
-        for chart in (_lent(queue, run, frame), _preemptions(queue, run, frame)):
+        for chart in (*_lent(queue, run, frame), _preemptions(queue, run, frame)):
             if chart.series:
                 charts.append(chart)
             else:
@@ -134,15 +136,32 @@ def _utilisation(queue: str, runs: Sequence[_Run], frame: Frame) -> Chart:
     )
 
 
-def _lent(queue: str, run: _Run, frame: Frame) -> Chart:
-    series = []
+def _lent(queue: str, run: _Run, frame: Frame) -> list[Chart]:
+    """Per instance type, what each lending share lent: instances of two types do not add up."""
+    lent: dict[str, list[Series]] = {}
     for share in _shares(run, queue):
         for usage in share.usage:
             if usage.lent and any(usage.lent):
                 values = frame.averages(run.timeline, usage.lent)
-                series.append(Series(_name(share, usage, run.timeline), values))
-    title = f"{queue}: instances lent over time" + (f", {run.label}" if run.label else "")
-    return _chart(title, series, frame, y_title="instances lent (average)", what="lending")
+                lent.setdefault(usage.instance_type, []).append(Series(share.share, values))
+    when = f", {run.label}" if run.label else ""
+    if not lent:
+        return [
+            _chart(
+                f"{queue}: instances lent over time{when}", [], frame, y_title="", what="lending"
+            )
+        ]
+    return [
+        _chart(
+            f"{queue}: {instance_type} lent over time{when}",
+            series,
+            frame,
+            y_title="instances lent (average)",
+            what="lending",
+            most=MOST_SERIES,
+        )
+        for instance_type, series in sorted(lent.items())
+    ]
 
 
 def _preemptions(queue: str, run: _Run, frame: Frame) -> Chart:
@@ -153,7 +172,9 @@ def _preemptions(queue: str, run: _Run, frame: Frame) -> Chart:
     ]
     title = f"{queue}: preemptions over time" + (f", {run.label}" if run.label else "")
     y_title = f"preemptions per {human_duration(frame.seconds)}"
-    return _chart(title, series, frame, y_title=y_title, what="preemption", digits=0)
+    return _chart(
+        title, series, frame, y_title=y_title, what="preemption", digits=0, most=MOST_SERIES
+    )
 
 
 def _share_section(queue: str, name: str, runs: Sequence[_Run], frame: Frame) -> Section:
@@ -253,7 +274,10 @@ def _chart(
     what: str,
     unit: str = "",
     digits: int = 1,
+    most: int = 0,
 ) -> Chart:
+    """A chart over time; with ``most``, the ``most - 1`` largest series (by their sum) are
+    drawn and the others added up as one. Its text alternative names every series."""
     if not series:
         return Chart(title, Kind.LINES, (), (), y_title, f"{title}: no {what}.")
     alt = (
@@ -269,11 +293,22 @@ def _chart(
         x_labels=(),
         x=frame.x(),
         x_title=frame.x_title(),
-        series=series,
+        series=_largest(series, most) if most else series,
         y_title=y_title,
         alt=alt,
         figures=_figures(series, unit, digits),
     )
+
+
+def _largest(series: list[Series], most: int) -> list[Series]:
+    """The ``most - 1`` series of the largest sum, then the rest added up, where they are more
+    than ``most``: a chart of twenty lines shows none of them."""
+    if len(series) <= most:
+        return series
+    ranked = sorted(series, key=lambda s: -sum(_v(s)))
+    drawn, rest = ranked[: most - 1], ranked[most - 1 :]
+    added = [sum(v or 0.0 for v in point) for point in zip(*(s.values for s in rest), strict=True)]
+    return [*drawn, Series(f"{len(rest)} other shares, added up", added)]
 
 
 def _figures(series: Sequence[Series], unit: str, digits: int = 1) -> Table:
