@@ -55,7 +55,7 @@ class JobStatus(StrEnum):
 
     @property
     def is_final(self) -> bool:
-        return self is JobStatus.SUCCEEDED or self is JobStatus.FAILED
+        return self in _FINAL  # a set, not ``JobStatus.SUCCEEDED``: a lookup on the Enum class
 
 
 JOB_STATUSES = tuple(JobStatus)
@@ -72,6 +72,7 @@ LISTED = (*UNFINISHED, *FINAL)
 """Every status a service job is listed in (``UNFINISHED``, then ``FINAL``)."""
 
 _HOLDING = frozenset(HOLDING)
+_FINAL = frozenset({JobStatus.SUCCEEDED, JobStatus.FAILED})
 
 
 class LifecycleStatus(StrEnum):

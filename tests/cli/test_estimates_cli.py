@@ -27,6 +27,9 @@ def jobs(cli: Callable[..., CliResult], tmp_path: Path) -> Jobs:
     return account
 
 
+ETA_FIELDS = {"p10", "p50", "p90", "position_in_share", "position_in_queue", "basis"}
+
+
 def _queue(jobs: Jobs) -> list[str]:
     ids = []
     for minutes in (10, 20, 30):
@@ -49,6 +52,7 @@ def test_job_why_says_when_a_waiting_job_starts_and_it_does(jobs: Jobs) -> None:
     assert "DescribeServiceJob" in text  # the calls it read with
     document = jobs.json("job", "why", third)
     eta = document["eta"]
+    assert set(eta) == ETA_FIELDS
     assert eta["p10"] == eta["p50"] == eta["p90"]
     assert (eta["position_in_share"], eta["position_in_queue"], eta["basis"]) == (2, 2, "known")
     assert document["estimate"]["runs"] == 1
@@ -68,6 +72,7 @@ def test_jobs_eta_adds_a_column_from_one_estimate_of_the_queue(jobs: Jobs) -> No
     document = jobs.json("jobs", "--eta")
     etas = {j["job_id"]: j["eta"] for j in document["jobs"]}
     assert etas[first] is None
+    assert set(etas[second]) == set(etas[third]) == ETA_FIELDS
     assert etas[second]["position_in_share"] == 1
     assert etas[third]["position_in_share"] == 2
     assert _at(etas[third]["p50"]) - _at(etas[second]["p50"]) == pytest.approx(1200, abs=1)
@@ -83,6 +88,7 @@ def test_a_dry_run_says_when_the_previewed_job_would_start(jobs: Jobs) -> None:
     document = jobs.json("submit", spec, "--share", "r", "--dry-run")
     assert document["placement"] == "wait"
     eta = document["eta"]
+    assert set(eta) == ETA_FIELDS
     assert eta["position_in_share"] == 3
     assert eta["basis"] == "known"
     text = jobs.ok("submit", spec, "--share", "r", "--dry-run").stdout

@@ -4,7 +4,10 @@ The jobs are submitted without the ``quotactl:duration`` tag (the emulator would
 their MaxRuntimeInSeconds), and ``run_to_the_end`` moves the clock on in steps no longer than
 the shortest true run time, cancelling each job so that it lets its instances go when its true
 run time is over (a cancelled job holds them for the termination window): so a job that starts
-during a step never ends inside it, and every job ends at its true time.
+during a step never ends inside it, and every job ends at its true time. ``startedAt`` is when
+an attempt leaves SCHEDULED; the run counts from RUNNING, STARTING later; a cancel comes at
+least the shortest run time less the termination window after that, so always while the job is
+RUNNING (a job in its termination window keeps its instances and is no preemption victim).
 """
 
 from __future__ import annotations

@@ -266,6 +266,12 @@ class Lifecycle(EngineState):
         """A reserved job starts at its window's end (the status part of ``_start``)."""
         borrowed = job.window.borrowed if job.window is not None else 0
         job.window = None
+        s = job._s
+        if self.capacity.in_share[s]:
+            # no longer reserved, it is a victim like any other active job: a higher-priority
+            # head that found nobody to preempt during the window looks again
+            self._in_share_failed[s] = None
+            self._dirty.add(s)
         now = self.now
         job.started_at = now
         job._attempt += 1

@@ -8,6 +8,7 @@ of docs/scheduling.md. ``Job`` is the engine's mutable record of one service job
 from __future__ import annotations
 
 from dataclasses import dataclass, field, fields, replace
+from operator import attrgetter
 from typing import TYPE_CHECKING
 
 from quotactl.core.resources.desired import UNLIMITED, Strategy
@@ -222,7 +223,7 @@ class Job:
 
     def copy(self) -> Job:
         """A new record with the same public fields and none of an engine's bookkeeping."""
-        job = Job(**{name: getattr(self, name) for name in _PUBLIC_FIELDS})
+        job = Job(*public_values(self))
         if job.window is not None:
             job.window = job.window.copy()
         return job
@@ -254,6 +255,10 @@ class Window:
 
 
 _PUBLIC_FIELDS = tuple(f.name for f in fields(Job) if not f.name.startswith("_"))
+assert [f.name for f in fields(Job)][: len(_PUBLIC_FIELDS)] == list(_PUBLIC_FIELDS)
+public_values = attrgetter(*_PUBLIC_FIELDS)
+"""A job's public fields, in order (they come first): ``Job(*public_values(job))`` is a new
+record as ``copy`` makes it, sharing the window (the bookkeeping is the engine's)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -18,9 +18,10 @@ import time
 from bisect import bisect_right
 from dataclasses import dataclass, field, replace
 from random import Random
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from quotactl.core.engine import TIMING
+from quotactl.core.engine import TIMING, Job
+from quotactl.core.engine.model import public_values
 from quotactl.core.estimate.forward import run
 from quotactl.core.estimate.positions import positions
 from quotactl.core.estimate.runtimes import Basis, known_run, time_limit
@@ -29,19 +30,21 @@ from quotactl.core.jobs.live import engine_job
 from quotactl.core.states import JobStatus
 
 if TYPE_CHECKING:
-    from collections.abc import Collection, Mapping
+    from collections.abc import Collection, Mapping, Sequence
 
-    from quotactl.core.engine import Job, Timing
+    from quotactl.core.engine import Timing
     from quotactl.core.estimate.runtimes import DurationSampler
     from quotactl.core.jobs.live import LiveQueue
     from quotactl.core.resources.observed import LiveJob
 
 SEED = 0
 """The default seed of the Monte Carlo draws."""
-JOB_RUNS = 50_000
+JOB_RUNS = 30_000
 """Job-runs the Monte Carlo spends (runs x jobs), which bounds its cost: 200 runs of a queue
-of up to 250 jobs, 50 of 1,000, 5 (the fewest) of 10,000 or more."""
-MIN_RUNS, MAX_RUNS = 5, 200
+of up to 150 jobs, 30 of 1,000, 3 (the fewest) of 10,000 or more (each run costs about 0.15 s
+of CPU at 10,000 jobs; docs/performance.md). Percentiles are nearest-rank: up to 10 runs,
+p10 and p90 are the earliest and the latest start over the runs and p50 their median."""
+MIN_RUNS, MAX_RUNS = 3, 200
 
 
 @dataclass(frozen=True)
@@ -118,6 +121,8 @@ class _Plan:
     basis: Basis
     limit: float
     elapsed: float  # seconds a running job has run (draws are conditioned on it)
+    fields: tuple[Any, ...] = ()  # the record's public fields: a fresh ``Job`` per run
+    draws: Sequence[float] = ()  # the run times a draw picks from (conditioned on ``elapsed``)
 
 
 def estimate(
@@ -134,26 +139,30 @@ def estimate(
     started = time.process_time()
     now = live.read_at
     plans = [_plan(j, now, timing, history) for j in _unfinished(live)]
+    plans.sort(key=lambda p: p.job.submitted_at)  # the order the engine loads them in
     match_windows(live.model, [p.job for p in plans], now)
-    drawn = [p for p in plans if p.fixed is None]
+    drawn = _prepare(plans, history)
     count = 1 if not drawn else (runs or max(MIN_RUNS, min(MAX_RUNS, JOB_RUNS // len(plans))))
     queued = [p.job.job_id for p in plans if not p.job.status.holds_capacity]
     targets = frozenset(queued if wanted is None else set(wanted) & set(queued))
+    order = sorted(targets)
     rng = Random(seed)
-    samples: dict[str, list[float]] = {job_id: [] for job_id in targets}
+    rows: list[list[float]] = []
     finishes: list[tuple[float, str]] = []
+    lead = timing.scheduled_seconds
     for index in range(count):
-        jobs = [_job(p, rng, history) for p in plans]
-        engine = run(live.model, jobs, now, timing, targets)
-        for job_id in targets:
-            at = engine.starts.get(job_id)
-            samples[job_id].append(math.inf if at is None else at + timing.scheduled_seconds)
+        engine = run(live.model, _jobs(plans, rng), now, timing, targets)
+        starts = engine.starts
+        rows.append([starts[j] + lead if j in starts else math.inf for j in order])
         if index == 0:
             finishes = engine.finishes
+    samples = (
+        dict(zip(order, (sorted(c) for c in zip(*rows, strict=True)), strict=True)) if rows else {}
+    )
     places = positions(live.model, [p.job for p in plans])
-    bases = _bases(plans, finishes, samples)
+    bases = _bases(plans, finishes, dict(zip(order, rows[0], strict=True)))
     etas = {
-        job_id: _eta(sorted(values) if count > 1 else values, places.get(job_id), bases[job_id])
+        job_id: _eta(values, places.get(job_id), bases[job_id])
         for job_id, values in samples.items()
     }
     for p in plans:  # dispatched, not started yet: it starts when its SCHEDULED phase ends
@@ -189,19 +198,45 @@ def _plan(job: LiveJob, now: float, timing: Timing, history: DurationSampler | N
     return _Plan(record, limit, Basis.TIME_LIMIT, limit, elapsed)
 
 
-def _job(plan: _Plan, rng: Random, history: DurationSampler | None) -> Job:
-    job = plan.job.copy()
-    seconds = plan.fixed
-    if seconds is None:
-        assert history is not None
-        drawn = history.draw(job.share, rng, plan.elapsed)
-        seconds = plan.limit if drawn is None else min(drawn, plan.limit)
-    job.run_seconds = max(seconds, plan.elapsed)
-    return job
+def _prepare(plans: list[_Plan], history: DurationSampler | None) -> int:
+    """Once for every run: each record's fields, and what each draw picks from (one
+    question to the history per share and age). Returns how many run times are drawn."""
+    asked: dict[tuple[str, float], Sequence[float]] = {}
+    drawn = 0
+    for plan in plans:
+        plan.fields = public_values(plan.job)
+        if plan.fixed is None:
+            assert history is not None
+            key = (plan.job.share, plan.elapsed)
+            found = asked.get(key)
+            if found is None:
+                found = asked[key] = history.longer_than(*key)
+            plan.draws = found
+            drawn += 1
+    return drawn
+
+
+def _jobs(plans: list[_Plan], rng: Random) -> list[Job]:
+    """Fresh records for one run, each with its run time: fixed, or drawn (one
+    ``rng.random()`` per drawn job, in the plans' order: the seed decides every run)."""
+    random = rng.random
+    jobs = []
+    for plan in plans:
+        job = Job(*plan.fields)
+        if job.window is not None:
+            job.window = job.window.copy()
+        seconds = plan.fixed
+        if seconds is None:
+            draws = plan.draws
+            # a draw never passes the time limit; with nothing to draw from, the limit
+            seconds = min(draws[int(random() * len(draws))], plan.limit) if draws else plan.limit
+        job.run_seconds = seconds if seconds > plan.elapsed else plan.elapsed
+        jobs.append(job)
+    return jobs
 
 
 def _bases(
-    plans: list[_Plan], finishes: list[tuple[float, str]], samples: Mapping[str, list[float]]
+    plans: list[_Plan], finishes: list[tuple[float, str]], first_run: Mapping[str, float]
 ) -> dict[str, Basis]:
     """Per job: the weakest basis among the jobs that ended before it started (first run)."""
     basis = {p.job.job_id: int(p.basis) for p in plans}
@@ -215,8 +250,8 @@ def _bases(
         times.append(at)
         levels.append(weakest)
     out: dict[str, Basis] = {}
-    for job_id, values in samples.items():
-        seen = bisect_right(times, values[0] if values else math.inf)
+    for job_id, first in first_run.items():
+        seen = bisect_right(times, first)
         out[job_id] = Basis(levels[seen - 1]) if seen else Basis.KNOWN
     return out
 

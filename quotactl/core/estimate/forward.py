@@ -37,8 +37,9 @@ class ForwardEngine(QueueEngine):
 
     def _started(self, job: Job, borrowed: int) -> None:
         job_id = job.job_id
-        if job_id not in self.starts:
-            self.starts[job_id] = self.now
+        starts = self.starts
+        if job_id not in starts:
+            starts[job_id] = self.now
             wanted = self._wanted
             if wanted is None or job_id in wanted:
                 self._left -= 1
@@ -65,10 +66,11 @@ def run(
     engine.now = now
     engine.load(jobs)
     engine.schedule(now)
-    while not engine.done:
-        at = engine.next_event_time()
+    next_event, fire, schedule = engine.next_event_time, engine.fire, engine.schedule
+    while engine._left:  # not ``done`` yet (a property: a call per event)
+        at = next_event()
         if at is None:
             break
-        engine.fire(at)
-        engine.schedule(at)
+        fire(at)
+        schedule(at)
     return engine

@@ -42,10 +42,11 @@ class Basis(IntEnum):
 
 
 class DurationSampler(Protocol):
-    """Draws a run time for a job of ``share``: one longer than ``elapsed`` (the seconds a
-    running job has already run), or None when the share has no such history."""
+    """The run times a job of ``share`` is drawn from (each equally likely): those longer than
+    ``elapsed`` (the seconds a running job has already run); empty when the share has no such
+    history. A Monte Carlo asks once per job and draws from the answer in every run."""
 
-    def draw(self, share: str, rng: Random, elapsed: float) -> float | None: ...
+    def longer_than(self, share: str, elapsed: float) -> Sequence[float]: ...
 
     def has(self, share: str) -> bool: ...
 
@@ -68,15 +69,22 @@ class ShareHistory:
     def has(self, share: str) -> bool:
         return bool(self.runs.get(share))
 
-    def draw(self, share: str, rng: Random, elapsed: float) -> float | None:
+    def longer_than(self, share: str, elapsed: float) -> Sequence[float]:
         values = self.runs.get(share) or ()
         first = bisect_right(values, elapsed)  # only run times longer than the job's age
-        if first >= len(values):
-            return None
-        return values[first + int(rng.random() * (len(values) - first))]
+        return values if first == 0 else values[first:]
+
+    def draw(self, share: str, rng: Random, elapsed: float) -> float | None:
+        """One run time longer than ``elapsed``, or None when the share has none."""
+        return pick(self.longer_than(share, elapsed), rng)
 
     def __len__(self) -> int:
         return sum(len(v) for v in self.runs.values())
+
+
+def pick(values: Sequence[float], rng: Random) -> float | None:
+    """One of ``values``, each equally likely (one ``rng.random()``), or None if there are none."""
+    return values[int(rng.random() * len(values))] if values else None
 
 
 def live_history(jobs: Iterable[LiveJob], starting_seconds: float) -> ShareHistory:

@@ -171,9 +171,13 @@ class LiveJob:
     @property
     def instance_type(self) -> str | None:
         """The job's instance type (the largest, should a job ever name several)."""
-        if not self.instances:
+        instances = self.instances
+        if len(instances) == 1:  # nearly every job: no sort
+            for only in instances:
+                return only
+        if not instances:
             return None
-        return max(sorted(self.instances), key=lambda t: self.instances[t])
+        return max(sorted(instances), key=lambda t: instances[t])
 
     @property
     def instance_count(self) -> int:
