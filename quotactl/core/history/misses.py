@@ -11,9 +11,10 @@ longest spell reported is the longest such time. Spells are measured from the at
 recorded start and stop times, so a slow reclaim (a victim that takes a while to stop) is
 counted as it happened.
 
-A ``ShareHeads`` is told of every change to its share (``flush`` before it, then ``fits`` or
-``close`` after it); between two changes nothing about the share can change, so the work is
-proportional to the number of changes, not to the length of the window.
+A ``ShareHeads`` is told of every change to its share (``flush`` before it while a spell is
+under way, then ``fits`` or ``close`` after it); between two changes nothing about the share
+can change, so the work is proportional to the number of changes, not to the length of the
+window.
 """
 
 from __future__ import annotations
@@ -89,7 +90,7 @@ class ShareHeads:
         or begins. (When it does not fit, ``close``.)"""
         self.itype = itype
         if self.spell_since is None:
-            self.spell_since = at
+            self.spell_since = self.last = at
 
     def close(self) -> None:
         """The spell (if any) ends: its missed time per slot may be the longest."""

@@ -119,16 +119,27 @@ def _queue(
 
     sweep(specs, jobs, slices, grace, tally)
     start, end = slices.start, slices.end
+    whole: dict[tuple[str, str], Tally] = {}  # slice 0's rows, by (share, type)
     for job in jobs:
         assert job.share is not None
         assert job.instance_type is not None
-        if not job.preempted and not start <= job.submitted < end:
-            continue  # most jobs of a long ledger
-        for i in slices.at(job.submitted):
-            row = tally(i, job.share, job.instance_type)
+        submitted = job.submitted
+        if not start <= submitted < end:
+            if not job.preempted:
+                continue  # most jobs of a long ledger
+        elif not slices.periods:  # the common case: the window's row only
+            row = whole.get((job.share, job.instance_type))
+            if row is None:
+                row = whole[job.share, job.instance_type] = tally(0, job.share, job.instance_type)
             row.jobs += 1
             if job.first_start is not None:
-                row.waits.append(job.first_start - job.submitted)
+                row.waits.append(job.first_start - submitted)
+        else:
+            for i in slices.at(submitted):
+                row = tally(i, job.share, job.instance_type)
+                row.jobs += 1
+                if job.first_start is not None:
+                    row.waits.append(job.first_start - submitted)
         for a, b in job.preempted:
             for i in slices.at(b):
                 row = tally(i, job.share, job.instance_type)
