@@ -71,7 +71,6 @@ def usage(
     account's clock (the latest time in the ledgers), and starts ``since`` before that
     (default 30 days) unless ``window.start`` is given."""
     from quotactl.config.prices import load_prices
-    from quotactl.core.collector import collector_paused
     from quotactl.core.history.ledger import from_epoch
     from quotactl.core.history.report import By
     from quotactl.core.history.usage import DEFAULT_GRACE, usage_of
@@ -79,8 +78,7 @@ def usage(
 
     priced = load_prices(prices) if prices is not None else None  # before any call
     if ledgers:
-        with collector_paused():  # a few objects a row, kept to the end, and no cycles
-            rows = ledger_attempts(ledgers)
+        rows = ledger_attempts(ledgers)
         end = window.end or _latest(rows)
         start = window.start or end - timedelta(seconds=window.since or DEFAULT_SINCE)
     else:
@@ -103,19 +101,18 @@ def usage(
             f"the window is empty: --from {start:%Y-%m-%dT%H:%M:%SZ} is not before"
             f" --to {end:%Y-%m-%dT%H:%M:%SZ}"
         )
-    with collector_paused():  # the same for the jobs and events made of the rows
-        return usage_of(
-            rows,
-            desired.shares,
-            start=start,
-            end=end,
-            by=by or By.SHARE,
-            every=every,
-            queues=set(queues) if queues else None,
-            teams=set(teams) if teams else None,
-            prices=priced,
-            grace=DEFAULT_GRACE if grace is None else grace,
-        )
+    return usage_of(
+        rows,
+        desired.shares,
+        start=start,
+        end=end,
+        by=by or By.SHARE,
+        every=every,
+        queues=set(queues) if queues else None,
+        teams=set(teams) if teams else None,
+        prices=priced,
+        grace=DEFAULT_GRACE if grace is None else grace,
+    )
 
 
 def _check_names(what: str, wanted: Sequence[str] | None, known: set[str | None]) -> None:

@@ -17,6 +17,7 @@ import json
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from quotactl.core.collector import collector_paused
 from quotactl.core.files import MAX_TRACE_BYTES, check_readable, check_size, replacing
 from quotactl.core.states import Outcome
 from quotactl.errors import FileIOError, LedgerError
@@ -124,7 +125,8 @@ def read_ledger(path: Path) -> list[Attempt]:
     check_readable(path, "ledger", hint=_HINT)
     check_size(path, MAX_LEDGER_BYTES, "ledger")
     try:
-        with path.open(encoding="utf-8-sig", newline="") as stream:
+        # a few objects a row, all kept and none in a cycle: the collector would only rescan them
+        with collector_paused(), path.open(encoding="utf-8-sig", newline="") as stream:
             if _is_jsonl(path):
                 return list(_read_jsonl(stream, str(path)))
             return list(_read_csv(stream, str(path)))

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from quotactl.core.collector import collector_paused
 from quotactl.core.history.jobs import job_records
 from quotactl.core.history.periods import Slices, period_bounds
 from quotactl.core.history.report import By, PeriodUsage, UsageReport, UsageRow, Waits
@@ -58,6 +59,22 @@ def usage_of(
     """The usage report of the window ``[start, end)`` from ledger rows and the shares'
     configuration; ``queues`` and ``teams`` keep only their rows (lending is still worked
     out against every share of a queue)."""
+    with collector_paused():  # the jobs and events made of the rows: many objects, no cycles
+        return _usage_of(attempts, shares, start, end, by, every, queues, teams, prices, grace)
+
+
+def _usage_of(
+    attempts: Iterable[Attempt],
+    shares: Sequence[ShareSpec],
+    start: datetime,
+    end: datetime,
+    by: By,
+    every: Every | None,
+    queues: Collection[str] | None,
+    teams: Collection[str] | None,
+    prices: Mapping[str, float] | None,
+    grace: float,
+) -> UsageReport:
     slices = Slices(period_bounds(start, end, every), periods=every is not None)
     by_queue: dict[str, list[JobRecord]] = {}
     for job in job_records(attempts):
