@@ -113,6 +113,8 @@ def sweep(
     rates = [Rate() for _ in types]
     memo: dict[tuple[int, int], float] = {}
     heads = [ShareHeads() for _ in names]
+    room = [sum(1 for k in range(len(types)) if limit[k * width + s]) for s in range(width)]
+    """Per share, the number of types whose use is below the limit (where a head may fit)."""
     cut = slices.cut
     whole_only, first, end = not slices.periods, slices.start, slices.end
 
@@ -146,7 +148,7 @@ def sweep(
         if at != p_at or s != p_s:
             if p_s >= 0:  # after share p_s's last change at p_at: does its head fit?
                 share = heads[p_s]
-                head = share.head()
+                head = share.head() if room[p_s] else None  # no room: no head fits
                 if head is not None and (
                     usage[head[0] * width + p_s] + head[1] <= limit[head[0] * width + p_s]
                 ):
@@ -195,6 +197,8 @@ def sweep(
                     close_cut(ks, start, at, r_start, r_now)
             v = u - n if kind == _STOP else u + n
             usage[ks] = v
+            if (u < lim) is not (v < lim):
+                room[s] += 1 if v < lim else -1
             if u > lim or v > lim:
                 pool[k] += (v - lim if v > lim else 0) - (u - lim if u > lim else 0)
             if lends[s] and (u < lim or v < lim):
@@ -245,18 +249,16 @@ def _events(
 ) -> list[Event]:
     events: list[Event] = []
     add = events.append
-    for j, job in enumerate(jobs):
-        assert job.share is not None
-        assert job.instance_type is not None
-        s, k, n = index[job.share], kinds[job.instance_type], job.instances
-        runs, waits = job.runs, job.waits
-        if len(runs) == 1 and len(waits) == 1 and waits[0][1] == runs[0][0]:
-            (a, b), w = runs[0], waits[0][0]  # most jobs: one wait, then one run
-            add((w, s, _WAIT, k, n, j))
-            add((a, s, _START_LEAVE, k, n, j))
-            if b != OPEN:
-                add((b, s, _STOP, k, n, j))
-            continue
+    for j, (_, _, share, _, itype, n, _, _, _, runs, waits, _) in enumerate(jobs):
+        s, k = index[share], kinds[itype]  # type: ignore[index]
+        if len(runs) == 1 and len(waits) == 1:
+            (a, b), (w, w_end) = runs[0], waits[0]
+            if w_end == a:  # most jobs: one wait, then one run
+                add((w, s, _WAIT, k, n, j))
+                add((a, s, _START_LEAVE, k, n, j))
+                if b != OPEN:
+                    add((b, s, _STOP, k, n, j))
+                continue
         for a, b in waits:
             add((a, s, _WAIT, k, n, j))
             if b != OPEN and all(b != start for start, _ in runs):
