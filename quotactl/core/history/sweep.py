@@ -92,12 +92,10 @@ def sweep(
     The state is kept in flat lists indexed by ``k * len(names) + s`` (type k, share s), and
     the common stretch (inside the window, no periods) is added up inline: this loop runs
     once per event, hundreds of thousands of times for a month of a busy queue."""
-    names = sorted(set(specs) | {j.share for j in jobs if j.share is not None})
+    # (every job has a share and a type: `usage_of` keeps only those)
+    names = sorted(set(specs) | set(map(_share, jobs)))
     index = {name: i for i, name in enumerate(names)}
-    types = sorted(
-        {t for s in specs.values() for t in s.capacity}
-        | {j.instance_type for j in jobs if j.instance_type is not None}
-    )
+    types = sorted({t for s in specs.values() for t in s.capacity} | set(map(_type, jobs)))
     kinds = {t: k for k, t in enumerate(types)}
     width = len(names)
     limit = [int(specs[n].capacity.get(t, 0)) if n in specs else 0 for t in types for n in names]
@@ -275,3 +273,5 @@ def _events(
 
 
 _time = operator.itemgetter(0)
+_share = operator.attrgetter("share")
+_type = operator.attrgetter("instance_type")

@@ -123,7 +123,7 @@ def _queue(
     """Every figure of one queue's shares, added into ``tallies``."""
     jobs = [j for j in jobs if j.share is not None and j.instance_type is not None and j.instances]
     team_of = {name: spec.team for name, spec in specs.items()}
-    for job in jobs:
+    for job in jobs:  # a share the configuration lacks: the team its latest job names
         if job.share not in specs:
             team_of[job.share or ""] = job.team
 
@@ -135,33 +135,32 @@ def _queue(
         return found
 
     sweep(specs, jobs, slices, grace, tally)
-    start, end = slices.start, slices.end
+    start, end, periods = slices.start, slices.end, slices.periods
     whole: dict[tuple[str, str], Tally] = {}  # slice 0's rows, by (share, type)
-    for job in jobs:
-        assert job.share is not None
-        assert job.instance_type is not None
-        submitted = job.submitted
+    for _, _, share, _, itype, n, _, submitted, first_start, _, _, preempted in jobs:
+        assert share is not None
+        assert itype is not None
         if not start <= submitted < end:
-            if not job.preempted:
+            if not preempted:
                 continue  # most jobs of a long ledger
-        elif not slices.periods:  # the common case: the window's row only
-            row = whole.get((job.share, job.instance_type))
+        elif not periods:  # the common case: the window's row only
+            row = whole.get((share, itype))
             if row is None:
-                row = whole[job.share, job.instance_type] = tally(0, job.share, job.instance_type)
+                row = whole[share, itype] = tally(0, share, itype)
             row.jobs += 1
-            if job.first_start is not None:
-                row.waits.append(job.first_start - submitted)
+            if first_start is not None:
+                row.waits.append(first_start - submitted)
         else:
             for i in slices.at(submitted):
-                row = tally(i, job.share, job.instance_type)
+                row = tally(i, share, itype)
                 row.jobs += 1
-                if job.first_start is not None:
-                    row.waits.append(job.first_start - submitted)
-        for a, b in job.preempted:
+                if first_start is not None:
+                    row.waits.append(first_start - submitted)
+        for a, b in preempted:
             for i in slices.at(b):
-                row = tally(i, job.share, job.instance_type)
+                row = tally(i, share, itype)
                 row.preemptions += 1
-                row.work_lost += job.instances * (b - a)
+                row.work_lost += n * (b - a)
 
 
 def _add(total: Tally, other: Tally) -> None:
