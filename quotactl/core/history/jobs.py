@@ -65,10 +65,13 @@ def job_records(attempts: Iterable[Attempt]) -> list[JobRecord]:
             add(_ran_once(item))  # most jobs: one attempt that started
         else:
             add(_record([item]))
-    records.sort(key=_submission_order)
+    records.sort(key=_submitted)  # a sort of floats; then the ties, if any, by job
+    if len(set(map(_submitted, records))) < len(records):
+        records.sort(key=_submission_order)
     return records
 
 
+_submitted = operator.itemgetter(7)
 _submission_order = operator.itemgetter(7, 0)  # (submitted, job_id)
 
 
