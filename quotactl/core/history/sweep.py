@@ -114,7 +114,9 @@ def sweep(
     room = [sum(1 for k in range(len(types)) if limit[k * width + s]) for s in range(width)]
     """Per share, the number of types whose use is below the limit (where a head may fit)."""
     cut = slices.cut
-    whole_only, first, end = not slices.periods, slices.start, slices.end
+    whole_only, first, end, edges = not slices.periods, slices.start, slices.end, slices.edges
+    # the period holding the current event: [p_lo, p_hi), the window itself without periods
+    period, p_lo, p_hi = 0, first, first if slices.periods else OPEN
 
     def close_cut(ks: int, start: float, at: float, r_start: float, r_now: float) -> None:
         """A stretch that the window or its periods cut: added up piece by piece."""
@@ -171,26 +173,39 @@ def sweep(
             else:
                 r_start = r_now = 0.0
             if u or lim:
-                if whole_only and start >= first:  # at < end: the common case
+                if at >= p_hi:  # into the next period (without periods: never)
+                    period = bisect.bisect_right(edges, at)
+                    p_lo, p_hi = edges[period - 1], edges[period]
+                # inside the window and one period (and, with periods, not empty: `cut` makes
+                # no row for an empty stretch): the common case
+                if start >= p_lo and (whole_only or start < at):
                     row = whole[ks]
                     if row is None:
                         row = whole[ks] = rows[ks] = tally(0, names[s], types[k])
+                    if whole_only:
+                        targets: tuple[Tally, ...] = (row,)
+                    else:
+                        part = rows.get(period * size + ks)
+                        if part is None:
+                            part = rows[period * size + ks] = tally(period, names[s], types[k])
+                        targets = (row, part)
                     seconds = at - start
                     own = u if u < lim else lim
                     spare = lim - own
-                    if lim:
-                        row.entitled += lim * seconds
-                    if u:
-                        row.used += u * seconds
-                        row.own += own * seconds
-                        if u > lim:
-                            row.borrowed += (u - own) * seconds
-                    if not lends[s]:
-                        if spare:
-                            row.reserved_unused += spare * seconds
-                    elif spare:
-                        row.idle += spare * seconds
-                        row.lent += spare * (r_now - r_start)
+                    for row in targets:
+                        if lim:
+                            row.entitled += lim * seconds
+                        if u:
+                            row.used += u * seconds
+                            row.own += own * seconds
+                            if u > lim:
+                                row.borrowed += (u - own) * seconds
+                        if not lends[s]:
+                            if spare:
+                                row.reserved_unused += spare * seconds
+                        elif spare:
+                            row.idle += spare * seconds
+                            row.lent += spare * (r_now - r_start)
                 else:
                     close_cut(ks, start, at, r_start, r_now)
             v = u - n if kind == _STOP else u + n

@@ -136,23 +136,18 @@ def _queue(
 
     sweep(specs, jobs, slices, grace, tally)
     start, end, periods = slices.start, slices.end, slices.periods
-    whole: dict[tuple[str, str], Tally] = {}  # slice 0's rows, by (share, type)
+    rows: dict[tuple[int, str, str], Tally] = {}  # tally's rows, by (slice, share, type)
     for _, _, share, _, itype, n, _, submitted, first_start, _, _, preempted in jobs:
         assert share is not None
         assert itype is not None
         if not start <= submitted < end:
             if not preempted:
                 continue  # most jobs of a long ledger
-        elif not periods:  # the common case: the window's row only
-            row = whole.get((share, itype))
-            if row is None:
-                row = whole[share, itype] = tally(0, share, itype)
-            row.jobs += 1
-            if first_start is not None:
-                row.waits.append(first_start - submitted)
         else:
-            for i in slices.at(submitted):
-                row = tally(i, share, itype)
+            for i in slices.at(submitted) if periods else (0,):
+                row = rows.get((i, share, itype))
+                if row is None:
+                    row = rows[i, share, itype] = tally(i, share, itype)
                 row.jobs += 1
                 if first_start is not None:
                     row.waits.append(first_start - submitted)
