@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import operator
 from typing import TYPE_CHECKING, NamedTuple
 
 from quotactl.core.history.ledger import Outcome
@@ -46,36 +47,59 @@ class JobRecord(NamedTuple):
 
 def job_records(attempts: Iterable[Attempt]) -> list[JobRecord]:
     """The ledger's rows as jobs, in submission order (a job's latest row names its team)."""
-    by_job: dict[str, list[Attempt]] = {}
+    by_job: dict[str, Attempt | list[Attempt]] = {}
     for row in attempts:
-        by_job.setdefault(row.job_id, []).append(row)
-    records = [
-        _record(rows if len(rows) == 1 or _in_order(rows) else sorted(rows, key=_attempt))
-        for rows in by_job.values()
-    ]
-    records.sort(key=lambda j: (j.submitted, j.job_id))
+        found = by_job.get(row.job_id)
+        if found is None:
+            by_job[row.job_id] = row
+        elif isinstance(found, list):
+            found.append(row)
+        else:  # a job's second row: its rows become a list
+            by_job[row.job_id] = [found, row]
+    records: list[JobRecord] = []
+    add = records.append
+    for item in by_job.values():
+        if isinstance(item, list):
+            add(_record(item if _in_order(item) else sorted(item, key=_attempt)))
+        elif item.started_at is not None and item.outcome is not _PREEMPTED:
+            add(_ran_once(item))  # most jobs: one attempt that started
+        else:
+            add(_record([item]))
+    records.sort(key=_submitted)  # a sort of floats; then the ties, if any, by job
+    if len(set(map(_submitted, records))) < len(records):
+        records.sort(key=_submission_order)
     return records
+
+
+_submitted = operator.itemgetter(7)
+_submission_order = operator.itemgetter(7, 0)  # (submitted, job_id)
 
 
 def _ran_once(row: Attempt) -> JobRecord:
     submitted = row.submitted_at.timestamp()
-    assert row.started_at is not None
-    start = row.started_at.timestamp()
+    start = row.started_at.timestamp()  # type: ignore[union-attr]
     stop = row.stopped_at.timestamp() if row.stopped_at is not None else OPEN
-    return JobRecord(
-        job_id=row.job_id,
-        queue=row.queue,
-        share=row.share,
-        team=row.team,
-        instance_type=row.instance_type,
-        instances=row.count,
-        priority=row.priority,
-        submitted=submitted,
-        first_start=start,
-        runs=((start, stop if stop > start else start),),
-        waits=((submitted, start),) if start > submitted else (),
-        preempted=(),
+    return _new(
+        JobRecord,
+        (
+            row.job_id,
+            row.queue,
+            row.share,
+            row.team,
+            row.instance_type,
+            row.count,
+            row.priority,
+            submitted,
+            start,
+            ((start, stop if stop > start else start),),
+            ((submitted, start),) if start > submitted else (),
+            (),
+        ),
     )
+
+
+_new = tuple.__new__
+"""A ``JobRecord`` from its fields in order, without the keyword-argument ``__new__``."""
 
 
 def _in_order(rows: list[Attempt]) -> bool:

@@ -14,10 +14,10 @@ from __future__ import annotations
 
 import csv
 import json
-from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
+from quotactl.core.collector import collector_paused
 from quotactl.core.files import MAX_TRACE_BYTES, check_readable, check_size, replacing
 from quotactl.core.states import Outcome
 from quotactl.errors import FileIOError, LedgerError
@@ -30,9 +30,12 @@ if TYPE_CHECKING:
     from typing import TextIO
 
 
-@dataclass(frozen=True, slots=True)
-class Attempt:
-    """One row of the ledger: one attempt of one service job."""
+class Attempt(NamedTuple):
+    """One row of the ledger: one attempt of one service job.
+
+    A named tuple, not a frozen dataclass: a ledger of a year holds millions of rows, and a
+    tuple is built from its fields in one step (``_new``) where a frozen dataclass sets
+    each of its 13 fields through ``object.__setattr__``."""
 
     job_id: str
     attempt: int
@@ -41,7 +44,7 @@ class Attempt:
     share: str | None
     team: str | None
     instance_type: str | None
-    count: int
+    count: int  # type: ignore[assignment]  # the field hides tuple.count, used nowhere
     priority: int
     submitted_at: datetime
     started_at: datetime | None
@@ -122,7 +125,8 @@ def read_ledger(path: Path) -> list[Attempt]:
     check_readable(path, "ledger", hint=_HINT)
     check_size(path, MAX_LEDGER_BYTES, "ledger")
     try:
-        with path.open(encoding="utf-8-sig", newline="") as stream:
+        # a few objects a row, all kept and none in a cycle: the collector would only rescan them
+        with collector_paused(), path.open(encoding="utf-8-sig", newline="") as stream:
             if _is_jsonl(path):
                 return list(_read_jsonl(stream, str(path)))
             return list(_read_csv(stream, str(path)))
@@ -213,32 +217,49 @@ _OUTCOMES = {str(o): o for o in Outcome}
 
 
 def _csv_row(values: list[str], source: str, line: int) -> Attempt:
-    """One CSV row by position (the header was checked): the common case directly, anything
-    unusual through ``_checked_row``."""
+    """One CSV row by position (the header was checked): the common case directly (times as
+    the ledger writes them, in UTC), anything unusual through ``_checked_row``."""
     job_id, attempt, name, queue, share, team, itype, count, priority, sub, start, stop, end = (
         values
     )
     try:
-        row = Attempt(
-            job_id,
-            int(attempt),
-            name,
-            queue,
-            share or None,
-            team or None,
-            itype or None,
-            int(count),
-            int(priority),
-            parse_time(sub),
-            parse_time(start) if start else None,
-            parse_time(stop) if stop else None,
-            _OUTCOMES[end],
+        submitted = _from_iso(sub)
+        started = _from_iso(start) if start else None
+        stopped = _from_iso(stop) if stop else None
+        if (
+            submitted.tzinfo is not UTC
+            or (started is not None and started.tzinfo is not UTC)
+            or (stopped is not None and stopped.tzinfo is not UTC)
+        ):
+            raise ValueError(sub)  # another zone, or none: parse_time's way
+        row = _new(
+            Attempt,
+            (
+                job_id,
+                int(attempt),
+                name,
+                queue,
+                share or None,
+                team or None,
+                itype or None,
+                int(count),
+                int(priority),
+                submitted,
+                started,
+                stopped,
+                _OUTCOMES[end],
+            ),
         )
     except (ValueError, KeyError):
         return _checked_row(dict(zip(COLUMNS, values, strict=True)), f"{source}:{line}")
     if row.attempt < 1 or row.count < 0 or row.priority < 0 or not job_id:
         return _checked_row(dict(zip(COLUMNS, values, strict=True)), f"{source}:{line}")
     return row
+
+
+_from_iso = datetime.fromisoformat
+_new = tuple.__new__
+"""An ``Attempt`` from its fields in order, without the keyword-argument ``__new__``."""
 
 
 def _row(values: dict[str, Any], source: str, line: int) -> Attempt:

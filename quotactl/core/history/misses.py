@@ -11,9 +11,10 @@ longest spell reported is the longest such time. Spells are measured from the at
 recorded start and stop times, so a slow reclaim (a victim that takes a while to stop) is
 counted as it happened.
 
-A ``ShareHeads`` is told of every change to its share (``flush`` before it, then ``fits`` or
-``close`` after it); between two changes nothing about the share can change, so the work is
-proportional to the number of changes, not to the length of the window.
+A ``ShareHeads`` is told of every change to its share (``flush`` before it while a spell is
+under way, then ``fits`` or ``close`` after it); between two changes nothing about the share
+can change, so the work is proportional to the number of changes, not to the length of the
+window.
 """
 
 from __future__ import annotations
@@ -32,8 +33,9 @@ class ShareHeads:
     """The waiting jobs of one share, in share order, and the share's current spell."""
 
     __slots__ = (
-        "_gone",
+        "_entries",
         "_heap",
+        "_live",
         "itype",
         "last",
         "longest",
@@ -43,8 +45,9 @@ class ShareHeads:
     )
 
     def __init__(self) -> None:
-        self._heap: list[tuple[int, float, str, int, int]] = []
-        self._gone: set[str] = set()
+        self._heap: list[tuple[int, float, str, int, int, int]] = []
+        self._live: dict[str, int] = {}  # a waiting job's entry in the heap (the others: gone)
+        self._entries = 0
         self.spell_since: float | None = None
         self.itype = ""
         self.last = 0.0
@@ -54,18 +57,21 @@ class ShareHeads:
 
     def enter(self, job_id: str, priority: int, submitted: float, kind: int, n: int) -> None:
         """A job starts waiting (``kind`` numbers its instance type, ``n`` its instances)."""
-        self._gone.discard(job_id)
-        heapq.heappush(self._heap, (-priority, submitted, job_id, kind, n))
+        self._entries += 1
+        self._live[job_id] = self._entries
+        heapq.heappush(self._heap, (-priority, submitted, job_id, self._entries, kind, n))
 
     def leave(self, job_id: str) -> None:
-        self._gone.add(job_id)
+        """The job stops waiting: its entry is dropped once it comes to the top (a job that
+        waits again later has a new entry, so an old one never comes back to life)."""
+        self._live.pop(job_id, None)
 
     def head(self) -> tuple[int, int] | None:
         """The head's (instance type's number, instances), or None when nothing waits."""
-        heap = self._heap
-        while heap and heap[0][2] in self._gone:
-            self._gone.discard(heapq.heappop(heap)[2])
-        return (heap[0][3], heap[0][4]) if heap else None
+        heap, live = self._heap, self._live
+        while heap and live.get(heap[0][2]) != heap[0][3]:
+            heapq.heappop(heap)
+        return (heap[0][4], heap[0][5]) if heap else None
 
     def flush(
         self,
@@ -89,7 +95,7 @@ class ShareHeads:
         or begins. (When it does not fit, ``close``.)"""
         self.itype = itype
         if self.spell_since is None:
-            self.spell_since = at
+            self.spell_since = self.last = at
 
     def close(self) -> None:
         """The spell (if any) ends: its missed time per slot may be the longest."""

@@ -15,6 +15,7 @@ number of events, however long the window and however many periods it has.
 from __future__ import annotations
 
 import bisect
+import operator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -31,7 +32,7 @@ if TYPE_CHECKING:
 
 FAR = -1e18
 """Before any event: every stretch starts here (the window cuts it)."""
-_STOP, _START, _WAIT_END, _WAIT = 0, 1, 2, 3
+_STOP, _START, _START_LEAVE, _WAIT_END, _WAIT = 0, 1, 2, 3, 4
 
 
 @dataclass
@@ -86,47 +87,47 @@ def sweep(
     grace: float,
     tally: Callable[[int, str, str], Tally],
 ) -> None:
-    """Every figure of one queue's shares, added into ``tally(slice, share, type)``."""
-    names = sorted(set(specs) | {j.share for j in jobs if j.share is not None})
+    """Every figure of one queue's shares, added into ``tally(slice, share, type)``.
+
+    The state is kept in flat lists indexed by ``k * len(names) + s`` (type k, share s), and
+    the common stretch (inside the window, no periods) is added up inline: this loop runs
+    once per event, hundreds of thousands of times for a month of a busy queue."""
+    # (every job has a share and a type: `usage_of` keeps only those)
+    names = sorted(set(specs) | set(map(_share, jobs)))
     index = {name: i for i, name in enumerate(names)}
-    types = sorted(
-        {t for s in specs.values() for t in s.capacity}
-        | {j.instance_type for j in jobs if j.instance_type is not None}
-    )
+    types = sorted({t for s in specs.values() for t in s.capacity} | set(map(_type, jobs)))
     kinds = {t: k for k, t in enumerate(types)}
-    limit = [[int(specs[n].capacity.get(t, 0)) if n in specs else 0 for n in names] for t in types]
+    width = len(names)
+    limit = [int(specs[n].capacity.get(t, 0)) if n in specs else 0 for t in types for n in names]
     lends = [specs[n].strategy.lends if n in specs else False for n in names]
-    usage = [[0] * len(names) for _ in types]
-    since = [[FAR] * len(names) for _ in types]
-    mark = [[0.0] * len(names) for _ in types]
+    usage = [0] * len(limit)
+    since = [FAR] * len(limit)
+    mark = [0.0] * len(limit)
+    whole: list[Tally | None] = [None] * len(limit)  # slice 0's rows
+    size = len(limit)
+    rows: dict[int, Tally] = {}  # every slice's rows, by i * size + ks
     pool = [0] * len(types)
-    idle = [sum(lim for lim, lender in zip(row, lends, strict=True) if lender) for row in limit]
+    idle = [sum(limit[k * width + s] for s in range(width) if lends[s]) for k in range(len(types))]
     rates = [Rate() for _ in types]
     memo: dict[tuple[int, int], float] = {}
     heads = [ShareHeads() for _ in names]
+    room = [sum(1 for k in range(len(types)) if limit[k * width + s]) for s in range(width)]
+    """Per share, the number of types whose use is below the limit (where a head may fit)."""
     cut = slices.cut
-    whole_only, first, end = not slices.periods, slices.start, slices.end
-    rows: dict[tuple[int, int, int], Tally] = {}
+    whole_only, first, end, edges = not slices.periods, slices.start, slices.end, slices.edges
+    # the period holding the current event: [p_lo, p_hi), the window itself without periods
+    period, p_lo, p_hi = 0, first, first if slices.periods else OPEN
 
-    def close(k: int, s: int, at: float) -> None:
-        """The stretch of (type k, share s) ends at ``at``: add it up."""
-        u, lim = usage[k][s], limit[k][s]
-        start, since[k][s] = since[k][s], at
-        rate = rates[k]
-        r_start, r_now = mark[k][s], rate.now(at)
-        mark[k][s] = r_now
-        if not u and not lim:
-            return
+    def close_cut(ks: int, start: float, at: float, r_start: float, r_now: float) -> None:
+        """A stretch that the window or its periods cut: added up piece by piece."""
+        k, s = divmod(ks, width)
+        u, lim, rate = usage[ks], limit[ks], rates[k]
         own = u if u < lim else lim
         spare = lim - own
-        if whole_only and start >= first and at <= end:
-            pieces: list[tuple[int, float, float]] = [(0, start, at)]  # the common case
-        else:
-            pieces = cut(start, at)
-        for i, lo, hi in pieces:
-            row = rows.get((i, k, s))
+        for i, lo, hi in cut(start, at):
+            row = rows.get(i * size + ks)
             if row is None:
-                row = rows[i, k, s] = tally(i, names[s], types[k])
+                row = rows[i * size + ks] = tally(i, names[s], types[k])
             seconds = hi - lo
             row.entitled += lim * seconds
             row.used += u * seconds
@@ -140,42 +141,106 @@ def sweep(
                 row.lent += spare * lent
 
     events = _events(jobs, index, kinds)
-    count = len(events)
-    for e, (at, s, kind, k, n, j) in enumerate(events):
-        if at >= end:
-            break
-        share = heads[s]
-        if share.last != at:
-            share.flush(at, grace, cut)
-        if kind <= _START:
-            close(k, s, at)
-            u, lim = usage[k][s], limit[k][s]
-            v = u + n if kind == _START else u - n
-            pool[k] += (v - lim if v > lim else 0) - (u - lim if u > lim else 0)
+    events.append((OPEN, -1, _STOP, 0, 0, -1))  # the end: the last share's head is looked at
+    current = [0.0] * len(types)  # each type's lending rate now
+    p_at, p_s = FAR, -1  # the last (time, share) changed: its head is looked at after it
+    for at, s, kind, k, n, j in events:
+        if at != p_at or s != p_s:
+            if p_s >= 0:  # after share p_s's last change at p_at: does its head fit?
+                share = heads[p_s]
+                head = share.head() if room[p_s] else None  # no room: no head fits
+                if head is not None and (
+                    usage[head[0] * width + p_s] + head[1] <= limit[head[0] * width + p_s]
+                ):
+                    share.fits(p_at, types[head[0]])
+                elif share.spell_since is not None:
+                    share.close()
+            if at >= end:
+                break
+            p_at, p_s = at, s
+            share = heads[s]
+            if share.spell_since is not None:
+                share.flush(at, grace, cut)
+        if kind <= _START_LEAVE:
+            ks = k * width + s
+            # the stretch of (k, s) ends at `at`: add it up
+            u, lim = usage[ks], limit[ks]
+            start, since[ks] = since[ks], at
             if lends[s]:
+                rate = rates[k]
+                r_now = rate.values[-1] + rate.rates[-1] * (at - rate.times[-1])
+                r_start, mark[ks] = mark[ks], r_now
+            else:
+                r_start = r_now = 0.0
+            if u or lim:
+                if at >= p_hi:  # into the next period (without periods: never)
+                    period = bisect.bisect_right(edges, at)
+                    p_lo, p_hi = edges[period - 1], edges[period]
+                # inside the window and one period (and, with periods, not empty: `cut` makes
+                # no row for an empty stretch): the common case
+                if start >= p_lo and (whole_only or start < at):
+                    row = whole[ks]
+                    if row is None:
+                        row = whole[ks] = rows[ks] = tally(0, names[s], types[k])
+                    if whole_only:
+                        targets: tuple[Tally, ...] = (row,)
+                    else:
+                        part = rows.get(period * size + ks)
+                        if part is None:
+                            part = rows[period * size + ks] = tally(period, names[s], types[k])
+                        targets = (row, part)
+                    seconds = at - start
+                    own = u if u < lim else lim
+                    spare = lim - own
+                    for row in targets:
+                        if lim:
+                            row.entitled += lim * seconds
+                        if u:
+                            row.used += u * seconds
+                            row.own += own * seconds
+                            if u > lim:
+                                row.borrowed += (u - own) * seconds
+                        if not lends[s]:
+                            if spare:
+                                row.reserved_unused += spare * seconds
+                        elif spare:
+                            row.idle += spare * seconds
+                            row.lent += spare * (r_now - r_start)
+                else:
+                    close_cut(ks, start, at, r_start, r_now)
+            v = u - n if kind == _STOP else u + n
+            usage[ks] = v
+            if (u < lim) is not (v < lim):
+                room[s] += 1 if v < lim else -1
+            if u > lim or v > lim:
+                pool[k] += (v - lim if v > lim else 0) - (u - lim if u > lim else 0)
+            if lends[s] and (u < lim or v < lim):
                 idle[k] -= (v if v < lim else lim) - (u if u < lim else lim)
-            usage[k][s] = v
-            key = (pool[k], idle[k])
-            found = memo.get(key)
-            if found is None:
-                found = memo[key] = float(lending_rate(*key))
-            rates[k].set(at, found)
+            p, i = pool[k], idle[k]
+            if p and i:
+                key = (p, i)
+                found = memo.get(key)
+                if found is None:
+                    found = memo[key] = float(lending_rate(p, i))
+            else:
+                found = 0.0
+            if found != current[k]:
+                current[k] = found
+                rates[k].set(at, found)
+            if kind == _START_LEAVE:
+                heads[s].leave(jobs[j].job_id)
         elif kind == _WAIT:
             job = jobs[j]
-            share.enter(job.job_id, job.priority, job.submitted, k, n)
+            heads[s].enter(job.job_id, job.priority, job.submitted, k, n)
         else:
-            share.leave(jobs[j].job_id)
-        following = events[e + 1] if e + 1 < count else None
-        if following is None or following[0] != at or following[1] != s:
-            # after the share's last change at this time: does its head fit its own limit?
-            head = share.head()
-            if head is not None and usage[head[0]][s] + head[1] <= limit[head[0]][s]:
-                share.fits(at, types[head[0]])
-            else:
-                share.close()
-    for k in range(len(types)):
-        for s in range(len(names)):
-            close(k, s, end)
+            heads[s].leave(jobs[j].job_id)
+    for ks in range(len(limit)):
+        k, s = divmod(ks, width)
+        rate = rates[k]
+        r_now = rate.now(end) if lends[s] else 0.0
+        start = since[ks]
+        if usage[ks] or limit[ks]:
+            close_cut(ks, start, end, mark[ks] if lends[s] else 0.0, r_now)
     for s, share in enumerate(heads):
         share.flush(end, grace, cut)
         share.close()
@@ -188,7 +253,8 @@ def sweep(
 
 Event = tuple[float, int, int, int, int, int]
 """(time, share, kind, type, instances, job index): a share's changes at one time are
-adjacent, stops before starts."""
+adjacent, stops before starts. A start that ends the job's wait is one event
+(``_START_LEAVE``), not two."""
 
 
 def _events(
@@ -196,17 +262,31 @@ def _events(
 ) -> list[Event]:
     events: list[Event] = []
     add = events.append
-    for j, job in enumerate(jobs):
-        assert job.share is not None
-        assert job.instance_type is not None
-        s, k, n = index[job.share], kinds[job.instance_type], job.instances
-        for a, b in job.runs:
-            add((a, s, _START, k, n, j))
+    for j, (_, _, share, _, itype, n, _, _, _, runs, waits, _) in enumerate(jobs):
+        s, k = index[share], kinds[itype]  # type: ignore[index]
+        if len(runs) == 1 and len(waits) == 1:
+            (a, b), (w, w_end) = runs[0], waits[0]
+            if w_end == a:  # most jobs: one wait, then one run
+                add((w, s, _WAIT, k, n, j))
+                add((a, s, _START_LEAVE, k, n, j))
+                if b != OPEN:
+                    add((b, s, _STOP, k, n, j))
+                continue
+        for a, b in waits:
+            add((a, s, _WAIT, k, n, j))
+            if b != OPEN and all(b != start for start, _ in runs):
+                add((b, s, _WAIT_END, k, n, j))
+        ends = {b for _, b in waits}
+        for a, b in runs:
+            add((a, s, _START_LEAVE if a in ends else _START, k, n, j))
             if b != OPEN:
                 add((b, s, _STOP, k, n, j))
-        for a, b in job.waits:
-            add((a, s, _WAIT, k, n, j))
-            if b != OPEN:
-                add((b, s, _WAIT_END, k, n, j))
+    # by time first (a sort of floats), then in full: only the ties are out of order by then
+    events.sort(key=_time)
     events.sort()
     return events
+
+
+_time = operator.itemgetter(0)
+_share = operator.attrgetter("share")
+_type = operator.attrgetter("instance_type")

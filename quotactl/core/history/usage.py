@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from quotactl.core.collector import collector_paused
 from quotactl.core.history.jobs import job_records
 from quotactl.core.history.periods import Slices, period_bounds
 from quotactl.core.history.report import By, PeriodUsage, UsageReport, UsageRow, Waits
@@ -58,6 +59,22 @@ def usage_of(
     """The usage report of the window ``[start, end)`` from ledger rows and the shares'
     configuration; ``queues`` and ``teams`` keep only their rows (lending is still worked
     out against every share of a queue)."""
+    with collector_paused():  # the jobs and events made of the rows: many objects, no cycles
+        return _usage_of(attempts, shares, start, end, by, every, queues, teams, prices, grace)
+
+
+def _usage_of(
+    attempts: Iterable[Attempt],
+    shares: Sequence[ShareSpec],
+    start: datetime,
+    end: datetime,
+    by: By,
+    every: Every | None,
+    queues: Collection[str] | None,
+    teams: Collection[str] | None,
+    prices: Mapping[str, float] | None,
+    grace: float,
+) -> UsageReport:
     slices = Slices(period_bounds(start, end, every), periods=every is not None)
     by_queue: dict[str, list[JobRecord]] = {}
     for job in job_records(attempts):
@@ -106,7 +123,7 @@ def _queue(
     """Every figure of one queue's shares, added into ``tallies``."""
     jobs = [j for j in jobs if j.share is not None and j.instance_type is not None and j.instances]
     team_of = {name: spec.team for name, spec in specs.items()}
-    for job in jobs:
+    for job in jobs:  # a share the configuration lacks: the team its latest job names
         if job.share not in specs:
             team_of[job.share or ""] = job.team
 
@@ -118,22 +135,27 @@ def _queue(
         return found
 
     sweep(specs, jobs, slices, grace, tally)
-    start, end = slices.start, slices.end
-    for job in jobs:
-        assert job.share is not None
-        assert job.instance_type is not None
-        if not job.preempted and not start <= job.submitted < end:
-            continue  # most jobs of a long ledger
-        for i in slices.at(job.submitted):
-            row = tally(i, job.share, job.instance_type)
-            row.jobs += 1
-            if job.first_start is not None:
-                row.waits.append(job.first_start - job.submitted)
-        for a, b in job.preempted:
+    start, end, periods = slices.start, slices.end, slices.periods
+    rows: dict[tuple[int, str, str], Tally] = {}  # tally's rows, by (slice, share, type)
+    for _, _, share, _, itype, n, _, submitted, first_start, _, _, preempted in jobs:
+        assert share is not None
+        assert itype is not None
+        if not start <= submitted < end:
+            if not preempted:
+                continue  # most jobs of a long ledger
+        else:
+            for i in slices.at(submitted) if periods else (0,):
+                row = rows.get((i, share, itype))
+                if row is None:
+                    row = rows[i, share, itype] = tally(i, share, itype)
+                row.jobs += 1
+                if first_start is not None:
+                    row.waits.append(first_start - submitted)
+        for a, b in preempted:
             for i in slices.at(b):
-                row = tally(i, job.share, job.instance_type)
+                row = tally(i, share, itype)
                 row.preemptions += 1
-                row.work_lost += job.instances * (b - a)
+                row.work_lost += n * (b - a)
 
 
 def _add(total: Tally, other: Tally) -> None:

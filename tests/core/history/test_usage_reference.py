@@ -1,0 +1,237 @@
+"""``usage_of`` against a brute-force reference: on ledgers whose times are whole seconds, every
+figure is worked out second by second (the state during ``[t, t + 1)``: who runs, who waits,
+the share's head, ``status``'s lending rule at that instant) and added up, with no events, no
+stretches and no heap. The sweep must give the same instance-seconds to a microsecond."""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from datetime import UTC, datetime, timedelta
+from typing import TYPE_CHECKING
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from quotactl.core.history.jobs import job_records
+from quotactl.core.history.ledger import Attempt, Outcome
+from quotactl.core.history.report import Every
+from quotactl.core.history.usage import usage_of
+from quotactl.core.resources.desired import ShareSpec, Strategy
+from quotactl.core.status.compute import attribute
+
+if TYPE_CHECKING:
+    from quotactl.core.history.jobs import JobRecord
+
+T0 = datetime(2026, 11, 30, 23, 20, tzinfo=UTC)
+BASE = T0.timestamp()  # the jobs' times are epoch seconds
+MIDNIGHT = 2400  # seconds after T0
+START, END = 200, 3000  # the window, in seconds after T0
+P5, G5 = "ml.p5.48xlarge", "ml.g5.xlarge"
+SHARES = (
+    ShareSpec("q", "a", {P5: 4, G5: 2}, Strategy.LEND_AND_BORROW, team="red"),
+    ShareSpec("q", "b", {P5: 4}, Strategy.LEND, team="blue"),
+    ShareSpec("q", "c", {P5: 2, G5: 1}, Strategy.RESERVE, team="blue"),
+)
+LIMITS = {(s.name, t): n for s in SHARES for t, n in s.capacity.items()}
+LENDS = {s.name: s.strategy.lends for s in SHARES}
+FIGURES = ("entitled", "used", "own", "borrowed", "lent", "idle", "reserved_unused")
+
+
+def at(seconds: int) -> datetime:
+    return T0 + timedelta(seconds=seconds)
+
+
+# a job: share, type, instances, priority, submission, then (wait, run) per attempt and how
+# the last attempt ended
+jobs_strategy = st.lists(
+    st.tuples(
+        st.sampled_from(["a", "b", "c", "x"]),
+        st.sampled_from([P5, P5, G5]),
+        st.integers(1, 5),
+        st.integers(0, 2),
+        st.integers(0, 2800),
+        st.lists(st.tuples(st.integers(0, 600), st.integers(0, 1500)), min_size=1, max_size=3),
+        st.sampled_from(["SUCCEEDED", "FAILED", "CANCELLED", "UNSTARTED", "RUNNING", "WAITING"]),
+    ),
+    max_size=10,
+)
+
+Job = tuple[str, str, int, int, int, list[tuple[int, int]], str]
+
+
+def ledger(jobs: list[Job]) -> list[Attempt]:
+    rows: list[Attempt] = []
+    for j, (share, itype, n, priority, submitted, tries, last) in enumerate(jobs):
+        job = (f"j{j}", share, itype, n, priority, submitted)
+        now = submitted
+        for number, (wait, run) in enumerate(tries, start=1):
+            start, stop = now + wait, now + wait + run
+            if number < len(tries):
+                rows.append(row(job, number, start, stop, Outcome.PREEMPTED))
+            elif last == "UNSTARTED":  # cancelled while it waited
+                rows.append(row(job, number, None, start, Outcome.CANCELLED))
+            elif last == "WAITING":
+                rows.append(row(job, number, None, None, Outcome.WAITING))
+            elif last == "RUNNING":
+                rows.append(row(job, number, start, None, Outcome.RUNNING))
+            else:
+                rows.append(row(job, number, start, stop, Outcome(last)))
+            now = stop
+    return rows
+
+
+def row(
+    job: tuple[str, str, str, int, int, int],
+    number: int,
+    start: int | None,
+    stop: int | None,
+    outcome: Outcome,
+) -> Attempt:
+    job_id, share, itype, n, priority, submitted = job
+    return Attempt(
+        job_id,
+        number,
+        job_id,
+        "q",
+        share,
+        None,
+        itype,
+        n,
+        priority,
+        at(submitted),
+        at(start) if start is not None else None,
+        at(stop) if stop is not None else None,
+        outcome,
+    )
+
+
+def reference(
+    jobs: list[JobRecord], periods: bool, grace: int
+) -> dict[tuple[int, str, str], dict[str, float]]:
+    """Every figure per (slice, share, type), second by second."""
+    got: dict[tuple[int, str, str], dict[str, float]] = defaultdict(lambda: defaultdict(float))
+    jobs = [j for j in jobs if j.share is not None and j.instance_type is not None]
+    shares = sorted({s.name for s in SHARES} | {j.share for j in jobs if j.share})
+    types = (P5, G5)
+    spell: dict[str, int | None] = dict.fromkeys(shares)
+    spell_missed: dict[str, dict[tuple[int, str], float]] = {s: defaultdict(float) for s in shares}
+    longest: dict[tuple[int, str, str], float] = defaultdict(float)
+
+    def close(s: str) -> None:
+        for (i, t), seconds in spell_missed[s].items():
+            longest[i, s, t] = max(longest[i, s, t], seconds)
+        spell_missed[s] = defaultdict(float)
+        spell[s] = None
+
+    use: dict[tuple[str, str], list[int]] = {(s, k): [0] * (END + 1) for s in shares for k in types}
+    waiting: dict[str, list[list[JobRecord]]] = {s: [[] for _ in range(END + 1)] for s in shares}
+    for j in jobs:
+        assert j.share is not None
+        assert j.instance_type is not None
+        for a, b in j.runs:
+            for t in range(int(a - BASE), int(min(b - BASE, END))):
+                use[j.share, j.instance_type][t] += j.instances
+        for a, b in j.waits:
+            for t in range(int(a - BASE), int(min(b - BASE, END))):
+                waiting[j.share][t].append(j)
+    for t in range(END):
+        slices = [0, 1 if t < MIDNIGHT else 2] if periods else [0]
+        in_window = t >= START
+        for k in types:
+            figures = {}
+            for s in shares:
+                u, lim = use[s, k][t], LIMITS.get((s, k), 0)
+                own = min(u, lim)
+                idle = lim - own if LENDS.get(s, False) else 0
+                figures[s] = (u - own, idle)
+                if not in_window or not (u or lim):
+                    continue
+                for i in slices:
+                    row = got[i, s, k]
+                    row["entitled"] += lim
+                    row["used"] += u
+                    row["own"] += own
+                    row["borrowed"] += u - own
+                    row["idle" if LENDS.get(s, False) else "reserved_unused"] += lim - own
+            lent, _ = attribute(k, figures)
+            for s, value in lent.items():
+                if in_window and value:
+                    for i in slices:
+                        got[i, s, k]["lent"] += float(value)
+        for s in shares:
+            head = min(
+                waiting[s][t], key=lambda j: (-j.priority, j.submitted, j.job_id), default=None
+            )
+            if head is None or not (
+                head.instance_type is not None
+                and use[s, head.instance_type][t] + head.instances
+                <= LIMITS.get((s, head.instance_type), 0)
+            ):
+                close(s)
+                continue
+            begun = spell[s]
+            if begun is None:
+                begun = spell[s] = t
+            if in_window and t >= begun + grace:
+                for i in slices:
+                    got[i, s, head.instance_type]["missed"] += 1
+                    spell_missed[s][i, head.instance_type] += 1
+    for s in shares:
+        close(s)
+    for key, seconds in longest.items():
+        if seconds:
+            got[key]["longest"] = seconds
+    return got
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    jobs=jobs_strategy,
+    every=st.sampled_from([None, Every.DAY]),
+    grace=st.sampled_from([0, 7, 300]),
+)
+def test_every_figure_is_the_second_by_second_sum(
+    jobs: list[Job], every: Every | None, grace: int
+) -> None:
+    rows = ledger(jobs)
+    report = usage_of(rows, SHARES, start=at(START), end=at(END), every=every, grace=grace)
+    expected = reference(job_records(rows), every is not None, grace)
+    found: dict[tuple[int, str, str], dict[str, float]] = {}
+    for i, part in enumerate([report.rows, *(p.rows for p in report.periods)]):
+        for r in part:
+            assert r.share is not None
+            figures = {name: getattr(r, name) * 3600 for name in FIGURES}
+            figures["missed"] = r.guarantee_miss_hours * 3600
+            figures["longest"] = r.longest_miss_seconds
+            found[i, r.share, r.instance_type] = figures
+    for key in set(found) | {k for k, v in expected.items() if any(v.values())}:
+        want, got = expected.get(key, {}), found.get(key, {})
+        for name in (*FIGURES, "missed", "longest"):
+            assert math.isclose(got.get(name, 0.0), want.get(name, 0.0), abs_tol=1e-6), (
+                key,
+                name,
+                got.get(name),
+                want.get(name),
+            )
+
+
+def test_a_job_that_waits_again_is_the_head_once() -> None:
+    """b2 waits, runs for no time at all and waits again: one entry among the share's waiting
+    jobs, so once it starts for good, b's head is the next job (which does not fit), and no
+    more time is missed."""
+    rows = [
+        Attempt("b1", 1, "b1", "q", "b", None, P5, 1, 5, at(0), at(0), at(3000), Outcome.SUCCEEDED),
+        Attempt(
+            "b2", 1, "b2", "q", "b", None, P5, 1, 1, at(100), at(400), at(400), Outcome.PREEMPTED
+        ),
+        Attempt(
+            "b2", 2, "b2", "q", "b", None, P5, 1, 1, at(100), at(700), at(3000), Outcome.SUCCEEDED
+        ),
+        Attempt("b3", 1, "b3", "q", "b", None, P5, 4, 0, at(200), None, None, Outcome.WAITING),
+    ]
+    report = usage_of(rows, SHARES, start=at(START), end=at(END), grace=0)
+    row = next(r for r in report.rows if r.share == "b")
+    # b2 (1 instance, 1 in use of 4) fits and waits 200-400 and 400-700: one spell of 500 s
+    assert round(row.guarantee_miss_hours * 3600, 6) == 500.0
+    assert round(row.longest_miss_seconds, 6) == 500.0
