@@ -26,10 +26,13 @@ from __future__ import annotations
 import argparse
 import os
 import pickle
+import sys
 import tempfile
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # the repo root, for tests.*
 
 from quotactl.core.resources.desired import Strategy
 from quotactl.core.simulate import (
