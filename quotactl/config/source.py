@@ -22,10 +22,7 @@ fuzzed text). Without libyaml, ``yaml.SafeLoader`` reads every file.
 
 from __future__ import annotations
 
-import gc
-from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 import yaml
 
@@ -38,10 +35,8 @@ from quotactl.config.loaders import (
     nesting_bound,
 )
 from quotactl.config.positions import START, Position, SourceMap
+from quotactl.core.collector import collector_paused
 from quotactl.errors import Diagnostic
-
-if TYPE_CHECKING:
-    from collections.abc import Iterator
 
 
 @dataclass
@@ -66,28 +61,10 @@ def parse_yaml(
     installed) the C parser reads it, and a file it rejects is parsed again by the pure-Python
     one, whose diagnostics are reported.
     """
-    with _collector_paused():
+    with collector_paused():
         if libyaml and (parsed := parse_with_libyaml(text, file)) is not None:
             return parsed
         return _parse_python(text, file, expected)
-
-
-@contextmanager
-def _collector_paused() -> Iterator[None]:
-    """Python's cyclic garbage collector off while one file is parsed.
-
-    Parsing allocates a node, a mark and a position per value and frees none of them until
-    the end, so the collector would otherwise run dozens of times over a growing heap
-    (a quarter of the parse time of a large config) to find nothing; it resumes after.
-    """
-    if not gc.isenabled():
-        yield
-        return
-    gc.disable()
-    try:
-        yield
-    finally:
-        gc.enable()
 
 
 def parse_with_libyaml(text: str, file: str) -> ParsedFile | None:

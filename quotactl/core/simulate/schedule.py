@@ -9,9 +9,9 @@ to ``simulate``'s schedule, and it keeps a record per job, so it is for small tr
 
 from __future__ import annotations
 
-import gc
 from typing import TYPE_CHECKING
 
+from quotactl.core.collector import collector_paused
 from quotactl.core.simulate.shared import SharedReplay, shares_environments
 from quotactl.core.simulate.simulator import MeteredEngine, _replay
 
@@ -58,9 +58,7 @@ def attempts(
 ) -> Attempts:
     """Replay ``rows`` as ``simulate`` does (with ``timing``, else the emulator's) and return
     every job's attempts (see module doc)."""
-    collecting = gc.isenabled()
-    gc.disable()
-    try:
+    with collector_paused():
         if shares_environments(queues):
             shared = SharedReplay(queues, timing, _Recorder)
             shared.run(rows, source)
@@ -68,9 +66,6 @@ def attempts(
         else:
             engines = [_Recorder(queues, timing)]
             _replay(queues, rows, source, engines[0])
-    finally:
-        if collecting:
-            gc.enable()
     return {
         name: [(a, b) for a, b in runs]
         for engine in engines

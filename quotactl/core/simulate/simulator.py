@@ -14,11 +14,11 @@ of that runs.
 
 from __future__ import annotations
 
-import gc
 from array import array
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
+from quotactl.core.collector import collector_paused
 from quotactl.core.engine import Job, QueueEngine, QueueModel, Timing, parse_timing
 from quotactl.core.simulate import io
 from quotactl.core.simulate.metrics import RawShare, RunTotals
@@ -222,16 +222,11 @@ def simulate(
     of the run. (A queued job and its queue entry refer to each other until it starts; what is
     left queued at the end is collected once the collector runs again.)
     """
-    collecting = gc.isenabled()
-    gc.disable()
-    try:
+    with collector_paused():
         if shares_environments(queues):  # queues on one environment: one engine each
             return SharedReplay(queues, timing, MeteredEngine).run(rows, source)
         engine = RecordingEngine(queues, timing) if record else MeteredEngine(queues, timing)
         return _replay(queues, rows, source, engine)
-    finally:
-        if collecting:
-            gc.enable()
 
 
 def _replay(
