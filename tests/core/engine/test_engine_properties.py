@@ -6,7 +6,8 @@ hold, RESERVE capacity is used by nobody else, LEND and RESERVE shares never bor
 submitted job is in exactly one place, and the pass is work-conserving: no share's head job
 that could start is left waiting. And a fresh engine handed a snapshot of the same jobs finds
 nothing to do, so the incremental pass (which revisits only shares whose state changed)
-reaches the fixpoint a full pass would.
+reaches the fixpoint a full pass would. The fixpoint is checked again with preemption windows
+(victims that keep their instances for a while, and jobs that wait with capacity reserved).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from quotactl.core.engine import (
     QueueEngine,
     QueueModel,
     ShareModel,
+    Timing,
     schedule,
 )
 from quotactl.core.resources.desired import UNLIMITED, Strategy
@@ -256,17 +258,10 @@ FREED_BEFORE_PARKING = (
 )
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(queue=queues(), stream=ops)
-@example(*NEXT_HEAD_OTHER_TYPE)
-@example(*REPRIORITISED_VICTIM)
-@example(*BORROWED_BEFORE_PARKING)
-@example(*FREED_BEFORE_PARKING)
-def test_every_pass_keeps_the_invariants_and_is_work_conserving(
-    queue: QueueModel, stream: list[Op]
-) -> None:
-    jobs: dict[str, Job] = {}
-    engine = CheckedEngine(queue, jobs)
+def drive(engine: QueueEngine, jobs: dict[str, Job], stream: list[Op]) -> None:
+    """Play ``stream`` on ``engine``: submissions (each followed by a pass), clock advances and
+    priority changes; ``jobs`` receives every job submitted."""
+    queue = engine.queue
     types = list(queue.capacity)
     for op in stream:
         if op.kind == "submit":
@@ -296,6 +291,20 @@ def test_every_pass_keeps_the_invariants_and_is_work_conserving(
             if not target.status.is_final:
                 engine.set_priority(target.job_id, op.priority)
                 engine.schedule(engine.now)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(queue=queues(), stream=ops)
+@example(*NEXT_HEAD_OTHER_TYPE)
+@example(*REPRIORITISED_VICTIM)
+@example(*BORROWED_BEFORE_PARKING)
+@example(*FREED_BEFORE_PARKING)
+def test_every_pass_keeps_the_invariants_and_is_work_conserving(
+    queue: QueueModel, stream: list[Op]
+) -> None:
+    jobs: dict[str, Job] = {}
+    engine = CheckedEngine(queue, jobs)
+    drive(engine, jobs, stream)
     engine.advance_to(engine.now + 10_000)
     # Once arrivals stop, every job finishes unless its share is blocked by a misconfigured job.
     for job in jobs.values():
@@ -304,3 +313,63 @@ def test_every_pass_keeps_the_invariants_and_is_work_conserving(
         head = engine.head(job.share)
         assert head is not None, f"{job} neither finished nor queued"
         assert (head.status_reason or "").startswith("MISCONFIGURATION"), f"{job} never ran"
+
+
+WINDOWS = Timing(0.0, 0.0, True, 20.0, 0.0)
+"""Preemption windows of 20 s (victims keep their instances meanwhile, the job they make room
+for waits with the capacity reserved) and no other delay."""
+
+
+class WindowedEngine(QueueEngine):
+    """A live engine with preemption windows whose every pass is followed by the fixpoint
+    check: a fresh engine loaded with copies of the same jobs (windows included) decides
+    nothing more, no start, preemption or new window."""
+
+    def __init__(self, queue: QueueModel, jobs: dict[str, Job]) -> None:
+        super().__init__(queue, timing=WINDOWS)
+        self.all_jobs = jobs
+
+    def schedule(self, now: float) -> None:
+        super().schedule(now)
+        copies = [j.copy() for j in self.all_jobs.values() if not j.status.is_final]
+        before = [(j.job_id, j.status, j.window is not None, j.preemptions) for j in copies]
+        fresh = QueueEngine(self.queue, timing=WINDOWS, record=False)
+        fresh.now = now
+        fresh.load(copies)
+        fresh.schedule(now)
+        after = [(j.job_id, j.status, j.window is not None, j.preemptions) for j in copies]
+        assert after == before, f"at {now} a full pass would still do more"
+
+
+# Found by hypothesis: a job whose preemption window made room for it starts at the window's
+# end as an ordinary active job; a higher-priority job of its share that came during the
+# window (and found nobody to preempt) must look again then.
+HIGHER_DURING_A_WINDOW = (
+    QueueModel(
+        "q",
+        {G5: 1, P4D: 1},
+        (
+            ShareModel("s0", {G5: 1}, Strategy.RESERVE),
+            ShareModel("s1", {G5: 1}, Strategy.RESERVE, in_share_preemption=True),
+        ),
+    ),
+    [Op("advance", seconds=5.0)] * 2
+    + [_submit(1, 0, 1, 0, 10), _submit(0, 0, 1, 0, 10), _submit(1, 0, 1, 1, 10)]
+    + [Op("advance", seconds=5.0), Op("priority", target=0, priority=0)]
+    + [_submit(0, 0, 1, 0, 10)] * 3
+    + [Op("priority", target=0, priority=0), _submit(1, 0, 1, 0, 10)]
+    + [Op("priority", target=0, priority=0), Op("priority", target=6, priority=2)]
+    + [_submit(0, 0, 1, 0, 10)],
+)
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(queue=queues(), stream=ops)
+@example(*HIGHER_DURING_A_WINDOW)
+def test_with_preemption_windows_every_pass_reaches_the_fixpoint(
+    queue: QueueModel, stream: list[Op]
+) -> None:
+    jobs: dict[str, Job] = {}
+    engine = WindowedEngine(queue, jobs)
+    drive(engine, jobs, stream)
+    engine.advance_to(engine.now + 10_000)
