@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from mypy_boto3_sagemaker import SageMakerClient
 
     from quotactl.aws.lock import BatchLockStore
-    from quotactl.aws.session import Retries, Target
+    from quotactl.aws.session import AnySession, Retries, Target
     from quotactl.core.apply.preconditions import Identity
 
 OtherService = Literal["iam", "s3", "sagemaker", "logs"]
@@ -59,7 +59,7 @@ class Account:
         self._session = session
         self._core = botocore_session(target) if session is None else None
         self.notice = notice
-        self.batch = BatchCalls(client(target, session=session or self._core, retries=retries))
+        self.batch = BatchCalls(client(target, session=self._base, retries=retries))
         self.live = LiveReader(self.batch, clock=clock)
         self.backend = AwsBackend(self.batch)
         self.jobs = JobsApi(self.batch, live=self.live)
@@ -73,6 +73,13 @@ class Account:
 
             self._session = boto3.Session(botocore_session=self._core)
         return self._session
+
+    @property
+    def _base(self) -> AnySession:
+        """What this account's clients are built on: the caller's session, else its own."""
+        base = self._session or self._core
+        assert base is not None
+        return base
 
     @property
     def backend_name(self) -> str:
@@ -111,7 +118,7 @@ class Account:
         from quotactl.core.apply.preconditions import check_expected_account
 
         local = self.target.backend == "local"
-        sts = None if local else client(self.target, "sts", session=self._session or self._core)
+        sts = None if local else client(self.target, "sts", session=self._base)
         found = identity(self.target, sts, self.region)
         if expected is not None and local:
             self.notice("quotactl: account guard not checked on the local emulator")
@@ -135,7 +142,7 @@ class Account:
 
         if self.target.backend != "aws":
             raise BackendSettingsError(f"{service} is only reachable on --backend aws")
-        return client(self.target, service, session=self._session or self._core)
+        return client(self.target, service, session=self._base)
 
     def sdk_session(self) -> AbstractContextManager[None]:
         """boto3's default session set to this account's while an SDK builds its clients."""
