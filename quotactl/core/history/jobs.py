@@ -18,6 +18,7 @@ from quotactl.core.history.ledger import Outcome
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
+    from datetime import datetime
 
     from quotactl.core.history.ledger import Attempt
 
@@ -61,8 +62,8 @@ def job_records(attempts: Iterable[Attempt]) -> list[JobRecord]:
     for item in by_job.values():
         if isinstance(item, list):
             add(_record(item if _in_order(item) else sorted(item, key=_attempt)))
-        elif item.started_at is not None and item.outcome is not _PREEMPTED:
-            add(_ran_once(item))  # most jobs: one attempt that started
+        elif (started := item.started_at) is not None and item.outcome is not _PREEMPTED:
+            add(_ran_once(item, started))  # most jobs: one attempt that started
         else:
             add(_record([item]))
     records.sort(key=_submitted)  # a sort of floats; then the ties, if any, by job
@@ -75,9 +76,9 @@ _submitted = operator.itemgetter(7)
 _submission_order = operator.itemgetter(7, 0)  # (submitted, job_id)
 
 
-def _ran_once(row: Attempt) -> JobRecord:
+def _ran_once(row: Attempt, started: datetime) -> JobRecord:
     submitted = row.submitted_at.timestamp()
-    start = row.started_at.timestamp()  # type: ignore[union-attr]
+    start = started.timestamp()
     stop = row.stopped_at.timestamp() if row.stopped_at is not None else OPEN
     return _new(
         JobRecord,
@@ -111,9 +112,9 @@ def _attempt(row: Attempt) -> int:
 
 
 def _record(rows: list[Attempt]) -> JobRecord:
+    """A job of several rows, or of one that never started or was preempted (a job of one
+    row that started and was not preempted goes the short way, ``_ran_once``)."""
     last = rows[-1]
-    if len(rows) == 1 and last.started_at is not None and last.outcome is not _PREEMPTED:
-        return _ran_once(last)  # most jobs: one attempt that started
     submitted = rows[0].submitted_at.timestamp()
     runs: list[tuple[float, float]] = []
     preempted: list[tuple[float, float]] = []
