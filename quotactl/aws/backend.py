@@ -10,7 +10,7 @@ queue and status) runs concurrently on a small thread pool (``calls.BatchCalls``
 from __future__ import annotations
 
 import threading
-from concurrent.futures import FIRST_COMPLETED, wait
+from concurrent.futures import FIRST_COMPLETED, Future, wait
 from typing import TYPE_CHECKING, cast
 
 from quotactl.aws import convert
@@ -33,7 +33,6 @@ from quotactl.errors import AlreadyExistsError, BackendError, ResourceGoneError
 if TYPE_CHECKING:
     from collections import Counter
     from collections.abc import Callable, Collection, Mapping
-    from concurrent.futures import Future
 
     from mypy_boto3_batch import BatchClient
     from mypy_boto3_batch.type_defs import (
@@ -122,17 +121,15 @@ class AwsBackend:
 
     def _shares_of(self, queues: list[str]) -> list[ObservedResource]:
         listing = [(q, self.api.submit(self._listed_shares, q)) for q in queues]
-        # ListQuotaShares does not return tags (botocore's model leaves them out): one call
-        # each, sent as soon as the queue's list is in, whichever queue answers first (lists
-        # that are in together go in queue order, so a pool of one keeps the calls' order).
+        # The items carry their tags where the listing has them (quotactl.aws.listed_tags);
+        # any other share costs a ListTagsForResource, sent as soon as the queue's list is in,
+        # whichever queue answers first (lists that are in together go in queue order, so a
+        # pool of one keeps the calls' order).
         tagged: dict[str, list[tuple[QuotaShareDetailTypeDef, Future[dict[str, str]]]]] = {}
         while listing:
             wait([found for _, found in listing], return_when=FIRST_COMPLETED)
             for queue, found in [(q, f) for q, f in listing if f.done()]:
-                tagged[queue] = [
-                    (item, self.api.submit(self._tags, item["quotaShareArn"]))
-                    for item in found.result()
-                ]
+                tagged[queue] = [(item, self._tags_of(item)) for item in found.result()]
             listing = [(q, f) for q, f in listing if q not in tagged]
         return [
             convert.observed_share(item, queue, tags.result())
@@ -142,6 +139,14 @@ class AwsBackend:
 
     def _listed_shares(self, queue: str) -> list[QuotaShareDetailTypeDef]:
         return list(self.api.pages("ListQuotaShares", "quotaShares", jobQueue=queue))
+
+    def _tags_of(self, item: QuotaShareDetailTypeDef) -> Future[dict[str, str]]:
+        listed: dict[str, str] | None = item.get("tags")  # type: ignore[assignment]
+        if listed is None:
+            return self.api.submit(self._tags, item["quotaShareArn"])
+        done: Future[dict[str, str]] = Future()
+        done.set_result(dict(listed))
+        return done
 
     def _tags(self, arn: str) -> dict[str, str]:
         found = self.api.call("ListTagsForResource", resourceArn=arn)

@@ -12,6 +12,7 @@ from collections import Counter
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any, Literal, TypeVar, overload
 
+from quotactl.aws import listed_tags
 from quotactl.aws.permissions import OPERATIONS
 from quotactl.errors import (
     AwsCredentialsError,
@@ -76,6 +77,7 @@ class BatchCalls:
         events = client.meta.events
         events.register("before-call.batch", self._count_call)
         events.register("request-created.batch", self._count_attempt)
+        listed_tags.keep_listed_tags(client)
 
     def close(self) -> None:
         if self._pool is not None:
@@ -141,7 +143,10 @@ class BatchCalls:
                 return
             except Exception as exc:
                 raise _translate(exc, operation, self.client) from exc
-            yield from page.get(key) or []
+            items = page.get(key) or []
+            if operation == listed_tags.OPERATION:
+                listed_tags.attach(page, items)
+            yield from items
 
     def map(self, fn: Callable[[T], R], items: Iterable[T]) -> list[R]:
         """``fn`` over ``items`` on the read pool (in order); inline when already on it, so

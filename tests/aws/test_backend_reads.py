@@ -8,6 +8,7 @@ request has arrived), which a sequential reader never reaches and so times out o
 
 from __future__ import annotations
 
+import json
 import threading
 from typing import TYPE_CHECKING, Any
 
@@ -68,8 +69,22 @@ def test_environments_policies_and_queues_are_read_at_once(tmp_path: Path) -> No
     assert any(a.startswith("policy.") for a in addresses)
 
 
+def answer_as_the_model(batch: Any) -> None:
+    """ListQuotaShares' items without their tags, as botocore's model has them (an endpoint
+    that lists no tags): the reader falls back to ListTagsForResource for each share."""
+
+    def strip(response_dict: dict[str, Any], **_: Any) -> None:
+        body = json.loads(response_dict["body"])
+        for item in body.get("quotaShares", []):
+            item.pop("tags", None)
+        response_dict["body"] = json.dumps(body).encode()
+
+    batch.meta.events.register_first("before-parse.batch.ListQuotaShares", strip)
+
+
 def test_a_queues_share_tags_are_read_before_every_queue_is_listed(tmp_path: Path) -> None:
     batch = _stack(tmp_path)
+    answer_as_the_model(batch)
     tags_of_a = threading.Event()
     lists: list[str] = []
 

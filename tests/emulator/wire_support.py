@@ -22,6 +22,10 @@ BATCH = service_model("batch")
 AWS_OMITS = {("DescribeServiceJobResponse", "startedAt")}
 """Members the model calls required that AWS leaves out: ``startedAt`` until the job has
 started (as for Batch's JobDetail, https://github.com/brendanhay/amazonka/pull/561)."""
+_DESCRIBED_SHARE: Any = BATCH.operation_model("DescribeQuotaShare").output_shape
+AWS_ADDS = {("QuotaShareDetail", "tags"): _DESCRIBED_SHARE.members["tags"]}
+"""Members AWS sends that the model leaves out, with their shapes: ListQuotaShares' items
+carry their tags in the API reference's example (the same map as DescribeQuotaShare's)."""
 
 
 @dataclass(frozen=True)
@@ -98,10 +102,11 @@ def _walk(value: Any, shape: Shape, where: str, found: list[str]) -> None:
             if value.get(name) is None and (shape.name, name) not in AWS_OMITS:
                 found.append(f"{where}.{name}: required member missing")
         for name, item in value.items():
-            if name not in members:
+            member = members.get(name) or AWS_ADDS.get((shape.name, name))
+            if member is None:
                 found.append(f"{where}.{name}: not a member of {shape.name}")
             elif item is not None:
-                _walk(item, members[name], f"{where}.{name}", found)
+                _walk(item, member, f"{where}.{name}", found)
     elif kind == "list":
         if not isinstance(value, list):
             found.append(f"{where}: expected an array, got {value!r:.60}")

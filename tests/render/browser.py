@@ -115,7 +115,11 @@ class Browser:
             raise RuntimeError("chromium did not say where it listens")
         with urllib.request.urlopen(f"http://127.0.0.1:{port}/json/list", timeout=30) as answer:
             pages = [t for t in json.load(answer) if t["type"] == "page"]
-        return websocket.create_connection(pages[0]["webSocketDebuggerUrl"], timeout=60)
+        # No Origin header: Chromium refuses a DevTools connection from an origin it was not
+        # told to allow (--remote-allow-origins), and websocket-client 1.9 sends one.
+        return websocket.create_connection(
+            pages[0]["webSocketDebuggerUrl"], timeout=60, suppress_origin=True
+        )
 
     def _call(self, method: str, events: list[dict[str, Any]], **params: Any) -> dict[str, Any]:
         self._id += 1

@@ -158,7 +158,7 @@ class QuotaShare(Settling):
     def capacity(self) -> dict[str, int]:
         return {c["capacityUnit"]: int(c["maxCapacity"]) for c in self.capacity_limits}
 
-    def to_api(self, tags: dict[str, str] | None) -> dict[str, Any]:
+    def to_api(self, tags: dict[str, str]) -> dict[str, Any]:
         sharing: dict[str, Any] = {"strategy": self.strategy}
         if self.strategy == "LEND_AND_BORROW":
             sharing["borrowLimit"] = -1 if self.borrow_limit is None else self.borrow_limit
