@@ -9,6 +9,9 @@ times, in turn (so each command sees the same minutes of the machine):
 
 - ``aws batch list-service-jobs --job-queue bench --job-status RUNNABLE`` (the AWS CLI pages
   through every job, 100 a call: the floor for any client of the same listing);
+- a bare botocore script that lists the same jobs, share by share, on one thread (no
+  quotactl at all: Python, botocore's client and its 100 pages; on two cores more threads
+  only add contention against a local server), the floor for any botocore-based command;
 - ``quotactl jobs --status RUNNABLE`` (text; no per-job describe), and the time until its
   first line arrived on the pipe;
 - ``quotactl jobs`` (every status);
@@ -42,6 +45,25 @@ AWS_ENV = {
     "AWS_DEFAULT_REGION": "us-east-1",
     "AWS_PAGER": "",
 }
+
+
+BOTOCORE_ALONE = """
+import sys
+import botocore.session
+
+batch = botocore.session.get_session().create_client("batch", endpoint_url=sys.argv[1])
+shares = batch.list_quota_shares(jobQueue="bench")["quotaShares"]
+jobs = 0
+for share in shares:
+    pages = batch.get_paginator("list_service_jobs").paginate(
+        jobQueue="bench",
+        jobStatus="RUNNABLE",
+        filters=[{"name": "QUOTA_SHARE_NAME", "values": [share["quotaShareName"]]}],
+    )
+    jobs += sum(len(page["jobSummaryList"]) for page in pages)
+print(jobs)
+"""
+"""The listing alone through botocore, as a script: the floor under any botocore command."""
 
 
 def timed(command: list[str], env: dict[str, str]) -> tuple[float, float, str, float]:
@@ -91,6 +113,12 @@ def main(argv: list[str] | None = None) -> int:
                     "bench",
                     "--job-status",
                     "RUNNABLE",
+                ],
+                "botocore alone, RUNNABLE, one thread": [
+                    sys.executable,
+                    "-c",
+                    BOTOCORE_ALONE,
+                    server.url,
                 ],
                 "quotactl jobs --status RUNNABLE": [*q, "jobs", "--status", "RUNNABLE"],
                 "quotactl jobs": [*q, "jobs"],
