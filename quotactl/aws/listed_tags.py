@@ -28,7 +28,10 @@ botocore merges a ``before-parse`` handler's ``customized_response_dict`` into t
 
 def keep_listed_tags(client: BaseClient) -> None:
     """Read the tags of every ListQuotaShares item ``client`` parses (see ``attach``)."""
-    client.meta.events.register(f"before-parse.batch.{OPERATION}", _read_tags)
+    # one handler a client, however many readers wrap it
+    client.meta.events.register(
+        f"before-parse.batch.{OPERATION}", _read_tags, unique_id="quotactl-listed-tags"
+    )
 
 
 def attach(page: Mapping[str, Any], items: list[Any]) -> None:

@@ -2,12 +2,12 @@
 
 ``read_queue(client, "training")`` returns a ``LiveQueue``. The reads of one queue are
 independent, so they run at once on a thread pool: DescribeServiceEnvironments,
-ListQuotaShares (then ListTagsForResource per share, for the team tag), GetJobQueueSnapshot
-and ListServiceJobs once per status. A status with more than one page is then read share by
-share (the QUOTA_SHARE_NAME filter combines with a status), each list paginated with
-botocore's paginators, so 10,000 waiting jobs are 20 short lists in parallel rather than 100
-pages one after another. As job pages arrive, the jobs that need details are described
-(DescribeServiceJob), also in parallel.
+ListQuotaShares (each share's tags with it, or a ListTagsForResource where the listing has
+none: the team is a tag), GetJobQueueSnapshot and ListServiceJobs once per status. A status
+with more than one page is then read share by share (the QUOTA_SHARE_NAME filter combines
+with a status), each list paginated with botocore's paginators, so 10,000 waiting jobs are
+20 short lists in parallel rather than 100 pages one after another. As job pages arrive, the
+jobs that need details are described (DescribeServiceJob), also in parallel.
 Every call goes through ``BatchCalls`` (the operations table, error translation, counters),
 so the same code runs against AWS, an endpoint and the embedded emulator.
 """

@@ -1,8 +1,9 @@
 """The reads behind one ``LiveReader.read_queues`` call, chained on a ``Fanout``.
 
 Each read's callback stores what it found and spawns the reads that depend on it: the share
-list spawns the tags of each share and the rest of a long status (read share by share); each
-page of jobs spawns DescribeServiceJob for the jobs ``describe`` picks.
+list spawns the tags of each share it lists without tags and the rest of a long status (read
+share by share); each page of jobs spawns DescribeServiceJob for the jobs ``describe``
+picks.
 """
 
 from __future__ import annotations

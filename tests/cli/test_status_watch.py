@@ -136,7 +136,9 @@ def test_watch_refreshes_in_place_survives_faults_and_exits_on_ctrl_c(
         # the error line wraps at the terminal's width, and a redraw may put cursor codes in it
         shown = " ".join(ANSI.sub("", terminal.seen).split())
         assert "error[aws-error]" in shown
-        assert "Internal server error (injected fault)" in shown
+        # the next redraw may overwrite the end of the error line (after the operation's name
+        # and the first words of the message, however long the name)
+        assert "Internal server error" in shown
         assert "showing the view of" in shown or "nothing read yet" in shown
         # a job submitted meanwhile shows up as started
         client(Target("local", state)).submit_service_job(
