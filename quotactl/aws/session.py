@@ -98,7 +98,9 @@ def botocore_session(
     - aws: the standard credential chain, ``--profile`` and ``--region``.
 
     Commands build their Batch client on it directly: importing boto3 (and, through it,
-    s3transfer) costs every command start-up time for nothing boto3 adds to a client.
+    s3transfer) costs every command start-up time for nothing boto3 adds to a client. Its
+    clients parse rest-json responses with ``quotactl.aws.parser`` (botocore's,
+    with each shape's walk built once).
     """
     import botocore.session
     from botocore.exceptions import ProfileNotFound
@@ -107,6 +109,7 @@ def botocore_session(
         session = _isolated_botocore_session()
         session.set_credentials(_DUMMY_KEY, _DUMMY_KEY)
         session.set_config_variable("region", _region(target))
+        _parse_fast(session)
         if target.uses_emulator:
             from quotactl.emulator.hook import BotocoreHook
 
@@ -115,6 +118,7 @@ def botocore_session(
             session.register("before-send.batch", hook)  # type: ignore[arg-type]
         return session
     session = botocore.session.Session(profile=target.profile)
+    _parse_fast(session)
     if target.region is not None:
         session.set_config_variable("region", target.region)
     try:
@@ -125,6 +129,12 @@ def botocore_session(
             hint="`aws configure list-profiles` lists them; check --profile and AWS_PROFILE",
         ) from exc
     return session
+
+
+def _parse_fast(session: botocore.session.Session) -> None:
+    from quotactl.aws.parser import ParserFactory
+
+    session.register_component("response_parser_factory", ParserFactory())
 
 
 @overload
