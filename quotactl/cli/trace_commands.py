@@ -44,7 +44,7 @@ def generate(
     from quotactl import api
     from quotactl.cli.runtime import runtime_of
     from quotactl.cli.support import load
-    from quotactl.core.simulate import human_duration
+    from quotactl.core.durations import human_duration
 
     runtime = runtime_of(ctx)
     desired = load(runtime, paths).desired
@@ -94,8 +94,7 @@ def export(
     """
     from quotactl import api
     from quotactl.cli.runtime import runtime_of
-    from quotactl.core.durations import parse_duration
-    from quotactl.core.simulate import human_duration
+    from quotactl.core.durations import human_duration, parse_duration
     from quotactl.errors import UsageError
 
     runtime = runtime_of(ctx)
@@ -193,7 +192,7 @@ def import_(
     """
     from quotactl import api
     from quotactl.cli.runtime import runtime_of
-    from quotactl.core.simulate import human_duration
+    from quotactl.core.durations import human_duration
     from quotactl.core.simulate.public import parse_mapping
     from quotactl.errors import UsageError
 

@@ -1,7 +1,9 @@
-"""Durations as people type them: ``90s``, ``30m``, ``2h``, ``1d``, ``1h30m`` or plain seconds.
+"""Durations as people type them: ``90s``, ``30m``, ``2h``, ``1d``, ``1h30m`` or plain seconds;
+and as people read them: ``45 s``, ``12 min``, ``5.1 h``.
 
 One parser for every command that takes a duration (``local advance``, ``submit --timeout``,
-job specs' ``max_runtime``), so the accepted spellings are the same everywhere.
+job specs' ``max_runtime``), so the accepted spellings are the same everywhere, and one
+wording for every view that shows one (``human_duration``).
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ import math
 import re
 
 UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
+_HOUR = 3600.0
 _PART = re.compile(r"(\d+(?:\.\d+)?)([smhd])")
 _PLAIN = re.compile(r"\d+(?:\.\d+)?")
 
@@ -51,3 +54,15 @@ def format_duration(seconds: float) -> str:
         if count:
             out.append(f"{count}{unit}")
     return "".join(out)
+
+
+def human_duration(seconds: float) -> str:
+    """``45 s``, ``12 min``, ``5.1 h``, ``3.2 d``, ``1,767 d``: read at a glance."""
+    if seconds < 90:
+        return f"{seconds:.0f} s"
+    if seconds < 90 * 60:
+        return f"{seconds / 60:.0f} min"
+    if seconds < 48 * _HOUR:
+        return f"{seconds / _HOUR:.1f} h"
+    days = seconds / (24 * _HOUR)
+    return f"{days:.1f} d" if days < 100 else f"{days:,.0f} d"

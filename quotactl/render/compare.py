@@ -32,7 +32,8 @@ from typing import TYPE_CHECKING
 
 from rich.text import Text
 
-from quotactl.core.simulate import Outcome, human_duration, instance_hours
+from quotactl.core.durations import human_duration
+from quotactl.core.simulate import Outcome, instance_hours
 from quotactl.render.markdown import code_span
 from quotactl.render.mermaid import wait_unit, xychart
 from quotactl.render.rules import rules_json, rules_markdown, rules_text

@@ -4,9 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from rich.table import Table
-
-from quotactl.core.simulate import human_duration
+from quotactl.core.durations import human_duration
 from quotactl.core.states import JobStatus
 from quotactl.render.console import print_trimmed
 from quotactl.render.eta import basis_words, cost_line, eta_cell, eta_sentence
@@ -18,6 +16,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Mapping, Sequence
 
     from rich.console import Console
+    from rich.table import Table
 
     from quotactl.core.estimate import Estimates, Eta
     from quotactl.core.jobs.placement import Placement
@@ -148,6 +147,8 @@ def print_job(
         rows.append(("Training job", f"{training_job.get('name')}  {status}"))
     if detail.tags:
         rows.append(("Tags", ", ".join(f"{k}={v}" for k, v in sorted(detail.tags.items()))))
+    from rich.table import Table  # the job list does without it (``StreamTable``)
+
     table = Table(box=None, show_header=False, pad_edge=False)
     table.add_column(style="bold", no_wrap=True)
     table.add_column()

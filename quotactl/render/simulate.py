@@ -38,7 +38,8 @@ from typing import TYPE_CHECKING
 from rich.table import Table
 from rich.text import Text
 
-from quotactl.core.simulate import human_duration, instance_hours
+from quotactl.core.durations import human_duration
+from quotactl.core.simulate import instance_hours
 from quotactl.render.markdown import code_span
 from quotactl.render.rules import rules_json, rules_markdown, rules_text
 from quotactl.render.symbols import DASH, STRATEGIES, TIMES

@@ -7,9 +7,10 @@ from typing import TYPE_CHECKING
 
 from rich.text import Text
 
+from quotactl.core.durations import human_duration
 from quotactl.core.history.ledger import iso
 from quotactl.core.history.report import By
-from quotactl.core.simulate import human_duration, instance_hours
+from quotactl.core.simulate import instance_hours
 from quotactl.render.markdown import code_span
 from quotactl.render.mermaid import wait_unit, xychart
 from quotactl.render.simulate import titled_table

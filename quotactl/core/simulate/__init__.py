@@ -9,6 +9,7 @@ traces, ``generate_trace`` makes synthetic ones, ``queue_models`` turns a config
 what the engine schedules.
 """
 
+from quotactl.core.durations import human_duration
 from quotactl.core.simulate.compare import Comparison, Outcome, QueueChange, ShareChange, compare
 from quotactl.core.simulate.generate import ShareWorkload, generate_trace, workloads
 from quotactl.core.simulate.metrics import (
@@ -16,7 +17,6 @@ from quotactl.core.simulate.metrics import (
     ShareResult,
     SimulationResult,
     WaitStats,
-    human_duration,
     instance_hours,
     summarise,
 )

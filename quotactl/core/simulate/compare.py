@@ -20,7 +20,8 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import TYPE_CHECKING
 
-from quotactl.core.simulate.metrics import human_duration, instance_hours
+from quotactl.core.durations import human_duration
+from quotactl.core.simulate.metrics import instance_hours
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence

@@ -148,18 +148,6 @@ def summarise(run: RunTotals) -> SimulationResult:
     )
 
 
-def human_duration(seconds: float) -> str:
-    """``45 s``, ``12 min``, ``5.1 h``, ``3.2 d``, ``1,767 d``: read at a glance."""
-    if seconds < 90:
-        return f"{seconds:.0f} s"
-    if seconds < 90 * 60:
-        return f"{seconds / 60:.0f} min"
-    if seconds < 48 * HOUR:
-        return f"{seconds / HOUR:.1f} h"
-    days = seconds / (24 * HOUR)
-    return f"{days:.1f} d" if days < 100 else f"{days:,.0f} d"
-
-
 def instance_hours(hours: float) -> str:
     """``0.5``, ``12.3``, ``1,204``: one decimal while it matters."""
     return f"{hours:.1f}" if hours < 100 else f"{hours:,.0f}"

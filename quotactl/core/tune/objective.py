@@ -22,7 +22,7 @@ import math
 from enum import StrEnum
 from typing import TYPE_CHECKING
 
-from quotactl.core.simulate.metrics import human_duration
+from quotactl.core.durations import human_duration
 
 if TYPE_CHECKING:
     from quotactl.core.simulate.metrics import ShareResult, SimulationResult

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from quotactl.core.simulate import human_duration
+from quotactl.core.durations import human_duration
 from quotactl.core.simulate.timeline import WAIT_BINS
 from quotactl.errors import InternalError
 from quotactl.render.report.document import html
