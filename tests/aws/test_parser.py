@@ -15,6 +15,7 @@ from __future__ import annotations
 import base64
 import copy
 import json
+import sys
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
@@ -332,3 +333,43 @@ def test_quotactls_clients_parse_with_it_and_read_what_botocore_reads(tmp_path: 
         del mine["ResponseMetadata"], theirs["ResponseMetadata"]  # a request id each
         assert repr(mine) == repr(theirs)
         assert method == "list_service_jobs" or len(repr(mine)) > 100  # a body was walked
+
+
+def test_threads_sharing_a_new_parser_get_botocores_result() -> None:
+    """A client's one parser meets its first responses on many threads at once (the read
+    pool): every thread gets botocore's result while the walks are being built."""
+    shape = service(RECURSIVE).shape_for("Node")
+    node: dict[str, Any] = {"sizeOnTheWire": 1}
+    for size in range(2, 30):
+        node = {"children": [node, {"sizeOnTheWire": size}], "sizeOnTheWire": size}
+    response = {"body": json.dumps(node).encode(), "headers": {}, "status_code": 200}
+    expected = outcome(parsers.RestJSONParser(), response, shape)
+    switching = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)  # threads take turns every few bytecodes, inside the builds
+    try:
+        for _ in range(60):
+            found = _on_threads(16, RestJsonParser(), response, shape)
+            assert found == [expected] * 16
+    finally:
+        sys.setswitchinterval(switching)
+
+
+def _on_threads(
+    count: int, parser: RestJsonParser, response: dict[str, Any], shape: Shape
+) -> list[str]:
+    """What ``count`` threads, started at once, each make of ``response`` with ``parser``."""
+    import threading
+
+    start = threading.Barrier(count)
+    found: list[str] = []
+
+    def parse() -> None:
+        start.wait()
+        found.append(outcome(parser, response, shape))
+
+    threads = [threading.Thread(target=parse) for _ in range(count)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return found
