@@ -24,20 +24,17 @@ steadier figure) and the API calls quotactl made (``--debug``). Targets:
 
 from __future__ import annotations
 
-import argparse
 import os
 import resource
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # the repo root, for tests.*
 
-from tests.benchmarks.bench_status import build
-from tests.emulator.emulator_support import Served
+from tests.benchmarks.bench_status import served, served_arguments
 
 AWS_ENV = {
     "AWS_ACCESS_KEY_ID": "testing",
@@ -88,65 +85,52 @@ def timed(command: list[str], env: dict[str, str]) -> tuple[float, float, str, f
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--jobs", type=int, default=10_000)
-    parser.add_argument("--runs", type=int, default=3)
-    parser.add_argument("--state", type=Path, default=None, help="build once, keep, reuse")
-    args = parser.parse_args(argv)
-    with tempfile.TemporaryDirectory() as tmp:
-        state = args.state or Path(tmp) / "bench.db"
-        if not state.exists():
-            print(f"built: {build(state, args.jobs)}")
-        server = Served(state)
-        try:
-            env = {**os.environ, **AWS_ENV}
-            env.pop("QUOTACTL_EMULATOR_FAULTS", None)
-            q = [sys.executable, "-m", "quotactl", "--endpoint-url", server.url, "--debug"]
-            cases = {
-                "aws batch list-service-jobs RUNNABLE": [
-                    "aws",
-                    "batch",
-                    "list-service-jobs",
-                    "--endpoint-url",
-                    server.url,
-                    "--job-queue",
-                    "bench",
-                    "--job-status",
-                    "RUNNABLE",
-                ],
-                "botocore alone, RUNNABLE, one thread": [
-                    sys.executable,
-                    "-c",
-                    BOTOCORE_ALONE,
-                    server.url,
-                ],
-                "quotactl jobs --status RUNNABLE": [*q, "jobs", "--status", "RUNNABLE"],
-                "quotactl jobs": [*q, "jobs"],
-                "quotactl status": [*q, "status"],
-                "quotactl status -o json": [*q, "status", "-o", "json"],
-            }
-            runs: dict[str, list[tuple[float, float, str, float]]] = {n: [] for n in cases}
-            with open("/proc/loadavg") as loadavg:
-                print(f"load average: {' '.join(loadavg.read().split()[:3])}")
-            for _ in range(args.runs):
-                for name, command in cases.items():
-                    runs[name].append(timed(command, env))
-            for name, found in runs.items():
-                walls = [r[0] for r in found]
-                firsts = [r[1] for r in found]
-                calls = next(
-                    (ln.split(": ", 1)[1] for ln in found[0][2].splitlines() if "API calls" in ln),
-                    "",
-                )
-                cpu = statistics.median(r[3] for r in found)
-                print(
-                    f"{name:<38} median {statistics.median(walls):5.2f} s "
-                    f"(all {', '.join(f'{w:.2f}' for w in walls)}); first line "
-                    f"{statistics.median(firsts):5.2f} s; CPU {cpu:.2f} s"
-                    + (f"; {calls}" if calls else "")
-                )
-        finally:
-            server.close()
+    args = served_arguments(__doc__, argv, runs=3)
+    with served(args.state, args.jobs) as url:
+        env = {**os.environ, **AWS_ENV}
+        env.pop("QUOTACTL_EMULATOR_FAULTS", None)
+        q = [sys.executable, "-m", "quotactl", "--endpoint-url", url, "--debug"]
+        cases = {
+            "aws batch list-service-jobs RUNNABLE": [
+                "aws",
+                "batch",
+                "list-service-jobs",
+                "--endpoint-url",
+                url,
+                "--job-queue",
+                "bench",
+                "--job-status",
+                "RUNNABLE",
+            ],
+            "botocore alone, RUNNABLE, one thread": [
+                sys.executable,
+                "-c",
+                BOTOCORE_ALONE,
+                url,
+            ],
+            "quotactl jobs --status RUNNABLE": [*q, "jobs", "--status", "RUNNABLE"],
+            "quotactl jobs": [*q, "jobs"],
+            "quotactl status": [*q, "status"],
+            "quotactl status -o json": [*q, "status", "-o", "json"],
+        }
+        runs: dict[str, list[tuple[float, float, str, float]]] = {n: [] for n in cases}
+        for _ in range(args.runs):
+            for name, command in cases.items():
+                runs[name].append(timed(command, env))
+        for name, found in runs.items():
+            walls = [r[0] for r in found]
+            firsts = [r[1] for r in found]
+            calls = next(
+                (ln.split(": ", 1)[1] for ln in found[0][2].splitlines() if "API calls" in ln),
+                "",
+            )
+            cpu = statistics.median(r[3] for r in found)
+            print(
+                f"{name:<38} median {statistics.median(walls):5.2f} s "
+                f"(all {', '.join(f'{w:.2f}' for w in walls)}); first line "
+                f"{statistics.median(firsts):5.2f} s; CPU {cpu:.2f} s"
+                + (f"; {calls}" if calls else "")
+            )
     return 0
 
 

@@ -23,12 +23,10 @@ Figures only, nothing is asserted. ``--state FILE`` builds the state once and ke
 
 from __future__ import annotations
 
-import argparse
 import http.client
 import json
 import statistics
 import sys
-import tempfile
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -45,8 +43,7 @@ from botocore.serialize import create_serializer
 from quotactl.aws.live import LiveReader
 from quotactl.aws.parser import RestJsonParser
 from quotactl.aws.session import Target, client
-from tests.benchmarks.bench_status import build
-from tests.emulator.emulator_support import Served
+from tests.benchmarks.bench_status import served, served_arguments
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -169,22 +166,9 @@ def bare_http(url: str) -> Callable[[dict[str, Any]], dict[str, Any]]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--jobs", type=int, default=10_000)
-    parser.add_argument("--runs", type=int, default=7)
-    parser.add_argument("--state", type=Path, default=None, help="build once, keep, reuse")
-    args = parser.parse_args(argv)
-    with tempfile.TemporaryDirectory() as tmp:
-        state = args.state or Path(tmp) / "bench.db"
-        if not state.exists():
-            print(f"built: {build(state, args.jobs)}")
-        server = Served(state)
-        try:
-            with open("/proc/loadavg") as loadavg:
-                print(f"load average: {' '.join(loadavg.read().split()[:3])}")
-            report(server.url, args.runs)
-        finally:
-            server.close()
+    args = served_arguments(__doc__, argv, runs=7)
+    with served(args.state, args.jobs) as url:
+        report(url, args.runs)
     return 0
 
 

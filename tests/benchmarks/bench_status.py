@@ -12,6 +12,7 @@ Targets: under 1 s and under 3 s (reads in parallel).
 
 from __future__ import annotations
 
+import argparse
 import contextlib
 import io
 import json
@@ -21,14 +22,17 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # the repo root, for tests.*
 
 from quotactl.aws.session import Target, client, make_session
 from quotactl.cli.app import run
 from quotactl.emulator import Emulator
-from tests.emulator.emulator_support import make_queue, payload
+from tests.emulator.emulator_support import Served, make_queue, payload
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
 
 P5 = "ml.p5.48xlarge"
 SHARES = {
@@ -77,6 +81,32 @@ def build(state: Path, jobs: int) -> dict[str, int]:
     batch.close()
     emulator.close()
     return counts
+
+
+def served_arguments(doc: str, argv: list[str] | None, runs: int) -> argparse.Namespace:
+    """``--jobs``, ``--runs`` and ``--state`` of a benchmark that runs on ``served``."""
+    parser = argparse.ArgumentParser(description=doc.splitlines()[0])
+    parser.add_argument("--jobs", type=int, default=10_000)
+    parser.add_argument("--runs", type=int, default=runs)
+    parser.add_argument("--state", type=Path, default=None, help="build once, keep, reuse")
+    return parser.parse_args(argv)
+
+
+@contextlib.contextmanager
+def served(state: Path | None, jobs: int) -> Iterator[str]:
+    """The URL of a ``local serve`` of the bench queue, on ``state`` (built first where it does
+    not exist) or on a fresh one in a temporary directory; prints the load average."""
+    with tempfile.TemporaryDirectory() as tmp:
+        path = state or Path(tmp) / "bench.db"
+        if not path.exists():
+            print(f"built: {build(path, jobs)}")
+        server = Served(path)
+        try:
+            with open("/proc/loadavg") as loadavg:
+                print(f"load average: {' '.join(loadavg.read().split()[:3])}")
+            yield server.url
+        finally:
+            server.close()
 
 
 def status_json(state: Path, faults: str | None) -> tuple[float, str, dict[str, Any]]:
