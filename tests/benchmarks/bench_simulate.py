@@ -12,7 +12,9 @@ instance types, then replays it in separate processes, so that each run's peak m
 * ``quotactl``: as ``quotactl simulate`` runs it: the CSV parsed by a worker process
   (``trace_rows``), replayed with lending, borrowing and preemption, then summarised;
 * ``quotactl-1-core``: the same with the CSV parsed in the simulating process;
-* ``quotactl-reserve``: every share forced to RESERVE (no sharing, as in SimPy's model);
+* ``quotactl-reserve``: every share forced to RESERVE and phases that take no time
+  (``INSTANT``: no SCHEDULED or STARTING time, a victim leaves at once): the system SimPy's
+  model is, as a cross-check of the two models;
 * ``simpy``: the simplest comparable system in SimPy 4: per share and instance type a FIFO
   pool of ``limit`` instances, no sharing, the same arrivals through the same reader. It is a
   ``simpy.Container`` rather than a ``simpy.Resource``: a Resource grants one unit per request
@@ -49,7 +51,7 @@ from itertools import islice
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from quotactl.core.engine import QueueModel, ShareModel
+from quotactl.core.engine import INSTANT, QueueModel, ShareModel
 from quotactl.core.resources.desired import Strategy
 from quotactl.core.simulate import generate_trace, read_trace, simulate, summarise, write_trace
 from quotactl.core.simulate.reader import trace_rows
@@ -149,14 +151,17 @@ def peak_mib() -> float:
 
 def run_quotactl(trace: Path, kind: str, workload: str) -> dict[str, float]:
     queue = workload_queue(workload)
+    timing = None  # the emulator's: SCHEDULED 120 s, STARTING 30 s, victims leave after 20 s
     if kind == "quotactl-reserve":
         queue = queue.with_strategy(Strategy.RESERVE)
+        timing = INSTANT  # SimPy's models have no phases
     start, cpu = time.perf_counter(), time.process_time()
     if kind == "quotactl-1-core":
         with trace.open() as lines:
-            result = summarise(simulate([queue], read_trace(lines, str(trace)), str(trace)))
+            rows = read_trace(lines, str(trace))
+            result = summarise(simulate([queue], rows, str(trace), timing))
     else:
-        result = summarise(simulate([queue], trace_rows(trace), str(trace)))
+        result = summarise(simulate([queue], trace_rows(trace), str(trace), timing))
     seconds = time.perf_counter() - start
     return {
         "seconds": seconds,
