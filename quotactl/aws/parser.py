@@ -4,7 +4,7 @@ botocore turns a JSON body into a response by walking the output shape value by 
 every node it looks up a handler by the shape's type name and, for every structure, every
 member's wire name again. At 10,000 listed jobs (100 pages of ListServiceJobs) that walk is
 about four fifths of parsing and a tenth of ``quotactl status``'s CPU; ``json.loads`` of the
-same pages is a seventh of it. ``RestJsonParser`` keeps botocore's parser (its body decoding,
+same pages is about a fifth of it. ``RestJsonParser`` keeps botocore's parser (its body decoding,
 errors, headers, response metadata and event streams) and replaces only the walk: the first
 time it meets a shape it builds one function for it, from the members' wire names and the
 converters of their shapes, and calls that from then on.
@@ -47,11 +47,6 @@ if TYPE_CHECKING:
 
 PROTOCOL = "rest-json"
 
-_WALKED = frozenset(
-    {"string", "integer", "long", "float", "double", "boolean", "blob", "timestamp"}
-    | {"list", "map", "structure"}
-)
-"""The shape types whose walk is built here; any other goes to botocore's handler."""
 _MISSING = object()
 
 
@@ -75,6 +70,8 @@ _SCALARS: dict[str, Convert | None] = {
     "double": _float,
     "boolean": _bool,
 }
+_WALKED = frozenset({*_SCALARS, "blob", "timestamp", "list", "map", "structure"})
+"""The shape types whose walk is built here; any other goes to botocore's handler."""
 
 
 class RestJsonParser(parsers.RestJSONParser):

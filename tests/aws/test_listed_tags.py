@@ -42,7 +42,7 @@ teams:
 """
 
 
-def _stack(tmp_path: Path) -> Any:
+def applied_stack(tmp_path: Path) -> Any:
     (tmp_path / "quotactl.yaml").write_text(CONFIG)
     desired = load_config([tmp_path / "quotactl.yaml"]).desired
     backend = AwsBackend(client(Target("local", tmp_path / "state.db")))
@@ -74,7 +74,7 @@ def _shares(batch: Any) -> tuple[dict[str, Any], int]:
 def test_a_plan_reads_share_tags_from_the_listing_with_no_call_per_share(
     tmp_path: Path,
 ) -> None:
-    desired = _stack(tmp_path)
+    desired = applied_stack(tmp_path)
     listed, calls = _observe(tmp_path, listed=True)
     fallback, fallback_calls = _observe(tmp_path, listed=False)
 
@@ -90,7 +90,7 @@ def test_a_plan_reads_share_tags_from_the_listing_with_no_call_per_share(
 
 
 def test_status_reads_the_team_from_the_listed_tags(tmp_path: Path) -> None:
-    _stack(tmp_path)
+    applied_stack(tmp_path)
     teams = {}
     for listed in (True, False):
         batch = client(Target("local", tmp_path / "state.db"))
@@ -111,7 +111,7 @@ JSON = SCALAR | st.lists(SCALAR, max_size=3) | st.dictionaries(st.text(max_size=
 @pytest.fixture(scope="module")
 def stack(tmp_path_factory: pytest.TempPathFactory) -> Path:
     tmp_path = tmp_path_factory.mktemp("stack")
-    _stack(tmp_path)
+    applied_stack(tmp_path)
     return tmp_path
 
 

@@ -28,7 +28,7 @@ from hypothesis import strategies as st
 
 from quotactl.aws.parser import ParserFactory, RestJsonParser
 from quotactl.aws.session import Target, client
-from tests.aws.test_listed_tags import _stack
+from tests.aws.test_listed_tags import applied_stack
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -320,7 +320,7 @@ def test_a_recursive_shape_is_walked_as_deep_as_the_value_goes() -> None:
 
 def test_quotactls_clients_parse_with_it_and_read_what_botocore_reads(tmp_path: Path) -> None:
     """Through whole clients on the embedded emulator: the same responses either way."""
-    _stack(tmp_path)
+    applied_stack(tmp_path)
     batch = client(Target("local", tmp_path / "state.db"))
     assert isinstance(batch._endpoint._response_parser_factory, ParserFactory)  # type: ignore[attr-defined]
     plain = client(Target("local", tmp_path / "state.db"))
