@@ -43,6 +43,7 @@ teams:
 
 
 def applied_stack(tmp_path: Path) -> Any:
+    """CONFIG applied to a new embedded account in ``tmp_path``; its desired state."""
     (tmp_path / "quotactl.yaml").write_text(CONFIG)
     desired = load_config([tmp_path / "quotactl.yaml"]).desired
     backend = AwsBackend(client(Target("local", tmp_path / "state.db")))
