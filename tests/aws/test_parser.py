@@ -29,6 +29,7 @@ from hypothesis import strategies as st
 from quotactl.aws.parser import ParserFactory, RestJsonParser
 from quotactl.aws.session import Target, client
 from tests.aws.test_listed_tags import applied_stack
+from tests.emulator.emulator_support import payload
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -325,16 +326,34 @@ def test_quotactls_clients_parse_with_it_and_read_what_botocore_reads(tmp_path: 
     assert isinstance(batch._endpoint._response_parser_factory, ParserFactory)  # type: ignore[attr-defined]
     plain = client(Target("local", tmp_path / "state.db"))
     plain._endpoint._response_parser_factory = parsers.ResponseParserFactory()  # type: ignore[attr-defined]
-    for method, params in (
+    share = batch.list_quota_shares(jobQueue="q")["quotaShares"][0]["quotaShareName"]
+    for count in (1, 8):  # one that fits the queue, one that waits
+        job = batch.submit_service_job(
+            jobName=f"j{count}",
+            jobQueue="q",
+            serviceJobType="SAGEMAKER_TRAINING",
+            serviceRequestPayload=payload("ml.g5.xlarge", count, 3600),
+            quotaShareName=share,
+            tags={"team": "vision"},
+        )
+    calls: list[tuple[str, dict[str, Any]]] = [
         ("describe_service_environments", {}),
         ("describe_job_queues", {}),
         ("list_quota_shares", {"jobQueue": "q"}),
-        ("list_service_jobs", {"jobQueue": "q", "jobStatus": "RUNNABLE"}),
-    ):
+        ("describe_service_job", {"jobId": job["jobId"]}),
+    ]
+    calls += [
+        ("list_service_jobs", {"jobQueue": "q", "jobStatus": status})
+        for status in ("SUBMITTED", "RUNNABLE", "SCHEDULED", "STARTING", "RUNNING")
+    ]
+    listed = 0
+    for method, params in calls:
         mine, theirs = getattr(batch, method)(**params), getattr(plain, method)(**params)
         del mine["ResponseMetadata"], theirs["ResponseMetadata"]  # a request id each
         assert repr(mine) == repr(theirs)
+        listed += len(mine.get("jobSummaryList", []))
         assert method == "list_service_jobs" or len(repr(mine)) > 100  # a body was walked
+    assert listed == 2
 
 
 def test_threads_sharing_a_new_parser_get_botocores_result() -> None:
