@@ -4,8 +4,8 @@ Each error carries a short, stable, kebab-case ``code`` (scripts and tests match
 human ``message`` and an optional ``hint``. The code is the class's: a raise site names the
 class, never the code. Rendering lives in ``quotactl.render.errors`` and the mapping to exit
 codes in ``quotactl.cli.app`` (``UsageError`` exits 64, ``WorkInterruptedError`` 130, every
-other one 1). The family, grouped by what the user can do about it (the groups have no code
-of their own)::
+other one 1). The family, grouped by what the user can do about it (the groups are headings,
+not classes)::
 
     QuotactlError
     ├── CommandLineError: fix the command line
@@ -103,73 +103,38 @@ def _restore(cls: type[QuotactlError], message: str, state: dict[str, Any]) -> Q
     return error
 
 
-# -- the groups ---------------------------------------------------------------------------
-class CommandLineError(QuotactlError):
-    """The command line asks for something that cannot be done as written."""
-
-
-class InputError(QuotactlError):
-    """A file the user wrote (config, job spec, trace, trainer) is wrong."""
-
-
-class PlanApplyError(QuotactlError):
-    """A plan cannot be made or applied as asked."""
-
-
-class JobError(QuotactlError):
-    """A job cannot be submitted, found, cancelled or followed as asked."""
-
-
-class AwsError(QuotactlError):
-    """AWS (or the endpoint) refused, was unreachable, or was not configured."""
-
-
-class LocalStateError(QuotactlError):
-    """A local file, directory or port is in the way."""
-
-
-GROUPS: tuple[type[QuotactlError], ...] = (
-    CommandLineError,
-    InputError,
-    PlanApplyError,
-    JobError,
-    AwsError,
-    LocalStateError,
-)
-
-
 # -- the command line ---------------------------------------------------------------------
-class UsageError(CommandLineError):
+class UsageError(QuotactlError):
     """A bad option or argument (exit code 64)."""
 
     code = "usage"
 
 
-class NotFoundError(CommandLineError):
+class NotFoundError(QuotactlError):
     """Something named by the user does not exist (a file, a queue, a job)."""
 
     code = "not-found"
 
 
-class BackendSettingsError(CommandLineError):
+class BackendSettingsError(QuotactlError):
     """The backend or endpoint settings do not fit what the command needs."""
 
     code = "backend"
 
 
-class NothingToGenerateError(CommandLineError):
+class NothingToGenerateError(QuotactlError):
     """``trace generate`` found no enabled share to generate jobs for."""
 
     code = "nothing-to-generate"
 
 
-class DaskMissingError(CommandLineError):
+class DaskMissingError(QuotactlError):
     """``tune --executor dask://...`` needs the optional ``quotactl[dask]`` extra."""
 
     code = "dask-missing"
 
 
-class ExecutorError(CommandLineError):
+class ExecutorError(QuotactlError):
     """``tune --executor`` names a Dask scheduler that cannot be reached or that failed."""
 
     code = "executor"
@@ -191,7 +156,7 @@ class Diagnostic:
         return f"{self.file}:{self.line}:{self.column}: {self.severity}: {self.message}"
 
 
-class ConfigError(InputError):
+class ConfigError(QuotactlError):
     """The configuration is invalid; ``diagnostics`` holds every finding with its position."""
 
     code = "config-invalid"
@@ -227,13 +192,13 @@ class SpecInvalidError(ConfigError):
         super().__init__(list(diagnostics), message=message, hint=hint)
 
 
-class FileTooLargeError(InputError):
+class FileTooLargeError(QuotactlError):
     """A config file, job spec, trace or plan is over its size limit: refused before reading."""
 
     code = "file-too-large"
 
 
-class TraceError(InputError):
+class TraceError(QuotactlError):
     """A trace row that cannot be simulated; the message starts with FILE:LINE."""
 
     code = "trace-invalid"
@@ -243,26 +208,26 @@ class TraceUnsorted(TraceError):
     """A row earlier than the one before it: the trace must be sorted before it is replayed."""
 
 
-class LedgerError(InputError):
+class LedgerError(QuotactlError):
     """A ledger row that cannot be read; the message starts with FILE:LINE."""
 
     code = "ledger-invalid"
 
 
-class PricesError(InputError):
+class PricesError(QuotactlError):
     """A ``--prices`` file that does not map instance types to prices per instance-hour."""
 
     code = "prices-invalid"
 
 
-class TrainerInvalidError(InputError):
+class TrainerInvalidError(QuotactlError):
     """``--trainer MODULE:ATTR`` does not name a job the SageMaker SDK accepts."""
 
     code = "trainer-invalid"
 
 
 # -- plan and apply -----------------------------------------------------------------------
-class PlanError(PlanApplyError):
+class PlanError(QuotactlError):
     """The plan cannot be made or used (the code says why)."""
 
     code = "plan-error"
@@ -310,56 +275,56 @@ class DisruptionNotAllowedError(PlanError):
     code = "disruption-not-allowed"
 
 
-class AccountMismatchError(PlanApplyError):
+class AccountMismatchError(QuotactlError):
     """The credentials or endpoint are for another account (or region) than intended."""
 
     code = "account-mismatch"
 
 
-class ApprovalRequiredError(PlanApplyError):
+class ApprovalRequiredError(QuotactlError):
     """apply needs ``yes`` on a terminal, or ``--auto-approve``."""
 
     code = "approval-required"
 
 
-class NotConfirmedError(PlanApplyError):
+class NotConfirmedError(QuotactlError):
     """The answer to a confirmation was not ``yes``."""
 
     code = "cancelled"
 
 
-class StateLockedError(PlanApplyError):
+class StateLockedError(QuotactlError):
     """Another apply or import of this stack holds the lock."""
 
     code = "state-locked"
 
 
-class RuleFailedError(PlanApplyError):
+class RuleFailedError(QuotactlError):
     """A soft rule failed without ``--override``, or a hard rule failed."""
 
     code = "rule-failed"
 
 
-class ApplyFailedError(PlanApplyError):
+class ApplyFailedError(QuotactlError):
     """Some changes of an apply failed."""
 
     code = "apply-failed"
 
 
 # -- jobs ---------------------------------------------------------------------------------
-class ShareDisabledError(JobError):
+class ShareDisabledError(QuotactlError):
     """The share (or queue) is disabled and takes no new jobs."""
 
     code = "share-disabled"
 
 
-class PreflightFailedError(JobError):
+class PreflightFailedError(QuotactlError):
     """The job's role or output bucket is missing; nothing was submitted."""
 
     code = "preflight-failed"
 
 
-class SubmitIncomplete(JobError):
+class SubmitIncomplete(QuotactlError):
     """Some jobs of a ``--count`` were submitted, then a call failed: says which went through,
     and how to submit the rest under the names they would have had."""
 
@@ -387,38 +352,38 @@ def _stand(n: int) -> str:
     return "the submitted job stands" if n == 1 else f"the {n} submitted jobs stand"
 
 
-class SageMakerSdkMissingError(JobError):
+class SageMakerSdkMissingError(QuotactlError):
     """``--trainer`` needs the optional ``quotactl[sagemaker]`` extra."""
 
     code = "sagemaker-sdk-missing"
 
 
-class AmbiguousJobError(JobError):
+class AmbiguousJobError(QuotactlError):
     """A job name matches more than one job."""
 
     code = "ambiguous-job"
 
 
-class JobFinishedError(JobError):
+class JobFinishedError(QuotactlError):
     """The job has already finished."""
 
     code = "job-finished"
 
 
-class CancelFailedError(JobError):
+class CancelFailedError(QuotactlError):
     """Some jobs could not be cancelled."""
 
     code = "cancel-failed"
 
 
-class NoLogsError(JobError):
+class NoLogsError(QuotactlError):
     """The job has no CloudWatch logs (yet, or it runs on the emulator)."""
 
     code = "no-logs"
 
 
 # -- AWS and connectivity -----------------------------------------------------------------
-class BackendError(AwsError):
+class BackendError(QuotactlError):
     """A call to the backend failed; ``message`` is the service's own text."""
 
     code = "aws-error"
@@ -457,56 +422,56 @@ class LockNameTakenError(StateLockedError, BackendError):
     """The lock's name is taken by something that is not a quotactl lock."""
 
 
-class AwsCredentialsError(AwsError):
+class AwsCredentialsError(QuotactlError):
     """No AWS credentials were found."""
 
     code = "aws-credentials"
 
 
-class AwsProfileError(AwsError):
+class AwsProfileError(QuotactlError):
     """The ``--profile`` does not exist."""
 
     code = "aws-profile"
 
 
-class AwsRegionError(AwsError):
+class AwsRegionError(QuotactlError):
     """The region is malformed or missing."""
 
     code = "aws-region"
 
 
-class DoctorFailedError(AwsError):
+class DoctorFailedError(QuotactlError):
     """``doctor`` found a check that fails (each is printed with what was found)."""
 
     code = "doctor-failed"
 
 
 # -- local state --------------------------------------------------------------------------
-class StateError(LocalStateError):
+class StateError(QuotactlError):
     """The state file cannot be used: locked, read-only, full, damaged, or not a state file."""
 
     code = "emulator-state"
 
 
-class PortInUseError(LocalStateError):
+class PortInUseError(QuotactlError):
     """``local serve --port`` is taken."""
 
     code = "port-in-use"
 
 
-class FileIOError(LocalStateError):
+class FileIOError(QuotactlError):
     """A file could not be read or written."""
 
     code = "io-error"
 
 
-class UnsafePathError(LocalStateError):
+class UnsafePathError(QuotactlError):
     """A file name built from live data would leave its directory."""
 
     code = "unsafe-path"
 
 
-class OutNotEmptyError(LocalStateError):
+class OutNotEmptyError(QuotactlError):
     """``export --out DIR`` into a directory that already holds files, without ``--force``."""
 
     code = "out-not-empty"

@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from quotactl.api.connection import BACKENDS, DEFAULT_STATE, connect
     from quotactl.api.estimates import estimate_jobs
     from quotactl.api.formatting import Formatted, format_files, write_formatted
+    from quotactl.api.history_ledger import HistoryWritten, history
     from quotactl.api.jobs import (
         AttemptLog,
         Cancelled,
@@ -45,7 +46,7 @@ if TYPE_CHECKING:
         stream_jobs,
         why,
     )
-    from quotactl.api.ledger import HistoryWritten, history
+    from quotactl.api.live_status import WATCH_RETRIES, Refresh, status, watch
     from quotactl.api.local import advance, reset, serve
     from quotactl.api.metrics import openmetrics, read_metrics, serve_metrics
     from quotactl.api.offline import (
@@ -56,8 +57,7 @@ if TYPE_CHECKING:
         simulate,
         simulate_compare,
     )
-    from quotactl.api.reporting import WATCH_RETRIES, Refresh, status, watch
-    from quotactl.api.reports import check_report_path, write_report
+    from quotactl.api.report_files import check_report_path, write_report
     from quotactl.api.rules import judge_config, judge_simulation, rules_for, rules_for_paths
     from quotactl.api.stack import (
         PLAN_KEY,
@@ -88,7 +88,7 @@ if TYPE_CHECKING:
         tuned_rules,
         write_tuned,
     )
-    from quotactl.api.usage_report import UsageWindow, usage
+    from quotactl.api.usage_figures import UsageWindow, usage
     from quotactl.aws.account import Account
     from quotactl.aws.jobs import Submitted
     from quotactl.aws.session import Retries
@@ -106,7 +106,7 @@ _WHERE = {
     "quotactl.api.config": ("DEFAULT_CONFIG", "Validation", "load", "schema", "validate"),
     "quotactl.api.connection": ("BACKENDS", "DEFAULT_STATE", "connect"),
     "quotactl.api.rules": ("judge_config", "judge_simulation", "rules_for", "rules_for_paths"),
-    "quotactl.api.ledger": ("HistoryWritten", "history"),
+    "quotactl.api.history_ledger": ("HistoryWritten", "history"),
     "quotactl.api.checkup": ("Check", "Checkup", "doctor", "versions"),
     "quotactl.api.formatting": ("Formatted", "format_files", "write_formatted"),
     "quotactl.api.estimates": ("estimate_jobs",),
@@ -135,7 +135,7 @@ _WHERE = {
         "simulate",
         "simulate_compare",
     ),
-    "quotactl.api.reports": ("check_report_path", "write_report"),
+    "quotactl.api.report_files": ("check_report_path", "write_report"),
     "quotactl.api.stack": (
         "PLAN_KEY",
         "apply",
@@ -146,7 +146,7 @@ _WHERE = {
         "read_plan",
         "save_plan",
     ),
-    "quotactl.api.reporting": ("WATCH_RETRIES", "Refresh", "status", "watch"),
+    "quotactl.api.live_status": ("WATCH_RETRIES", "Refresh", "status", "watch"),
     "quotactl.api.submission": (
         "JobRequest",
         "Preview",
@@ -166,7 +166,7 @@ _WHERE = {
         "tuned_rules",
         "write_tuned",
     ),
-    "quotactl.api.usage_report": ("UsageWindow", "usage"),
+    "quotactl.api.usage_figures": ("UsageWindow", "usage"),
     "quotactl.aws.account": ("Account",),
     "quotactl.aws.jobs": ("Submitted",),
     "quotactl.aws.session": ("Retries",),

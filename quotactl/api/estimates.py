@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 
     from quotactl.aws.account import Account
     from quotactl.core.engine import Timing
-    from quotactl.core.estimate import DurationSampler, Estimates, QueueEstimate
+    from quotactl.core.estimate import DurationSampler, Estimates, QueueEstimate, ShareHistory
     from quotactl.core.jobs.live import LiveQueue
     from quotactl.core.jobs.spec import SubmitRequest
     from quotactl.core.resources.observed import LiveJob
@@ -58,8 +58,6 @@ def sampler(
     from quotactl.core.estimate import live_history
 
     if history_file is not None:
-        from quotactl.api.ledgers import ledger_history
-
         return ledger_history(history_file, live.name, timing_of(account)), str(history_file)
     found = live_history(live.jobs, timing_of(account).starting_seconds)
     return (found, "live") if len(found) else (None, None)
@@ -153,3 +151,21 @@ def preview_estimates(
         )
     found, source = estimate_queue(account, queue, wanted=ids, history_file=history_file)
     return tuple(ids), Estimates((found,), {}, source)
+
+
+def ledger_history(path: Path, queue: str, timing: Timing) -> ShareHistory:
+    """The run times of the SUCCEEDED attempts of ``queue``'s shares in the ledger at
+    ``path`` (``history --out``): ``started_at`` (the start of STARTING) to ``stopped_at``,
+    less the STARTING phase of the timing model, as the engine counts a run."""
+    from quotactl.core.estimate import ShareHistory
+    from quotactl.core.history.ledger import AttemptOutcome, read_ledger
+
+    return ShareHistory.of(
+        (row.share, (row.stopped_at - row.started_at).total_seconds() - timing.starting_seconds)
+        for row in read_ledger(path)
+        if row.outcome is AttemptOutcome.SUCCEEDED
+        and row.queue == queue
+        and row.share
+        and row.started_at is not None
+        and row.stopped_at is not None
+    )

@@ -36,8 +36,8 @@ def export_trace(
     """Write every job of ``queues`` (default: every quota-managed queue) submitted in the
     last ``since`` seconds to ``out``, in submission order; the file appears whole or not at
     all. ``priorities`` reads each job's priority (one DescribeServiceJob call per job)."""
-    from quotactl.aws.history import export_trace as write_history
-    from quotactl.aws.history import queue_names
+    from quotactl.aws.job_history import queue_names
+    from quotactl.aws.trace_export import export_trace as write_history
 
     check_writable(out, "trace file")  # before the first call: a bad --out costs nothing
     names = queue_names(account.live, queues or None)

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from quotactl.aws import responses as live_responses
-from quotactl.aws.history import job_history
+from quotactl.aws.job_history import job_history
 from quotactl.core.history.attempts import JobAttempts, Tried, attempts_of
 from quotactl.errors import QuotactlError
 

@@ -19,10 +19,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ruamel.yaml import YAML
-from ruamel.yaml.util import load_yaml_guess_indent
-
 from quotactl.config.load import discover_files
+from quotactl.config.roundtrip import round_trip
 from quotactl.core.files import kind, write_text
 from quotactl.core.resources.desired import UNLIMITED, Strategy
 from quotactl.errors import FileIOError
@@ -81,7 +79,7 @@ def check_out(out: Path) -> None:
 
 def edit_text(text: str, shares: dict[tuple[str, str], ShareSpec]) -> str:
     """``text`` (one config file) with its team shares set as ``shares`` says."""
-    yaml = _round_trip(text)
+    yaml = round_trip(like=text)
     document = yaml.load(text)
     if not isinstance(document, dict) or not isinstance(document.get("teams"), list):
         return text
@@ -152,18 +150,6 @@ def _hand_on_comments(mapping: Any, last: str, new: str) -> None:
     moved = copy.copy(token)
     moved.value = newline + following
     mapping.ca.items[new] = [None, None, moved, None]
-
-
-def _round_trip(text: str) -> YAML:
-    """A round-trip YAML that writes with the indentation ``text`` uses (mappings, sequences
-    and the offset of a sequence's dash), so a file is rewritten in its own style."""
-    _, indent, dash = load_yaml_guess_indent(text)
-    dash = dash or 0
-    yaml = YAML(typ="rt")
-    yaml.preserve_quotes = True
-    yaml.width = 4096  # never re-wrap a line the author wrote
-    yaml.indent(mapping=max(1, indent - dash) if indent else 2, sequence=indent or 2, offset=dash)
-    return yaml
 
 
 def _common_root(paths: Sequence[Path]) -> Path:

@@ -19,12 +19,23 @@ UNWRAPPED = 1 << 16
 """ruamel folds long lines at its width: a width no line reaches keeps every line as written."""
 
 
-def round_trip(*, explicit_start: bool = False) -> YAML:
-    """A ruamel.yaml instance that keeps comments, anchors and quotes, in the house indentation."""
+def round_trip(*, explicit_start: bool = False, like: str | None = None) -> YAML:
+    """A ruamel.yaml instance that keeps comments, anchors and quotes: in the house indentation,
+    or with the indentation the text ``like`` uses (mappings, sequences and dashes), so an edit
+    of a file keeps its layout."""
     from ruamel.yaml import YAML
 
     yaml = YAML(typ="rt")
-    yaml.indent(mapping=2, sequence=4, offset=2)
+    if like is None:
+        yaml.indent(mapping=2, sequence=4, offset=2)
+    else:
+        from ruamel.yaml.util import load_yaml_guess_indent
+
+        _, indent, dash = load_yaml_guess_indent(like)
+        dash = dash or 0
+        yaml.indent(
+            mapping=max(1, indent - dash) if indent else 2, sequence=indent or 2, offset=dash
+        )
     yaml.preserve_quotes = True
     yaml.width = UNWRAPPED
     yaml.explicit_start = explicit_start

@@ -18,8 +18,8 @@ Resources (environments, queues, shares) have a lifecycle ``LifecycleStatus`` an
 - ``CHANGING``: CREATING, UPDATING, DELETING: a change under way that completes by itself.
 - ``UNAVAILABLE``: CREATING, DELETING: not there yet, or no longer; takes no new jobs.
 
-Attempts in the ledger of ``history`` end with an ``Outcome``; RUNNING and WAITING ones have
-not ended (``Outcome.open``).
+Attempts in the ledger of ``history`` end with an ``AttemptOutcome``; RUNNING and WAITING ones have
+not ended (``AttemptOutcome.open``).
 
 The transitions between the statuses are declared in ``quotactl.core.transitions``.
 """
@@ -110,7 +110,7 @@ STATES = tuple(State)
 """The values a ``state`` parameter takes."""
 
 
-class Outcome(StrEnum):
+class AttemptOutcome(StrEnum):
     """How an attempt ended, or that it has not (RUNNING) or never began (WAITING)."""
 
     SUCCEEDED = "SUCCEEDED"
@@ -123,4 +123,4 @@ class Outcome(StrEnum):
     @property
     def open(self) -> bool:
         """RUNNING and WAITING rows may change: ``history --append`` reads their jobs again."""
-        return self is Outcome.RUNNING or self is Outcome.WAITING
+        return self is AttemptOutcome.RUNNING or self is AttemptOutcome.WAITING

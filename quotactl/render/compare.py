@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING
 from rich.text import Text
 
 from quotactl.core.durations import human_duration
-from quotactl.core.simulate import Outcome, instance_hours
+from quotactl.core.simulate import ShareVerdict, instance_hours
 from quotactl.render.markdown import code_span
 from quotactl.render.mermaid import wait_unit, xychart
 from quotactl.render.rules import rules_json, rules_markdown, rules_text
@@ -56,11 +56,11 @@ if TYPE_CHECKING:
     from quotactl.core.simulate import Comparison, QueueChange, ShareChange, ShareResult
 
 STYLES = {
-    Outcome.GAINS: "green",
-    Outcome.LOSES: "red",
-    Outcome.UNCHANGED: "",
-    Outcome.ADDED: "cyan",
-    Outcome.REMOVED: "magenta",
+    ShareVerdict.GAINS: "green",
+    ShareVerdict.LOSES: "red",
+    ShareVerdict.UNCHANGED: "",
+    ShareVerdict.ADDED: "cyan",
+    ShareVerdict.REMOVED: "magenta",
 }
 MARKDOWN_MAX_SHARES = 100
 """Rows of the markdown table; GitHub refuses comments over 65,536 characters."""
@@ -131,7 +131,7 @@ def comparison_document(
     }
 
 
-_LISTED = (Outcome.GAINS, Outcome.LOSES, Outcome.ADDED, Outcome.REMOVED)
+_LISTED = (ShareVerdict.GAINS, ShareVerdict.LOSES, ShareVerdict.ADDED, ShareVerdict.REMOVED)
 _FIGURES: tuple[tuple[str, Callable[[ShareResult], float | None], int], ...] = (
     ("jobs_finished", lambda r: r.finished, 0),
     ("wait_mean_seconds", lambda r: r.wait.mean if r.wait else None, 1),
@@ -185,7 +185,7 @@ def print_comparison(console: Console, comparison: Comparison, *, trace: str) ->
         console.print(hours_table(shares))
         for s in shares:
             if s.not_replayed:
-                side = "the new" if s.outcome is Outcome.REMOVED else "the reference"
+                side = "the new" if s.outcome is ShareVerdict.REMOVED else "the reference"
                 console.print(
                     Text(
                         f"  {s.share}: {s.not_replayed:,} jobs of the trace have no share in"
@@ -292,7 +292,9 @@ def comparison_markdown(comparison: Comparison, *, trace: str) -> str:
         "|---|---|--:|--:|--:|--:|--:|--:|",
     ]
     for s in comparison.shares[:MARKDOWN_MAX_SHARES]:
-        outcome = f"**{s.outcome.value}**" if s.outcome is not Outcome.UNCHANGED else "unchanged"
+        outcome = (
+            f"**{s.outcome.value}**" if s.outcome is not ShareVerdict.UNCHANGED else "unchanged"
+        )
         lines.append(
             f"| `{_name(s)}` | {outcome}"
             f" | {_pair(s, lambda r: _wait(r, 'p95'))}"

@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 
     from rich.console import Console
 
-    from quotactl.core.apply.hooks import ApplyResult, Outcome
+    from quotactl.core.apply.hooks import ApplyResult, ChangeOutcome
     from quotactl.core.plan.model import Change, Plan
 
 PAST = {
@@ -53,7 +53,7 @@ class ProgressHooks(NullHooks):
         self.bar: Progress | None = None
         self.task: TaskID | None = None
         self.inflight: dict[str, str] = {}
-        self.ended: list[Outcome] = []
+        self.ended: list[ChangeOutcome] = []
         """Every change that has ended (done, failed or skipped), in order."""
         self.finished = on_finished or (lambda: None)
 
@@ -83,7 +83,7 @@ class ProgressHooks(NullHooks):
         if message.startswith("retrying") and not self.live:
             self.console.print(Text(f"  {address}: {message}", style="dim"))
 
-    def after_change(self, outcome: Outcome) -> None:
+    def after_change(self, outcome: ChangeOutcome) -> None:
         self.inflight.pop(outcome.address, None)
         self.ended.append(outcome)
         self._print(outcome_line(outcome))
@@ -116,7 +116,7 @@ class ProgressHooks(NullHooks):
         self.bar.update(self.task, current=current)
 
 
-def outcome_line(outcome: Outcome) -> Text:
+def outcome_line(outcome: ChangeOutcome) -> Text:
     """``+ share.training/nlp: created (1.2s)``; failures carry AWS's message."""
     action = outcome.action
     symbol = action.symbol if action else "…"

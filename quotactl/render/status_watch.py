@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 
 
 class Refresh(Protocol):
-    """One refresh of the watch (``quotactl.api.reporting.Refresh``)."""
+    """One refresh of the watch (``quotactl.api.live_status.Refresh``)."""
 
     @property
     def report(self) -> StatusReport | None: ...

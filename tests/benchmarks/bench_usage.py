@@ -29,7 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # the repo root, f
 
 from quotactl.cli.app import run
 from quotactl.config import load_config
-from quotactl.core.history.ledger import Attempt, Outcome, read_ledger, write_ledger
+from quotactl.core.history.ledger import Attempt, AttemptOutcome, read_ledger, write_ledger
 from quotactl.core.history.report import Every
 from quotactl.core.history.usage import usage_of
 
@@ -88,7 +88,7 @@ def ledger(count: int, rng: random.Random) -> list[Attempt]:
                     attempt=attempt,
                     started_at=start,
                     stopped_at=stop,
-                    outcome=Outcome.PREEMPTED,
+                    outcome=AttemptOutcome.PREEMPTED,
                     **common,  # type: ignore[arg-type]
                 )
             )
@@ -99,7 +99,7 @@ def ledger(count: int, rng: random.Random) -> list[Attempt]:
                 attempt=attempt,
                 started_at=start,
                 stopped_at=start + run,
-                outcome=Outcome.SUCCEEDED,
+                outcome=AttemptOutcome.SUCCEEDED,
                 **common,  # type: ignore[arg-type]
             )
         )

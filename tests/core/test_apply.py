@@ -11,7 +11,7 @@ import time
 from typing import TYPE_CHECKING
 
 from quotactl.core.apply.executor import ApplyOptions, apply
-from quotactl.core.apply.hooks import ApplyResult, NullHooks, Outcome, Status
+from quotactl.core.apply.hooks import ApplyResult, ChangeOutcome, NullHooks, Status
 from quotactl.core.plan.diff import make_plan
 from quotactl.core.resources.desired import STACK_TAG, DesiredState
 from quotactl.core.resources.observed import Ref
@@ -133,7 +133,7 @@ class Recorder(NullHooks):
     def before_change(self, change: Change) -> None:
         self.events.append(("before", change.address))
 
-    def after_change(self, outcome: Outcome) -> None:
+    def after_change(self, outcome: ChangeOutcome) -> None:
         self.events.append((outcome.status.value, outcome.address))
 
     def apply_started(self, plan: Plan) -> None:

@@ -12,7 +12,7 @@ import pytest
 
 from quotactl.core.engine import QueueModel, ShareModel
 from quotactl.core.resources.desired import Strategy
-from quotactl.core.simulate import Outcome, Side, compare, run_both
+from quotactl.core.simulate import ShareVerdict, Side, compare, run_both
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -70,7 +70,7 @@ def test_a_lender_that_stops_lending(tmp_path: Path) -> None:
     after = queue(4, share("a", 2, RESERVE), share("b", 2, BORROW))
     result = run(tmp_path, before, after, *[(0, "b")] * 4, (7200, "a"))
     a, b = result.shares
-    assert (b.outcome, b.reason) == (Outcome.LOSES, "p95 wait 0 s → 60 min")
+    assert (b.outcome, b.reason) == (ShareVerdict.LOSES, "p95 wait 0 s → 60 min")
     assert figures(b) == {
         "p95": (0.0, HOUR),
         "mean": (0.0, HOUR / 2),
@@ -79,7 +79,7 @@ def test_a_lender_that_stops_lending(tmp_path: Path) -> None:
         "lent_hours": (0.0, 0.0),
         "finished": (4, 4),
     }
-    assert (a.outcome, figures(a)["lent_hours"]) == (Outcome.UNCHANGED, (2.0, 0.0))
+    assert (a.outcome, figures(a)["lent_hours"]) == (ShareVerdict.UNCHANGED, (2.0, 0.0))
     # window 0-7200 s, 4 claimed instances: 4 instance-hours used out of 8 either way
     assert result.verdict == (
         "the change keeps utilisation at 50%; no share gains;"
@@ -102,7 +102,7 @@ def test_a_lowered_borrow_limit(tmp_path: Path) -> None:
         "finished": (4, 4),
     }
     assert figures(a)["lent_hours"] == (2.0, 1.0)
-    assert result.by_outcome(Outcome.LOSES) == (b,)
+    assert result.by_outcome(ShareVerdict.LOSES) == (b,)
     # window 0-3600 s: 4 of 4 instances busy before, 3 after
     assert result.verdict.startswith("the change lowers utilisation from 100% to 75%;")
 
@@ -116,15 +116,15 @@ def test_a_removed_share_frees_what_it_borrowed(tmp_path: Path) -> None:
     rows = [(0, "c")] * 3 + [(0, "a")] * 3 + [(3600, "b")]
     result = run(tmp_path, before, after, *rows)
     a, b, c = result.shares
-    assert (a.outcome, a.reason) == (Outcome.GAINS, "p95 wait 60 min → 0 s")
+    assert (a.outcome, a.reason) == (ShareVerdict.GAINS, "p95 wait 60 min → 0 s")
     assert figures(a)["borrowed_hours"] == (0.0, 1.0)
     assert (c.outcome, c.before is not None, c.after, c.not_replayed) == (
-        Outcome.REMOVED,
+        ShareVerdict.REMOVED,
         True,
         None,
         3,
     )
-    assert b.outcome is Outcome.UNCHANGED
+    assert b.outcome is ShareVerdict.UNCHANGED
     assert figures(b)["lent_hours"] == (1.0, 1.0)
     assert result.verdict == (
         "the change keeps utilisation at 100%; team a gains (p95 wait 60 min → 0 s);"
@@ -138,10 +138,10 @@ def test_an_added_share_is_named_and_its_rows_skipped_by_the_old_config(tmp_path
     after = queue(4, share("a", 2, RESERVE), share("n", 2, RESERVE))
     result = run(tmp_path, before, after, (0, "a"), (0, "n"), (10, "n"))
     a, n = result.shares
-    assert (n.outcome, n.before, n.not_replayed) == (Outcome.ADDED, None, 2)
+    assert (n.outcome, n.before, n.not_replayed) == (ShareVerdict.ADDED, None, 2)
     assert n.after is not None
     assert n.after.finished == 2
-    assert a.outcome is Outcome.UNCHANGED
+    assert a.outcome is ShareVerdict.UNCHANGED
     assert "team n's share n is added" in result.verdict
 
 

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from quotactl.core.history.ledger import Attempt, Outcome, write_ledger
+from quotactl.core.history.ledger import Attempt, AttemptOutcome, write_ledger
 from tests.emulator.estimate_support import G5, P5, DemoAccount, default_timing
 from tests.emulator.hidden_durations import STARTING, run_to_the_end
 
@@ -127,7 +127,7 @@ def _ledger(path: Path, rng: random.Random, per_share: int) -> None:
                     submitted_at=began,
                     started_at=began,
                     stopped_at=began + timedelta(seconds=STARTING + seconds),
-                    outcome=Outcome.SUCCEEDED,
+                    outcome=AttemptOutcome.SUCCEEDED,
                 )
             )
     write_ledger(path, rows)

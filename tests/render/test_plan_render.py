@@ -5,7 +5,7 @@ from __future__ import annotations
 import io
 import json
 
-from quotactl.core.apply.hooks import ApplyResult, Outcome, Status
+from quotactl.core.apply.hooks import ApplyResult, ChangeOutcome, Status
 from quotactl.core.plan.model import (
     Action,
     AffectedJob,
@@ -166,9 +166,11 @@ def test_progress_prints_one_line_per_change_and_a_closing_line() -> None:
     hooks.apply_started(PLAN)
     hooks.before_change(Change(Kind.QUEUE, Action.CREATE, None, queue))
     outcomes = (
-        Outcome("queue.training", Action.CREATE, Status.DONE, None, 1.25),
-        Outcome("share.training/nlp", Action.CREATE, Status.FAILED, "CreateQuotaShare: boom", 0.5),
-        Outcome("share.training/cv", Action.CREATE, Status.SKIPPED, "queue.x failed", 0.0),
+        ChangeOutcome("queue.training", Action.CREATE, Status.DONE, None, 1.25),
+        ChangeOutcome(
+            "share.training/nlp", Action.CREATE, Status.FAILED, "CreateQuotaShare: boom", 0.5
+        ),
+        ChangeOutcome("share.training/cv", Action.CREATE, Status.SKIPPED, "queue.x failed", 0.0),
     )
     for outcome in outcomes:
         hooks.after_change(outcome)
@@ -184,7 +186,7 @@ def test_progress_prints_one_line_per_change_and_a_closing_line() -> None:
 def test_progress_summarises_a_clean_apply() -> None:
     out = io.StringIO()
     hooks = ProgressHooks(make_console(out, color=False, width=100), live=False)
-    outcome = Outcome("share.training/old", Action.DELETE, Status.DONE, None, 3.0)
+    outcome = ChangeOutcome("share.training/old", Action.DELETE, Status.DONE, None, 3.0)
     hooks.apply_finished(ApplyResult((outcome,), 3.0))
     assert out.getvalue() == (
         "Apply complete: 0 created, 0 updated, 0 replaced, 1 deleted in 3.0s.\n"

@@ -15,9 +15,9 @@ from quotactl.core.resources.desired import (
 from quotactl.core.rules import (
     Check,
     Level,
-    Outcome,
     Rule,
     RuleReport,
+    RuleVerdict,
     evaluate_disruption,
     evaluate_outcome,
     evaluate_static,
@@ -44,7 +44,7 @@ def share(queue: str, name: str, capacity: dict[str, int], **kw: object) -> Shar
     return ShareSpec(queue, name, capacity, team=str(kw.pop("team", name)), **kw)  # type: ignore[arg-type]
 
 
-def outcome(rule: Rule, desired: DesiredState) -> Outcome:
+def outcome(rule: Rule, desired: DesiredState) -> RuleVerdict:
     (result,) = evaluate_static([rule], desired)
     return result.outcome
 
@@ -53,10 +53,10 @@ def test_a_teams_capacity_sums_its_shares_across_queues() -> None:
     desired = state(share("qa", "nlp", {P5: 3}), share("qb", "nlp-b", {P5: 2}, team="nlp"))
     at_least = Rule("r", Level.SOFT, Check.MIN_CAPACITY, team="nlp", capacity={P5: 5})
     at_most = Rule("r", Level.SOFT, Check.MAX_CAPACITY, team="nlp", capacity={P5: 4})
-    assert outcome(at_least, desired) is Outcome.PASS
-    assert outcome(at_most, desired) is Outcome.FAIL
+    assert outcome(at_least, desired) is RuleVerdict.PASS
+    assert outcome(at_most, desired) is RuleVerdict.FAIL
     missing_type = Rule("r", Level.SOFT, Check.MIN_CAPACITY, share="qa/nlp", capacity={G5: 1})
-    assert outcome(missing_type, desired) is Outcome.FAIL
+    assert outcome(missing_type, desired) is RuleVerdict.FAIL
 
 
 def test_capacity_and_reserve_are_judged_per_environment_and_instance_type() -> None:
@@ -66,14 +66,14 @@ def test_capacity_and_reserve_are_judged_per_environment_and_instance_type() -> 
         share("qb", "z", {P5: 4}, strategy=Strategy.RESERVE),
     )
     fits = Rule("r", Level.HARD, Check.CAPACITY_WITHIN_ENVIRONMENT)
-    assert outcome(fits, desired) is Outcome.PASS  # a: 10 of 10, b: 4 of 4
+    assert outcome(fits, desired) is RuleVerdict.PASS  # a: 10 of 10, b: 4 of 4
     (result,) = evaluate_static(
         [Rule("r", Level.SOFT, Check.MAX_RESERVE_FRACTION, value=60)], desired
     )
-    assert result.outcome is Outcome.FAIL
+    assert result.outcome is RuleVerdict.FAIL
     assert result.message == "more than 60% held RESERVE: b ml.p5.48xlarge: 4 of 4 (100%)"
     over = state(share("qb", "z", {P5: 5}))
-    assert outcome(fits, over) is Outcome.FAIL
+    assert outcome(fits, over) is RuleVerdict.FAIL
 
 
 def test_borrow_limits_and_unlimited() -> None:
@@ -82,18 +82,18 @@ def test_borrow_limits_and_unlimited() -> None:
         share("qa", "y", {P5: 1}, strategy=Strategy.LEND_AND_BORROW),
     )
     rule = Rule("r", Level.SOFT, Check.MAX_BORROW_LIMIT, value=200)
-    assert outcome(rule, desired) is Outcome.FAIL  # y is unlimited
+    assert outcome(rule, desired) is RuleVerdict.FAIL  # y is unlimited
     assert (
         outcome(
             Rule("r", Level.SOFT, Check.MAX_BORROW_LIMIT, value=200, allow_unlimited=True), desired
         )
-        is Outcome.PASS
+        is RuleVerdict.PASS
     )
     assert (
         outcome(
             Rule("r", Level.SOFT, Check.MAX_BORROW_LIMIT, value=100, allow_unlimited=True), desired
         )
-        is Outcome.FAIL
+        is RuleVerdict.FAIL
     )
 
 
@@ -103,7 +103,7 @@ def test_required_tags_read_each_shares_tags() -> None:
         [Rule("r", Level.ADVISORY, Check.REQUIRED_TAGS, keys=("owner",))], desired
     )
     assert (result.outcome, result.message, result.blocks) == (
-        Outcome.FAIL,
+        RuleVerdict.FAIL,
         "team y lacks owner",
         False,
     )
@@ -115,7 +115,11 @@ def test_levels_and_overrides() -> None:
         for n, level in (("a", Level.ADVISORY), ("s", Level.SOFT), ("h", Level.HARD))
     ]
     results = evaluate_disruption(rules, 1, overrides=["s", "h"])
-    assert [r.outcome for r in results] == [Outcome.FAIL, Outcome.OVERRIDDEN, Outcome.FAIL]
+    assert [r.outcome for r in results] == [
+        RuleVerdict.FAIL,
+        RuleVerdict.OVERRIDDEN,
+        RuleVerdict.FAIL,
+    ]
     assert [r.blocks for r in results] == [False, False, True]
     error = refusal(results)
     assert error is not None
@@ -153,15 +157,15 @@ def test_a_team_waits_as_long_as_its_worst_share_and_adds_up_preemptions() -> No
     wait = Rule("w", Level.SOFT, Check.MAX_WAIT, team="t", p95=3600)
     lost = Rule("p", Level.SOFT, Check.MAX_PREEMPTIONS, team="t", count=3)
     assert [r.outcome for r in evaluate_outcome([wait, lost], desired, result)] == [
-        Outcome.FAIL,
-        Outcome.FAIL,
+        RuleVerdict.FAIL,
+        RuleVerdict.FAIL,
     ]
     never = SimulationResult(1, 0.0, 0.0, (), (waits("x", "t", None),))
     assert evaluate_outcome([wait], desired, never)[0].message.endswith(
         "none of its 1 jobs started"
     )
     nothing = SimulationResult(0, 0.0, 0.0, (), (waits("x", "t", None, submitted=0),))
-    assert evaluate_outcome([wait], desired, nothing)[0].outcome is Outcome.PASS
+    assert evaluate_outcome([wait], desired, nothing)[0].outcome is RuleVerdict.PASS
     gone = Rule("g", Level.SOFT, Check.MAX_WAIT, share="qa/zz", p95=1)
     assert (
         evaluate_outcome([gone], desired, result)[0].message == "share qa/zz is not in the config"

@@ -18,7 +18,7 @@ from concurrent import futures
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from quotactl.core.apply.hooks import ApplyResult, NullHooks, Outcome, Status
+from quotactl.core.apply.hooks import ApplyResult, ChangeOutcome, NullHooks, Status
 from quotactl.core.apply.steps import Call, Step, WaitFor, build_steps, program
 from quotactl.core.apply.system import SYSTEM_CLOCK, thread_pool
 from quotactl.core.states import LifecycleStatus
@@ -78,7 +78,7 @@ class _Runner:
         self.calls: dict[futures.Future[object], tuple[str, Call]] = {}
         self.waits: dict[str, tuple[WaitFor, float, str | None]] = {}
         self.started: dict[str, float] = {}
-        self.outcomes: dict[str, Outcome] = {}
+        self.outcomes: dict[str, ChangeOutcome] = {}
         self.groups: dict[str, list[str]] = {}
         for step in self.steps.values():
             self.groups.setdefault(step.address, []).append(step.key)
@@ -234,7 +234,7 @@ class _Runner:
         begin = min((self.started[k] for k in group if k in self.started), default=now)
         change = next((self.steps[k].change for k in group if self.steps[k].change), None)
         action = change.action if change is not None else None
-        outcome = Outcome(address, action, status, message, now - begin)
+        outcome = ChangeOutcome(address, action, status, message, now - begin)
         self.outcomes[address] = outcome
         if change is not None or status is not Status.DONE:
             self.hooks.after_change(outcome)

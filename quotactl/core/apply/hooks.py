@@ -21,7 +21,7 @@ class Status(StrEnum):
 
 
 @dataclass(frozen=True)
-class Outcome:
+class ChangeOutcome:
     """How one change (or a wait for a settling resource) ended."""
 
     address: str
@@ -34,22 +34,22 @@ class Outcome:
 
 @dataclass(frozen=True)
 class ApplyResult:
-    outcomes: tuple[Outcome, ...]
+    outcomes: tuple[ChangeOutcome, ...]
     seconds: float
 
-    def _with(self, status: Status) -> tuple[Outcome, ...]:
+    def _with(self, status: Status) -> tuple[ChangeOutcome, ...]:
         return tuple(o for o in self.outcomes if o.status is status)
 
     @property
-    def done(self) -> tuple[Outcome, ...]:
+    def done(self) -> tuple[ChangeOutcome, ...]:
         return self._with(Status.DONE)
 
     @property
-    def failed(self) -> tuple[Outcome, ...]:
+    def failed(self) -> tuple[ChangeOutcome, ...]:
         return self._with(Status.FAILED)
 
     @property
-    def skipped(self) -> tuple[Outcome, ...]:
+    def skipped(self) -> tuple[ChangeOutcome, ...]:
         return self._with(Status.SKIPPED)
 
     @property
@@ -68,7 +68,7 @@ class ApplyHooks(Protocol):
         """A step inside a change: ``disabling``, ``waiting for VALID (CREATING)``, ..."""
         ...
 
-    def after_change(self, outcome: Outcome) -> None:
+    def after_change(self, outcome: ChangeOutcome) -> None:
         """Once per change (and per failed wait on a settling resource)."""
         ...
 
@@ -87,7 +87,7 @@ class NullHooks:
     def progress(self, address: str, message: str) -> None:
         return None
 
-    def after_change(self, outcome: Outcome) -> None:
+    def after_change(self, outcome: ChangeOutcome) -> None:
         return None
 
     def apply_finished(self, result: ApplyResult) -> None:

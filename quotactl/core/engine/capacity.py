@@ -212,7 +212,3 @@ class Capacity:
     def own(self, k: int) -> int:
         """O = min(U, L)."""
         return min(self.usage[k], self.limit[k])
-
-    def borrowed_by(self, k: int) -> int:
-        """B = max(0, U - L)."""
-        return max(0, self.usage[k] - self.limit[k])

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from quotactl.core.engine import reasons
-from quotactl.core.history.ledger import Attempt, Outcome, from_epoch
+from quotactl.core.history.ledger import Attempt, AttemptOutcome, from_epoch
 from quotactl.core.states import QUEUED, JobStatus
 
 if TYPE_CHECKING:
@@ -68,35 +68,35 @@ def attempts_of(job: LiveJob, tried: Sequence[Tried], team: str | None) -> JobAt
     for i, attempt in enumerate(tried):
         rows.append(_row(job, team, base + i + 1, attempt, _outcome(job, attempt, i == last)))
     if job.status in QUEUED:
-        rows.append(_row(job, team, base + len(tried) + 1, None, Outcome.WAITING))
+        rows.append(_row(job, team, base + len(tried) + 1, None, AttemptOutcome.WAITING))
     elif not tried:
-        ended = Outcome.CANCELLED if job.is_terminated else _final(job)
+        ended = AttemptOutcome.CANCELLED if job.is_terminated else _final(job)
         rows.append(_row(job, team, 1, Tried(None, job.stopped_at, None), ended))
     return JobAttempts(tuple(rows), missing)
 
 
-def _outcome(job: LiveJob, attempt: Tried, last: bool) -> Outcome:
+def _outcome(job: LiveJob, attempt: Tried, last: bool) -> AttemptOutcome:
     if attempt.preempted:
-        return Outcome.PREEMPTED
+        return AttemptOutcome.PREEMPTED
     if not last or job.status in QUEUED:
-        return Outcome.FAILED  # retried
+        return AttemptOutcome.FAILED  # retried
     if job.holds_instances:
-        return Outcome.RUNNING
+        return AttemptOutcome.RUNNING
     if job.is_terminated:
-        return Outcome.CANCELLED
+        return AttemptOutcome.CANCELLED
     return _final(job)
 
 
-def _final(job: LiveJob) -> Outcome:
+def _final(job: LiveJob) -> AttemptOutcome:
     if job.status is JobStatus.SUCCEEDED:
-        return Outcome.SUCCEEDED
+        return AttemptOutcome.SUCCEEDED
     if job.status is JobStatus.FAILED:
-        return Outcome.FAILED
-    return Outcome.RUNNING
+        return AttemptOutcome.FAILED
+    return AttemptOutcome.RUNNING
 
 
 def _row(
-    job: LiveJob, team: str | None, number: int, attempt: Tried | None, outcome: Outcome
+    job: LiveJob, team: str | None, number: int, attempt: Tried | None, outcome: AttemptOutcome
 ) -> Attempt:
     started = attempt.started_at if attempt else None
     stopped = attempt.stopped_at if attempt else None
@@ -113,7 +113,7 @@ def _row(
         submitted_at=from_epoch(job.created_at or 0.0),
         started_at=from_epoch(started) if started is not None else None,
         stopped_at=from_epoch(stopped)
-        if stopped is not None and outcome is not Outcome.RUNNING
+        if stopped is not None and outcome is not AttemptOutcome.RUNNING
         else None,
         outcome=outcome,
     )

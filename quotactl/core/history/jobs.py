@@ -14,7 +14,7 @@ import math
 import operator
 from typing import TYPE_CHECKING, NamedTuple
 
-from quotactl.core.history.ledger import Outcome
+from quotactl.core.history.ledger import AttemptOutcome
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -24,8 +24,8 @@ if TYPE_CHECKING:
 
 OPEN = math.inf
 """The end of a spell that has not ended."""
-_PREEMPTED = Outcome.PREEMPTED
-_OPEN = frozenset({Outcome.RUNNING, Outcome.WAITING})
+_PREEMPTED = AttemptOutcome.PREEMPTED
+_OPEN = frozenset({AttemptOutcome.RUNNING, AttemptOutcome.WAITING})
 
 
 class JobRecord(NamedTuple):

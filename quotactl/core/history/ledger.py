@@ -19,10 +19,10 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from quotactl.core.collector import collector_paused
 from quotactl.core.files import MAX_TRACE_BYTES, check_readable, check_size, replacing
-from quotactl.core.states import Outcome
+from quotactl.core.states import AttemptOutcome
 from quotactl.errors import FileIOError, LedgerError
 
-__all__ = ["Attempt", "Outcome", "read_ledger", "write_ledger"]
+__all__ = ["Attempt", "AttemptOutcome", "read_ledger", "write_ledger"]
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator
@@ -49,7 +49,7 @@ class Attempt(NamedTuple):
     submitted_at: datetime
     started_at: datetime | None
     stopped_at: datetime | None
-    outcome: Outcome
+    outcome: AttemptOutcome
 
     @property
     def key(self) -> tuple[str, int]:
@@ -213,7 +213,7 @@ def _read_jsonl(stream: TextIO, source: str) -> Iterator[Attempt]:
         yield _row({k: "" if v is None else v for k, v in item.items()}, source, line)
 
 
-_OUTCOMES = {str(o): o for o in Outcome}
+_OUTCOMES = {str(o): o for o in AttemptOutcome}
 
 
 def _csv_row(values: list[str], source: str, line: int) -> Attempt:
@@ -316,7 +316,7 @@ def _checked_row(values: dict[str, Any], where: str) -> Attempt:
         column = "stopped_at"
         stopped = _time(values["stopped_at"])
         column = "outcome"
-        outcome = Outcome(str(values["outcome"]).strip())
+        outcome = AttemptOutcome(str(values["outcome"]).strip())
     except (ValueError, TypeError):
         shown = values.get(column)
         raise LedgerError(f"{where}: {column}: invalid value {shown!r}", hint=_HINT) from None

@@ -11,10 +11,10 @@ from quotactl.core.rules.model import (
     STATIC_CHECKS,
     Check,
     Level,
-    Outcome,
     Rule,
     RuleReport,
     RuleResult,
+    RuleVerdict,
 )
 from quotactl.core.rules.verdict import blocking, check_overrides, refusal
 
@@ -24,10 +24,10 @@ __all__ = [
     "STATIC_CHECKS",
     "Check",
     "Level",
-    "Outcome",
     "Rule",
     "RuleReport",
     "RuleResult",
+    "RuleVerdict",
     "blocking",
     "check_overrides",
     "evaluate_disruption",

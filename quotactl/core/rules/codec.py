@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from quotactl.core.rules.model import Check, Level, Outcome, Rule, RuleReport, RuleResult
+from quotactl.core.rules.model import Check, Level, Rule, RuleReport, RuleResult, RuleVerdict
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -95,7 +95,7 @@ def report_from_json(document: Mapping[str, object]) -> RuleReport:
         rule = by_name.get(_typed(raw, "name", str))
         if rule is None or raw.get("level") != rule.level or raw.get("check") != rule.check:
             raise ValueError(f"rule result {raw.get('name')!r} names no rule of the plan")
-        outcome = Outcome(_typed(raw, "result", str))
+        outcome = RuleVerdict(_typed(raw, "result", str))
         results.append(RuleResult(rule, outcome, _typed(raw, "message", str)))
     return RuleReport(rules, tuple(str(o) for o in overrides), tuple(results))
 

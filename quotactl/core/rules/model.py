@@ -27,7 +27,7 @@ class Level(StrEnum):
     """Fails the command; no override."""
 
 
-class Outcome(StrEnum):
+class RuleVerdict(StrEnum):
     """One rule's verdict (the JSON spelling is the value)."""
 
     PASS = "pass"
@@ -111,7 +111,7 @@ class RuleResult:
     """One rule's verdict and why."""
 
     rule: Rule
-    outcome: Outcome
+    outcome: RuleVerdict
     message: str
 
     @property
@@ -129,7 +129,7 @@ class RuleResult:
     @property
     def blocks(self) -> bool:
         """The command must fail: a soft or hard rule that failed (not overridden)."""
-        return self.outcome is Outcome.FAIL and self.rule.level is not Level.ADVISORY
+        return self.outcome is RuleVerdict.FAIL and self.rule.level is not Level.ADVISORY
 
     def to_json(self) -> dict[str, str]:
         """``{"name", "level", "check", "result", "message"}``: every output's shape."""

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from quotactl.core.rules.model import Level, Outcome, RuleResult
+from quotactl.core.rules.model import Level, RuleResult, RuleVerdict
 from quotactl.core.words import count_of
 from quotactl.errors import NotFoundError, RuleFailedError
 
@@ -32,13 +32,13 @@ class Finding:
 def judge(rule: Rule, finding: Finding, overrides: Collection[str] = ()) -> RuleResult:
     """The rule's result for ``finding``, with ``overrides`` (rule names) applied."""
     if finding.passed:
-        return RuleResult(rule, Outcome.PASS, finding.message)
+        return RuleResult(rule, RuleVerdict.PASS, finding.message)
     if rule.name in overrides and rule.level is Level.SOFT:
-        return RuleResult(rule, Outcome.OVERRIDDEN, f"{finding.message} (overridden)")
+        return RuleResult(rule, RuleVerdict.OVERRIDDEN, f"{finding.message} (overridden)")
     if rule.name in overrides and rule.level is Level.HARD:
         message = f"{finding.message} (a hard rule: --override does not apply)"
-        return RuleResult(rule, Outcome.FAIL, message)
-    return RuleResult(rule, Outcome.FAIL, finding.message)
+        return RuleResult(rule, RuleVerdict.FAIL, message)
+    return RuleResult(rule, RuleVerdict.FAIL, finding.message)
 
 
 def blocking(results: Iterable[RuleResult]) -> list[RuleResult]:

@@ -10,7 +10,13 @@ what the engine schedules.
 """
 
 from quotactl.core.durations import human_duration
-from quotactl.core.simulate.compare import Comparison, Outcome, QueueChange, ShareChange, compare
+from quotactl.core.simulate.compare import (
+    Comparison,
+    QueueChange,
+    ShareChange,
+    ShareVerdict,
+    compare,
+)
 from quotactl.core.simulate.generate import ShareWorkload, generate_trace, workloads
 from quotactl.core.simulate.metrics import (
     QueueResult,
@@ -28,12 +34,12 @@ from quotactl.core.simulate.trace import TraceRow, read_trace, write_trace
 
 __all__ = [
     "Comparison",
-    "Outcome",
     "QueueChange",
     "QueueResult",
     "Replay",
     "ShareChange",
     "ShareResult",
+    "ShareVerdict",
     "ShareWorkload",
     "Side",
     "SimulationResult",

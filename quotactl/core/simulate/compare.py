@@ -33,7 +33,7 @@ MAX_NAMED = 3
 """Shares the verdict names for each of gains and loses; the rest are counted."""
 
 
-class Outcome(StrEnum):
+class ShareVerdict(StrEnum):
     GAINS = "gains"
     LOSES = "loses"
     UNCHANGED = "unchanged"
@@ -50,7 +50,7 @@ class ShareChange:
     team: str | None
     before: ShareResult | None
     after: ShareResult | None
-    outcome: Outcome
+    outcome: ShareVerdict
     reason: str | None
     """What decided a gain or loss, worded as in the verdict (``p95 wait 1.0 h → 0 s``)."""
     not_replayed: int = 0
@@ -85,7 +85,7 @@ class Comparison:
         """Rows of the trace: what either side replayed plus what it had no share for."""
         return max(r.result.jobs + sum(r.skipped.values()) for r in (self.before, self.after))
 
-    def by_outcome(self, outcome: Outcome) -> tuple[ShareChange, ...]:
+    def by_outcome(self, outcome: ShareVerdict) -> tuple[ShareChange, ...]:
         return tuple(s for s in self.shares if s.outcome is outcome)
 
 
@@ -135,15 +135,15 @@ def _share_change(
     name = f"{queue}/{share}"
     if old is None:
         skipped = before.skipped.get(name, 0)
-        return ShareChange(queue, share, team, None, new, Outcome.ADDED, None, skipped)
+        return ShareChange(queue, share, team, None, new, ShareVerdict.ADDED, None, skipped)
     if new is None:
         skipped = after.skipped.get(name, 0)
-        return ShareChange(queue, share, team, old, None, Outcome.REMOVED, None, skipped)
+        return ShareChange(queue, share, team, old, None, ShareVerdict.REMOVED, None, skipped)
     outcome, reason = _judge(old, new)
     return ShareChange(queue, share, team, old, new, outcome, reason)
 
 
-def _judge(old: ShareResult, new: ShareResult) -> tuple[Outcome, str | None]:
+def _judge(old: ShareResult, new: ShareResult) -> tuple[ShareVerdict, str | None]:
     inf = math.inf
     figures = (
         ("p95 wait", old.wait.p95 if old.wait else inf, new.wait.p95 if new.wait else inf, 1.0),
@@ -154,9 +154,9 @@ def _judge(old: ShareResult, new: ShareResult) -> tuple[Outcome, str | None]:
     for what, a, b, floor in figures:
         if a == b or (math.isfinite(a) and math.isfinite(b) and abs(a - b) <= _slack(a, b, floor)):
             continue
-        outcome = Outcome.GAINS if b < a else Outcome.LOSES
+        outcome = ShareVerdict.GAINS if b < a else ShareVerdict.LOSES
         return outcome, f"{what} {_figure(what, a)} \u2192 {_figure(what, b)}"
-    return Outcome.UNCHANGED, None
+    return ShareVerdict.UNCHANGED, None
 
 
 def _slack(a: float, b: float, floor: float) -> float:
@@ -199,8 +199,8 @@ def _verdict(
             verb = "raises" if new > old else "lowers"
             parts.append(f"{subject} {verb} utilisation from {old:.0%} to {new:.0%}")
     for outcome, verb, nobody in (
-        (Outcome.GAINS, "gains", "no share gains"),
-        (Outcome.LOSES, "loses", "no share loses"),
+        (ShareVerdict.GAINS, "gains", "no share gains"),
+        (ShareVerdict.LOSES, "loses", "no share loses"),
     ):
         moved = [s for s in shares if s.outcome is outcome]
         if not moved:
@@ -211,12 +211,12 @@ def _verdict(
             named.append(f"{len(moved) - MAX_NAMED} more {verb[:-1]}")
         parts.append(", ".join(named))
     for s in shares:
-        if s.outcome is Outcome.REMOVED:
+        if s.outcome is ShareVerdict.REMOVED:
             jobs = ""
             if s.not_replayed:
                 jobs = f" ({s.not_replayed:,} of its jobs have nowhere to run)"
             parts.append(f"{_whose(s, several)} is removed{jobs}")
-        elif s.outcome is Outcome.ADDED:
+        elif s.outcome is ShareVerdict.ADDED:
             parts.append(f"{_whose(s, several)} is added")
     if before.preemptions or after.preemptions:
         parts.append(

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from quotactl.core.rules import Outcome, evaluate_outcome, evaluate_static
+from quotactl.core.rules import RuleVerdict, evaluate_outcome, evaluate_static
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -46,4 +46,4 @@ class RuleConstraints:
 
 
 def _failed(results: Sequence[RuleResult]) -> tuple[str, ...]:
-    return tuple(f"rule {r.name}: {r.message}" for r in results if r.outcome is Outcome.FAIL)
+    return tuple(f"rule {r.name}: {r.message}" for r in results if r.outcome is RuleVerdict.FAIL)

@@ -17,7 +17,7 @@ from quotactl.core.engine.model import PREEMPTING, RESERVED, TERMINATING
 from quotactl.core.jobs.spec import DEFAULT_MAX_RUNTIME, DURATION_TAG
 from quotactl.core.states import HOLDING, JobStatus
 from quotactl.emulator.account.models import NUM_INSTANCES
-from quotactl.emulator.account.rules import PayloadProblem, training_request
+from quotactl.emulator.account.request_checks import PayloadProblem, training_request
 
 if TYPE_CHECKING:
     from collections.abc import Mapping

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar, Self
 
 from quotactl.core.states import LifecycleStatus, State
-from quotactl.emulator.account.rules import stored_fairshare, stored_time_limits
+from quotactl.emulator.account.request_checks import stored_fairshare, stored_time_limits
 
 NUM_INSTANCES = "NUM_INSTANCES"
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from quotactl.core.states import CHANGING, State
-from quotactl.emulator.account import rules as v
+from quotactl.emulator.account import request_checks as v
 from quotactl.emulator.account.arns import name_or_arn
 from quotactl.emulator.account.models import NUM_INSTANCES, Settling
 from quotactl.emulator.errors import ClientException

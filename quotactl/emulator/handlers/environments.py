@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 from quotactl.core.states import STATES, LifecycleStatus, State
 from quotactl.core.transitions import transition_resource
-from quotactl.emulator.account import rules as v
+from quotactl.emulator.account import request_checks as v
 from quotactl.emulator.account.models import NUM_INSTANCES, JobQueue, ServiceEnvironment
 from quotactl.emulator.errors import ClientException
 from quotactl.emulator.handlers.common import (

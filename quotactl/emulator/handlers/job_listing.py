@@ -6,7 +6,7 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from quotactl.core.states import JOB_STATUSES, JobStatus
-from quotactl.emulator.account import rules as v
+from quotactl.emulator.account import request_checks as v
 from quotactl.emulator.account.models import JobQueue
 from quotactl.emulator.errors import ClientException
 from quotactl.emulator.handlers.common import find

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from quotactl.emulator.account import rules as v
+from quotactl.emulator.account import request_checks as v
 from quotactl.emulator.account.arns import parse_arn
 from quotactl.emulator.account.models import JobQueue, SchedulingPolicy
 from quotactl.emulator.errors import ClientException

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 from quotactl.core.resources.desired import TIME_LIMIT_REASONS
 from quotactl.core.states import STATES, JobStatus, LifecycleStatus, State
 from quotactl.core.transitions import transition_resource
-from quotactl.emulator.account import rules as v
+from quotactl.emulator.account import request_checks as v
 from quotactl.emulator.account.models import JobQueue, SchedulingPolicy, ServiceEnvironment
 from quotactl.emulator.errors import ClientException
 from quotactl.emulator.handlers.common import find, require_disabled, require_settled, tag_new

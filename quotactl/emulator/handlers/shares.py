@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 from quotactl.core.resources.desired import Strategy
 from quotactl.core.states import STATES, LifecycleStatus, State
 from quotactl.core.transitions import transition_resource
-from quotactl.emulator.account import rules as v
+from quotactl.emulator.account import request_checks as v
 from quotactl.emulator.account.arns import parse_arn
 from quotactl.emulator.account.models import JobQueue, QuotaShare
 from quotactl.emulator.errors import ClientException

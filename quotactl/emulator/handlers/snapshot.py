@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 from quotactl.core.engine.front import Waiting, dispatch_order
 from quotactl.core.engine.order import dispatch_key, submission_rank
 from quotactl.core.states import HOLDING, JobStatus
-from quotactl.emulator.account import rules as v
+from quotactl.emulator.account import request_checks as v
 from quotactl.emulator.account.models import JobQueue, QuotaShare, ms
 from quotactl.emulator.handlers.common import find
 

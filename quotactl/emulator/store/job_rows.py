@@ -114,21 +114,6 @@ class JobRows:
         sql = "SELECT min(due_at) FROM jobs WHERE due_at IS NOT NULL"
         return self.db.execute(sql).fetchone()[0]  # type: ignore[no-any-return]
 
-    def queue_front(
-        self, queue_ref: int, share: str | None = None, limit: int = -1
-    ) -> list[tuple[str, float, str | None, int, int]]:
-        """RUNNABLE jobs in queue order: (jobArn, status_since, share, priority, seq) each."""
-        sql = (
-            "SELECT json_extract(doc, '$.arn'), json_extract(doc, '$.status_since'), share, "
-            "priority, seq FROM jobs WHERE queue_ref = ? AND status = ?"
-        )
-        args: list[Any] = [queue_ref, JobStatus.RUNNABLE]
-        if share is not None:
-            sql += " AND share = ?"
-            args.append(share)
-        sql += " ORDER BY priority DESC, seq ASC LIMIT ?"
-        return list(self.db.execute(sql, [*args, limit]))
-
     def left_since(self, queue_ref: int, since: float) -> list[ServiceJob]:
         """A queue's jobs that are not RUNNABLE and changed status at or after ``since``
         (a superset of those that left the RUNNABLE queue since then)."""

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from quotactl.core.history.ledger import (
     COLUMNS,
     Attempt,
-    Outcome,
+    AttemptOutcome,
     merge,
     read_ledger,
     write_ledger,
@@ -39,7 +39,7 @@ def row(job: str = "j1", attempt: int = 1, **changes: object) -> Attempt:
         "submitted_at": T0,
         "started_at": T0 + timedelta(seconds=35),
         "stopped_at": None,
-        "outcome": Outcome.RUNNING,
+        "outcome": AttemptOutcome.RUNNING,
     }
     values.update(changes)
     return Attempt(**values)  # type: ignore[arg-type]
@@ -63,7 +63,7 @@ attempts = st.builds(
     submitted_at=times,
     started_at=st.none() | times,
     stopped_at=st.none() | times,
-    outcome=st.sampled_from(list(Outcome)),
+    outcome=st.sampled_from(list(AttemptOutcome)),
 )
 
 
@@ -90,7 +90,7 @@ def test_csv_has_the_documented_header_and_iso_times(tmp_path: Path) -> None:
 
 
 def test_merge_replaces_a_changed_row_and_keeps_the_rest() -> None:
-    done = row(stopped_at=T0 + timedelta(hours=1), outcome=Outcome.SUCCEEDED)
+    done = row(stopped_at=T0 + timedelta(hours=1), outcome=AttemptOutcome.SUCCEEDED)
     other = row("j2", submitted_at=T0 + timedelta(minutes=1))
     merged = merge([row(), other], [done])
     assert merged == [done, other]

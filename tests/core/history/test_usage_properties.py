@@ -10,7 +10,7 @@ from datetime import UTC, datetime, timedelta
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from quotactl.core.history.ledger import Attempt, Outcome
+from quotactl.core.history.ledger import Attempt, AttemptOutcome
 from quotactl.core.history.report import By, Every
 from quotactl.core.history.usage import usage_of
 from quotactl.core.resources.desired import ShareSpec, Strategy
@@ -35,7 +35,7 @@ def attempt(
     submitted: float,
     started: float | None,
     stopped: float | None,
-    outcome: Outcome,
+    outcome: AttemptOutcome,
     number: int = 1,
     priority: int = 0,
 ) -> Attempt:
@@ -60,9 +60,9 @@ def reclaim(window: float) -> list[Attempt]:
     """a borrows all of b's capacity; b's job at 600 s reclaims it, and the victim takes
     ``window`` seconds to stop before b's job starts."""
     return [
-        attempt("a1", "a", 8, 0, 0, 600 + window, Outcome.PREEMPTED),
-        attempt("a1", "a", 8, 0, None, None, Outcome.WAITING, number=2),
-        attempt("b1", "b", 4, 600, 600 + window, 3600, Outcome.SUCCEEDED),
+        attempt("a1", "a", 8, 0, 0, 600 + window, AttemptOutcome.PREEMPTED),
+        attempt("a1", "a", 8, 0, None, None, AttemptOutcome.WAITING, number=2),
+        attempt("b1", "b", 4, 600, 600 + window, 3600, AttemptOutcome.SUCCEEDED),
     ]
 
 
@@ -89,10 +89,10 @@ def test_the_head_is_the_share_order_first_job() -> None:
     """A high-priority job that fits waits behind nothing; a low-priority one that would fit
     but is not the head counts for nothing."""
     rows = [
-        attempt("a1", "a", 8, 0, 0, 1000, Outcome.SUCCEEDED),
+        attempt("a1", "a", 8, 0, 0, 1000, AttemptOutcome.SUCCEEDED),
         # b's head is b2 (priority 9, 4 instances): it fits b's limit and waits 400 s
-        attempt("b1", "b", 1, 600, 1000, 2000, Outcome.SUCCEEDED),
-        attempt("b2", "b", 4, 600, 1000, 2000, Outcome.SUCCEEDED, priority=9),
+        attempt("b1", "b", 1, 600, 1000, 2000, AttemptOutcome.SUCCEEDED),
+        attempt("b2", "b", 4, 600, 1000, 2000, AttemptOutcome.SUCCEEDED, priority=9),
     ]
     assert share_row(rows, "b", 0) == (400.0, 400.0)
 
@@ -115,7 +115,7 @@ def test_figures_add_up_for_any_ledger(
     jobs: list[tuple[str, int, int, int, int]], every: Every | None, by: By
 ) -> None:
     rows = [
-        attempt(f"j{i}", share, n, sub, sub + wait, sub + wait + run, Outcome.SUCCEEDED)
+        attempt(f"j{i}", share, n, sub, sub + wait, sub + wait + run, AttemptOutcome.SUCCEEDED)
         for i, (share, n, sub, wait, run) in enumerate(jobs)
     ]
     report = usage_of(rows, SHARES, start=at(1000), end=at(30_000), every=every, by=by)

@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from quotactl.core.history.jobs import job_records
-from quotactl.core.history.ledger import Attempt, Outcome
+from quotactl.core.history.ledger import Attempt, AttemptOutcome
 from quotactl.core.history.report import Every
 from quotactl.core.history.usage import usage_of
 from quotactl.core.resources.desired import ShareSpec, Strategy
@@ -68,15 +68,15 @@ def ledger(jobs: list[Job]) -> list[Attempt]:
         for number, (wait, run) in enumerate(tries, start=1):
             start, stop = now + wait, now + wait + run
             if number < len(tries):
-                rows.append(row(job, number, start, stop, Outcome.PREEMPTED))
+                rows.append(row(job, number, start, stop, AttemptOutcome.PREEMPTED))
             elif last == "UNSTARTED":  # cancelled while it waited
-                rows.append(row(job, number, None, start, Outcome.CANCELLED))
+                rows.append(row(job, number, None, start, AttemptOutcome.CANCELLED))
             elif last == "WAITING":
-                rows.append(row(job, number, None, None, Outcome.WAITING))
+                rows.append(row(job, number, None, None, AttemptOutcome.WAITING))
             elif last == "RUNNING":
-                rows.append(row(job, number, start, None, Outcome.RUNNING))
+                rows.append(row(job, number, start, None, AttemptOutcome.RUNNING))
             else:
-                rows.append(row(job, number, start, stop, Outcome(last)))
+                rows.append(row(job, number, start, stop, AttemptOutcome(last)))
             now = stop
     return rows
 
@@ -86,7 +86,7 @@ def row(
     number: int,
     start: int | None,
     stop: int | None,
-    outcome: Outcome,
+    outcome: AttemptOutcome,
 ) -> Attempt:
     job_id, share, itype, n, priority, submitted = job
     return Attempt(
@@ -221,14 +221,54 @@ def test_a_job_that_waits_again_is_the_head_once() -> None:
     jobs, so once it starts for good, b's head is the next job (which does not fit), and no
     more time is missed."""
     rows = [
-        Attempt("b1", 1, "b1", "q", "b", None, P5, 1, 5, at(0), at(0), at(3000), Outcome.SUCCEEDED),
         Attempt(
-            "b2", 1, "b2", "q", "b", None, P5, 1, 1, at(100), at(400), at(400), Outcome.PREEMPTED
+            "b1",
+            1,
+            "b1",
+            "q",
+            "b",
+            None,
+            P5,
+            1,
+            5,
+            at(0),
+            at(0),
+            at(3000),
+            AttemptOutcome.SUCCEEDED,
         ),
         Attempt(
-            "b2", 2, "b2", "q", "b", None, P5, 1, 1, at(100), at(700), at(3000), Outcome.SUCCEEDED
+            "b2",
+            1,
+            "b2",
+            "q",
+            "b",
+            None,
+            P5,
+            1,
+            1,
+            at(100),
+            at(400),
+            at(400),
+            AttemptOutcome.PREEMPTED,
         ),
-        Attempt("b3", 1, "b3", "q", "b", None, P5, 4, 0, at(200), None, None, Outcome.WAITING),
+        Attempt(
+            "b2",
+            2,
+            "b2",
+            "q",
+            "b",
+            None,
+            P5,
+            1,
+            1,
+            at(100),
+            at(700),
+            at(3000),
+            AttemptOutcome.SUCCEEDED,
+        ),
+        Attempt(
+            "b3", 1, "b3", "q", "b", None, P5, 4, 0, at(200), None, None, AttemptOutcome.WAITING
+        ),
     ]
     report = usage_of(rows, SHARES, start=at(START), end=at(END), grace=0)
     row = next(r for r in report.rows if r.share == "b")

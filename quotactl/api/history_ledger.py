@@ -40,7 +40,7 @@ def history(
     created in the last ``since`` seconds to ``out``. With ``append``, merge them into the
     ledger already at ``out``: new rows are added, changed ones replaced, and every job of an
     unfinished row there is read again, however old. The file is replaced in one rename."""
-    from quotactl.aws.history import account_time, queue_names
+    from quotactl.aws.job_history import account_time, queue_names
     from quotactl.aws.ledger import read_attempts, share_teams
     from quotactl.core.history.ledger import merge, read_ledger, write_ledger
 

@@ -45,7 +45,7 @@ def ledger_attempts(paths: Sequence[Path]) -> list[Attempt]:
 
 def live_attempts(account: Account, since: float | None) -> list[Attempt]:
     """Every attempt of every quota-managed queue's jobs created after ``since`` (epoch s)."""
-    from quotactl.aws.history import queue_names
+    from quotactl.aws.job_history import queue_names
     from quotactl.aws.ledger import read_attempts, share_teams
 
     names = queue_names(account.live, None)
@@ -84,7 +84,7 @@ def usage(
     else:
         if account is None:
             raise UsageError("usage reads the live account or --history ledgers: give either")
-        from quotactl.aws.history import account_time, queue_names
+        from quotactl.aws.job_history import account_time, queue_names
 
         names = queue_names(account.live, None)
         end = window.end or from_epoch(account_time(account.batch, names[0]))

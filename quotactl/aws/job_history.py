@@ -1,4 +1,5 @@
-"""Reading the live account's job history as a stream, for ``trace export``.
+"""Reading the live account's job history as a stream, for ``history``, ``usage`` and
+``trace export``.
 
 One ListServiceJobs listing per queue with the ``AFTER_CREATED_AT`` filter: AWS ignores
 ``jobStatus`` when a filter is given and returns jobs of every status, so one paginated
@@ -14,14 +15,10 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from quotactl.aws import responses as live_responses
-from quotactl.aws.responses import requested_seconds
-from quotactl.core.simulate.export import ExportTally, job_row, needs_detail, trace_of
-from quotactl.core.simulate.trace import write_trace
 from quotactl.errors import NotFoundError
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator, Sequence
-    from typing import TextIO
 
     from mypy_boto3_batch.type_defs import ServiceJobSummaryTypeDef
 
@@ -100,27 +97,3 @@ def queue_names(live: LiveReader, queues: Sequence[str] | None) -> list[str]:
             hint="without --queue, every quota-managed queue is exported",
         )
     return [live_responses.name_from_arn(n) for n in names]
-
-
-def export_trace(
-    api: BatchCalls,
-    queues: Sequence[str],
-    *,
-    since: float | None,
-    priorities: bool,
-    out: TextIO,
-) -> ExportTally:
-    """Write the job history of ``queues`` to ``out`` as a trace; ``since`` is a look-back in
-    seconds from the account's clock."""
-    now = account_time(api, queues[0])
-    tally = ExportTally()
-    describe = (lambda _: True) if priorities else needs_detail
-    after = now - since if since is not None else None
-    history = job_history(api, queues, since=after, describe=describe)
-    rows = (
-        row
-        for job, detail in history
-        if (row := job_row(job, requested_seconds(detail), now, tally)) is not None
-    )
-    write_trace(trace_of(rows, tally), out)
-    return tally
