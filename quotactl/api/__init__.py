@@ -46,7 +46,7 @@ if TYPE_CHECKING:
         stream_jobs,
         why,
     )
-    from quotactl.api.live_status import WATCH_RETRIES, Refresh, status, watch
+    from quotactl.api.live_status import WATCH_RETRIES, status, watch
     from quotactl.api.local import advance, reset, serve
     from quotactl.api.metrics import openmetrics, read_metrics, serve_metrics
     from quotactl.api.offline import (
@@ -59,6 +59,7 @@ if TYPE_CHECKING:
     )
     from quotactl.api.report_files import check_report_path, write_report
     from quotactl.api.rules import judge_config, judge_simulation, rules_for, rules_for_paths
+    from quotactl.api.settings import FAULTS_VARIABLE, EmulatorSettings
     from quotactl.api.stack import (
         PLAN_KEY,
         apply,
@@ -94,6 +95,7 @@ if TYPE_CHECKING:
     from quotactl.aws.session import Retries
     from quotactl.config import LoadedConfig
     from quotactl.core.jobs.spec import SubmitOptions
+    from quotactl.core.status.watching import Refresh, StatusWatch
 
 _WHERE = {
     "quotactl.api.adopt": (
@@ -105,6 +107,7 @@ _WHERE = {
     ),
     "quotactl.api.config": ("DEFAULT_CONFIG", "Validation", "load", "schema", "validate"),
     "quotactl.api.connection": ("BACKENDS", "DEFAULT_STATE", "connect"),
+    "quotactl.api.settings": ("FAULTS_VARIABLE", "EmulatorSettings"),
     "quotactl.api.rules": ("judge_config", "judge_simulation", "rules_for", "rules_for_paths"),
     "quotactl.api.history_ledger": ("HistoryWritten", "history"),
     "quotactl.api.checkup": ("Check", "Checkup", "doctor", "versions"),
@@ -146,7 +149,8 @@ _WHERE = {
         "read_plan",
         "save_plan",
     ),
-    "quotactl.api.live_status": ("WATCH_RETRIES", "Refresh", "status", "watch"),
+    "quotactl.api.live_status": ("WATCH_RETRIES", "status", "watch"),
+    "quotactl.core.status.watching": ("Refresh", "StatusWatch"),
     "quotactl.api.submission": (
         "JobRequest",
         "Preview",
@@ -179,6 +183,7 @@ __all__ = [
     "BACKENDS",
     "DEFAULT_CONFIG",
     "DEFAULT_STATE",
+    "FAULTS_VARIABLE",
     "PLAN_KEY",
     "WATCH_RETRIES",
     "Account",
@@ -186,6 +191,7 @@ __all__ = [
     "Cancelled",
     "Check",
     "Checkup",
+    "EmulatorSettings",
     "Explained",
     "ExportedTrace",
     "Formatted",
@@ -198,6 +204,7 @@ __all__ = [
     "Preview",
     "Refresh",
     "Retries",
+    "StatusWatch",
     "SubmitOptions",
     "SubmitResult",
     "Submitted",

@@ -17,6 +17,7 @@ if TYPE_CHECKING:
 
     from quotactl.aws.account import Account
     from quotactl.aws.session import Retries
+    from quotactl.core.engine import Timing
 
 DEFAULT_STATE = Path(".quotactl") / "emulator.db"
 """The emulator's state file when none is given."""
@@ -31,6 +32,7 @@ def connect(
     region: str | None = None,
     endpoint_url: str | None = None,
     faults: str | None = None,
+    timing: Timing | None = None,
     connect_timeout: float | None = None,
     read_timeout: float | None = None,
     max_attempts: int | None = None,
@@ -40,7 +42,8 @@ def connect(
 ) -> Account:
     """An account object over one Batch client: ``backend="local"`` is the embedded emulator
     over the ``state`` file (or ``endpoint_url``, e.g. a ``quotactl local serve``), ``"aws"``
-    the standard credential chain with ``profile`` and ``region``.
+    the standard credential chain with ``profile`` and ``region``. ``faults`` and ``timing``
+    (how long jobs are SCHEDULED and STARTING) set up the embedded emulator.
 
     ``notice`` receives informational lines (the CLI prints them on stderr); ``clock`` stamps
     live reads. Close the account (or use it as a context manager) when done.
@@ -64,6 +67,7 @@ def connect(
         region=region,
         endpoint_url=endpoint_url,
         faults=faults,
+        timing=timing,
         **{k: v for k, v in limits.items() if v is not None},
     )
     if notice is None:

@@ -9,7 +9,6 @@ reported with the estimate; its time budget is for the computation after them.
 
 from __future__ import annotations
 
-import os
 from collections import Counter
 from typing import TYPE_CHECKING
 
@@ -23,16 +22,6 @@ if TYPE_CHECKING:
     from quotactl.core.jobs.live import LiveQueue
     from quotactl.core.jobs.spec import SubmitRequest
     from quotactl.core.resources.observed import LiveJob
-
-
-def timing_of(account: Account) -> Timing:
-    """The timing model the account's scheduler follows: the emulator's setting on the
-    local backend (``QUOTACTL_EMULATOR_TIMING``), the default one on AWS."""
-    from quotactl.core.engine import TIMING, TIMING_VARIABLE, parse_timing
-
-    if account.backend_name == "local":
-        return parse_timing(os.environ.get(TIMING_VARIABLE))
-    return TIMING
 
 
 def read_for_estimates(account: Account, queues: Sequence[str] | None) -> list[LiveQueue]:
@@ -58,8 +47,8 @@ def sampler(
     from quotactl.core.estimate import live_history
 
     if history_file is not None:
-        return ledger_history(history_file, live.name, timing_of(account)), str(history_file)
-    found = live_history(live.jobs, timing_of(account).starting_seconds)
+        return ledger_history(history_file, live.name, account.timing), str(history_file)
+    found = live_history(live.jobs, account.timing.starting_seconds)
     return (found, "live") if len(found) else (None, None)
 
 
@@ -80,7 +69,7 @@ def estimate_queue(
         live,
         wanted=wanted,
         history=history,
-        timing=timing_of(account),
+        timing=account.timing,
         seed=SEED if seed is None else seed,
     )
     return found, source if found.history else None

@@ -202,7 +202,8 @@ def set_priority(account: Account, ref: str, priority: int) -> PriorityChange:
             f"job {detail.job.name} is {detail.job.status.value}: its priority is final"
         )
     (live,) = read_live(account, [detail.job.queue])
-    effect = consequences(live, live.job(detail.job.job_id) or detail.job, priority)
+    job = live.job(detail.job.job_id) or detail.job
+    effect = consequences(live, job, priority, timing=account.timing)
     account.jobs.update_priority(detail.job.job_id, priority)
     return effect
 
@@ -239,7 +240,7 @@ def why(
     before = Counter(account.calls)
     detail = account.jobs.resolve(ref)
     (live,) = read_live(account, [detail.job.queue], ALL_STATUSES)
-    answer = explain(live, live.job(detail.job.job_id) or detail.job)
+    answer = explain(live, live.job(detail.job.job_id) or detail.job, timing=account.timing)
     if answer.wait is None:
         return Explained(answer, Estimates(calls=dict(account.calls - before)), live.read_at)
     found, source = estimate_queue(

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from quotactl.errors import QuotactlError
@@ -13,24 +12,12 @@ if TYPE_CHECKING:
 
     from quotactl.aws.account import Account
     from quotactl.aws.session import Retries
-    from quotactl.core.status.changes import Changes
     from quotactl.core.status.report import StatusReport
+    from quotactl.core.status.watching import Refresh, StatusWatch
 
 WATCH_RETRIES: Retries = {"mode": "standard", "max_attempts": 2}
 """A live view retries on its next refresh, so its calls give up sooner than apply's:
 ``connect(..., retries=WATCH_RETRIES)`` for an account that ``watch`` reads."""
-
-
-@dataclass(frozen=True)
-class Refresh:
-    """One refresh of a watch: the last good report (None before the first), when it was
-    read, what changed since the read before it, and this refresh's error, if it failed."""
-
-    report: StatusReport | None
-    refreshed: float | None
-    changes: Changes | None
-    error: QuotactlError | None = None
-    failed_at: float | None = None
 
 
 def status(
@@ -56,13 +43,29 @@ def watch(
     interval: float = 5.0,
     clock: Callable[[], float] = time.time,
     sleep: Callable[[float], None] = time.sleep,
-) -> Iterator[Refresh]:
+) -> StatusWatch:
     """A refresh now and one every ``interval`` seconds after it, for ever (stop iterating to
     stop). A failed refresh keeps the last good report and carries its error; only a first
     read failing for a reason that is not transient (a queue that does not exist, missing
     permissions) raises."""
+    from quotactl.core.status.watching import StatusWatch
+
+    refreshes = _refreshes(account, queues, team=team, interval=interval, clock=clock, sleep=sleep)
+    return StatusWatch(refreshes, interval)
+
+
+def _refreshes(
+    account: Account,
+    queues: Sequence[str] | None,
+    *,
+    team: str | Sequence[str] | None,
+    interval: float,
+    clock: Callable[[], float],
+    sleep: Callable[[float], None],
+) -> Iterator[Refresh]:
     from quotactl.core.status.changes import changes
     from quotactl.core.status.compute import status_of
+    from quotactl.core.status.watching import Refresh
     from quotactl.errors import BackendError
 
     wanted = list(queues) if queues else None

@@ -7,22 +7,26 @@ import errno
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from quotactl.core.engine import TIMING
 from quotactl.errors import PortInUseError, QuotactlError, UsageError
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
 
+    from quotactl.core.engine import Timing
     from quotactl.emulator.server import EmulatorServer
     from quotactl.emulator.service import Advanced
 
 
-def advance(state: Path | str, seconds: float, *, faults: str | None = None) -> Advanced:
+def advance(
+    state: Path | str, seconds: float, *, faults: str | None = None, timing: Timing = TIMING
+) -> Advanced:
     """Move the emulator's clock forward ``seconds``, running the scheduler on the way (jobs
     start, finish and time out in order at their own times), with ``faults`` (such as
     ``capacity=0.3``) where they apply to what happens on the way."""
     from quotactl.emulator import Emulator
 
-    with Emulator(Path(state), faults=faults) as emulator:
+    with Emulator(Path(state), faults=faults, timing=timing) as emulator:
         return emulator.advance(seconds)
 
 
@@ -43,13 +47,14 @@ def serve(
     speed: float = 0.0,
     faults: str | None = None,
     status_delay: float = 0.0,
+    timing: Timing = TIMING,
 ) -> Iterator[EmulatorServer]:
     """An HTTP server for the emulator over ``state``, bound but not yet serving (call its
     ``serve_forever``); its clock runs at ``speed`` meanwhile. Closed on the way out."""
     from quotactl.emulator import Emulator
     from quotactl.emulator.server import EmulatorServer
 
-    emulator = Emulator(Path(state), faults=faults, status_delay=status_delay)
+    emulator = Emulator(Path(state), faults=faults, status_delay=status_delay, timing=timing)
     try:
         server = EmulatorServer(emulator, host, port)
     except OSError as exc:

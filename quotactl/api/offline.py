@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from quotactl.core.engine import TIMING
 from quotactl.core.files import replacing
 from quotactl.errors import NothingToGenerateError, UsageError
 
@@ -14,9 +15,14 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Collection, Iterator
     from typing import TextIO
 
-    from quotactl.core.engine import QueueModel
+    from quotactl.core.engine import QueueModel, Timing
     from quotactl.core.resources.desired import DesiredState
-    from quotactl.core.simulate import Comparison, ShareWorkload, SimulationResult, TraceRow
+    from quotactl.core.simulate import (
+        Comparison,
+        ShareWorkload,
+        SimulationResult,
+        TraceRow,
+    )
 
 T = TypeVar("T")
 
@@ -36,6 +42,7 @@ def simulate(
     *,
     on_unsorted: Callable[[str], None] | None = None,
     record: bool = False,
+    timing: Timing = TIMING,
 ) -> SimulationResult:
     """Replay the trace at ``trace`` against ``desired`` offline, on a virtual clock. A trace
     out of submission order is replayed sorted (``on_unsorted`` hears why). With ``record``
@@ -43,7 +50,9 @@ def simulate(
     from quotactl.core.simulate import queue_models, run_one
 
     queues = tuple(queue_models(desired))
-    return _in_order(trace, lambda path: run_one(queues, path, record=record), on_unsorted)
+    return _in_order(
+        trace, lambda path: run_one(queues, path, record=record, timing=timing), on_unsorted
+    )
 
 
 def simulate_compare(
@@ -54,6 +63,7 @@ def simulate_compare(
     other: tuple[str, DesiredState] | None = None,
     on_unsorted: Callable[[str], None] | None = None,
     record: bool = False,
+    timing: Timing = TIMING,
 ) -> Comparison:
     """Replay ``trace`` against ``desired`` (called ``label``) and against ``other`` (a name
     and a configuration; default: the same one with every share RESERVE), and compare; with
@@ -69,7 +79,9 @@ def simulate_compare(
         reference = Side("every share RESERVE", reserved, override="RESERVE")
     after_side = Side(label, queues)
     before, after = _in_order(
-        trace, lambda path: run_both(reference, after_side, path, record=record), on_unsorted
+        trace,
+        lambda path: run_both(reference, after_side, path, record=record, timing=timing),
+        on_unsorted,
     )
     return compare(before, after)
 

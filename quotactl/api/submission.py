@@ -97,6 +97,7 @@ def preview(
         count=count,
         priority=priority,
         n_jobs=request.options.count,
+        timing=account.timing,
     )
     names = {j.job_id: j.name for j in live.jobs if not j.is_final}
     ids, estimates = preview_estimates(
@@ -136,7 +137,14 @@ def submit(
     # Whether the share could ever run the job depends on the configuration only: no jobs.
     (live,) = read_live(account, [request.queue], statuses=(), details=False)
     instance_type, count = instance_of(request.spec)
-    static = place(live, share=request.share, instance_type=instance_type, count=count, priority=0)
+    static = place(
+        live,
+        share=request.share,
+        instance_type=instance_type,
+        count=count,
+        priority=0,
+        timing=account.timing,
+    )
     warnings: list[str] = []
     if static.placement == "misconfigured":
         warnings.append(

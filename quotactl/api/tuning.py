@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from quotactl.core.engine import TIMING
 from quotactl.errors import NotFoundError, TraceUnsorted, UsageError
 
 if TYPE_CHECKING:
@@ -18,6 +19,7 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from quotactl.config.edit import WrittenConfig
+    from quotactl.core.engine import Timing
     from quotactl.core.resources.desired import DesiredState
     from quotactl.core.rules import Rule, RuleResult
     from quotactl.core.simulate import Comparison, TraceRow
@@ -37,13 +39,12 @@ def tune(
     rules: Sequence[Rule] = (),
     on_trial: Callable[[Trial, Trial], None] | None = None,
     on_unsorted: Callable[[str], None] | None = None,
+    timing: Timing = TIMING,
 ) -> TuneResult:
     """Search ``queue`` of ``desired`` (default: its only queue) for the best configuration on
     ``trace``; ``fixed`` teams stay as they are, and every soft and hard rule of ``rules`` is a
     constraint. Ctrl-C ends the search with what it found."""
     from quotactl.api.executors import executor as executor_for
-    from quotactl.core.engine import parse_timing
-    from quotactl.core.simulate import io
     from quotactl.core.tune import Knob, RuleConstraints, Space, search
 
     name = tuned_queue(desired, queue)
@@ -56,7 +57,6 @@ def tune(
             )
     space = Space.of(desired, name, tuple(Knob) if vary is None else vary, fixed)
     rows = read_rows(trace, on_unsorted)
-    timing = parse_timing(io.timing_setting())
     with executor_for(rows, str(trace), timing, workers=workers, address=executor) as evaluate:
         return search(desired, space, settings, evaluate, RuleConstraints(rules), on_trial)
 
@@ -123,7 +123,9 @@ def tuned_comparison(result: TuneResult, trial: Trial, *, label: str) -> Compari
     return compare(before, after)
 
 
-def tuned_recording(result: TuneResult, trial: Trial, trace: Path, *, label: str) -> Comparison:
+def tuned_recording(
+    result: TuneResult, trial: Trial, trace: Path, *, label: str, timing: Timing = TIMING
+) -> Comparison:
     """``tuned_comparison`` replayed once more, each side with a timeline (the charts of
     ``tune --report``): the search records nothing, so that no candidate pays for it. The
     replay is ``simulate``'s, so its figures are the search's."""
@@ -133,10 +135,10 @@ def tuned_recording(result: TuneResult, trial: Trial, trace: Path, *, label: str
     before = Side(label, tuple(queue_models(result.current.desired)))
     after = Side(f"candidate {trial.index}", tuple(queue_models(trial.desired)))
     try:
-        replays = run_both(before, after, trace, record=True)
+        replays = run_both(before, after, trace, record=True, timing=timing)
     except TraceUnsorted:
         with sorted_trace(trace) as ordered:
-            replays = run_both(before, after, ordered, record=True)
+            replays = run_both(before, after, ordered, record=True, timing=timing)
     return compare(*replays)
 
 

@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from quotactl.aws.lock import BatchLockStore
     from quotactl.aws.session import AnySession, Retries, Target
     from quotactl.core.apply.preconditions import Identity
+    from quotactl.core.engine import Timing
 
 OtherService = Literal["iam", "s3", "sagemaker", "logs"]
 
@@ -85,6 +86,14 @@ class Account:
     def backend_name(self) -> str:
         """``local`` (the emulator, or an endpoint such as ``local serve``) or ``aws``."""
         return self.target.backend
+
+    @property
+    def timing(self) -> Timing:
+        """How long the account's jobs are SCHEDULED and STARTING, as its scheduler's model
+        assumes: the embedded emulator's setting, else the default (which stands for AWS)."""
+        from quotactl.core.engine import TIMING
+
+        return self.target.timing or TIMING
 
     @property
     def region(self) -> str:

@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from mypy_boto3_sagemaker import SageMakerClient
     from mypy_boto3_sts import STSClient
 
+    from quotactl.core.engine import Timing
     from quotactl.emulator import Emulator
 
 AnySession: TypeAlias = "boto3.Session | botocore.session.Session"
@@ -62,6 +63,8 @@ class Target:
     region: str | None = None
     endpoint_url: str | None = None
     faults: str | None = None
+    timing: Timing | None = None
+    """The embedded emulator's phase times (None: its default, the model of AWS)."""
     connect_timeout: float = DEFAULT_CONNECT_TIMEOUT
     read_timeout: float = DEFAULT_READ_TIMEOUT
     max_attempts: int = DEFAULT_MAX_ATTEMPTS
@@ -74,9 +77,15 @@ class Target:
 
 def emulator_for(target: Target) -> Emulator:
     """The embedded emulator over ``target.state_path`` (with its faults, if any)."""
+    from quotactl.core.engine import TIMING
     from quotactl.emulator import Emulator
 
-    return Emulator(target.state_path, faults=target.faults, region=_region(target))
+    return Emulator(
+        target.state_path,
+        faults=target.faults,
+        timing=target.timing or TIMING,
+        region=_region(target),
+    )
 
 
 def make_session(target: Target, *, emulator: Emulator | None = None) -> boto3.Session:

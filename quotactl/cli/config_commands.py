@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from quotactl.cli.options import OutputFormat, OverrideOption, PathsArgument, RulesOption
+from quotactl.cli.options import Output, OverrideOption, PathsArgument, RulesOption
 from quotactl.errors import ConfigError, QuotactlError
 
 if TYPE_CHECKING:
@@ -27,8 +27,8 @@ def validate(
         bool, typer.Option("--strict", help="Fail (exit 1) on warnings too.")
     ] = False,
     output: Annotated[
-        OutputFormat, typer.Option("-o", "--output", help="Report as text or JSON.")
-    ] = OutputFormat.TEXT,
+        Output, typer.Option("-o", "--output", help="Report as text or JSON.")
+    ] = Output.TEXT,
     override: OverrideOption = None,
     rules: RulesOption = None,
 ) -> None:
@@ -53,7 +53,7 @@ def validate(
         except QuotactlError as exc:
             error = exc
         error = error or refusal(judged)
-    if output is OutputFormat.JSON:
+    if output is Output.JSON:
         _print_json(runtime, _report(result.paths, result.loaded, error, judged))
         if error is not None:
             raise error

@@ -6,15 +6,15 @@ from typing import Annotated
 
 import typer
 
-from quotactl.cli.options import OutputFormat
+from quotactl.cli.options import Output
 from quotactl.errors import DoctorFailedError
 
 
 def doctor(
     ctx: typer.Context,
     output: Annotated[
-        OutputFormat, typer.Option("-o", "--output", help="Report as text or JSON.")
-    ] = OutputFormat.TEXT,
+        Output, typer.Option("-o", "--output", help="Report as text or JSON.")
+    ] = Output.TEXT,
 ) -> None:
     """Check this machine: versions, credentials, region, endpoint, Batch, IAM, state.
 
@@ -36,7 +36,7 @@ def doctor(
         region=runtime.region,
         endpoint_url=runtime.endpoint_url,
     )
-    if output is OutputFormat.JSON:
+    if output is Output.JSON:
         runtime.write_json(doctor_json(checkup))
     else:
         runtime.stdout.write(doctor_text(checkup))

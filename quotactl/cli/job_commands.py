@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from quotactl.cli.options import OutputFormat
+from quotactl.cli.options import Output, OutputOption
 from quotactl.core.states import JobStatus as JOB_STATUSES
 from quotactl.errors import CancelFailedError, JobFinishedError, UsageError
 
@@ -22,7 +22,6 @@ job = typer.Typer(
 JobArgument = Annotated[
     str, typer.Argument(metavar="ID", help="The job's name, ID or ARN.", show_default=False)
 ]
-Output = Annotated[OutputFormat, typer.Option("-o", "--output", help="Report as text or JSON.")]
 History = Annotated[
     Path | None,
     typer.Option(
@@ -34,7 +33,7 @@ History = Annotated[
 DEFAULT_REASON = "Cancelled with quotactl job cancel"
 
 
-def _runtime(ctx: typer.Context, output: OutputFormat | None = None) -> Runtime:
+def _runtime(ctx: typer.Context, output: Output | None = None) -> Runtime:
     from quotactl.cli.runtime import runtime_of
 
     return runtime_of(ctx, output)
@@ -70,7 +69,7 @@ def jobs(
         bool, typer.Option("--eta", help="Add when each waiting job is expected to start.")
     ] = False,
     history: History = None,
-    output: Output = OutputFormat.TEXT,
+    output: OutputOption = Output.TEXT,
 ) -> None:
     """List service jobs of every status, newest first.
 
@@ -94,7 +93,7 @@ def jobs(
             hint=f"use one of {', '.join(names)}",
         )
     window = None if since is None else duration("--since", since)
-    json = output is OutputFormat.JSON
+    json = output is Output.JSON
     with runtime.connect() as account:
         listing = api.stream_jobs(
             account,
@@ -124,14 +123,14 @@ def jobs(
 
 
 @job.command("describe")
-def describe(ctx: typer.Context, ref: JobArgument, output: Output = OutputFormat.TEXT) -> None:
+def describe(ctx: typer.Context, ref: JobArgument, output: OutputOption = Output.TEXT) -> None:
     """Show one job, its preemptions and its SageMaker training job."""
     from quotactl import api
 
     runtime = _runtime(ctx, output)
     with runtime.connect() as account:
         found = api.describe_job(account, ref)
-    if output is OutputFormat.JSON:
+    if output is Output.JSON:
         from quotactl.render.jobs_json import describe_json
 
         runtime.stdout.write(describe_json(found.detail, found.preemptions, found.training_job))
@@ -151,7 +150,7 @@ def cancel(
     reason: Annotated[
         str, typer.Option(metavar="REASON", help="Why (shown as the job's statusReason).")
     ] = DEFAULT_REASON,
-    output: Output = OutputFormat.TEXT,
+    output: OutputOption = Output.TEXT,
 ) -> None:
     """Terminate jobs; their SageMaker training jobs stop too.
 
@@ -163,7 +162,7 @@ def cancel(
     with runtime.connect() as account:
         result = api.cancel_jobs(account, refs, reason)
     names = {d.job.job_id: d.job.name for d in result.details}
-    if output is OutputFormat.JSON:
+    if output is Output.JSON:
         runtime.write_json(
             {
                 "format_version": "1",
@@ -208,7 +207,7 @@ def priority(
     value: Annotated[
         int, typer.Argument(metavar="N", min=0, max=9999, help="The new priority, 0-9999.")
     ],
-    output: Output = OutputFormat.TEXT,
+    output: OutputOption = Output.TEXT,
 ) -> None:
     """Change a job's priority; says which preemptions follow."""
     from quotactl import api
@@ -216,7 +215,7 @@ def priority(
     runtime = _runtime(ctx, output)
     with runtime.connect() as account:
         effect = api.set_priority(account, ref, value)
-    if output is OutputFormat.JSON:
+    if output is Output.JSON:
         from quotactl.render.jobs_json import priority_json
 
         runtime.stdout.write(priority_json(effect))
@@ -231,7 +230,7 @@ def why(
     ctx: typer.Context,
     ref: JobArgument,
     history: History = None,
-    output: Output = OutputFormat.TEXT,
+    output: OutputOption = Output.TEXT,
 ) -> None:
     """Explain why a job waits, when it is expected to start, and what preempted it."""
     from quotactl import api
@@ -239,7 +238,7 @@ def why(
     runtime = _runtime(ctx, output)
     with runtime.connect() as account:
         answer = api.why(account, ref, history_file=history)
-    if output is OutputFormat.JSON:
+    if output is Output.JSON:
         from quotactl.render.jobs_json import why_json
 
         runtime.stdout.write(why_json(answer.why, answer.estimates))

@@ -91,7 +91,13 @@ def serve(
             f"warning: serving on {host}: anyone who can reach it can change this account"
         )
     server = api.serve(
-        runtime.state_path, host, port, speed=speed, faults=faults, status_delay=status_delay
+        runtime.state_path,
+        host,
+        port,
+        speed=speed,
+        faults=faults,
+        status_delay=status_delay,
+        timing=runtime.settings.timing,
     )
     with server as running:
         previous = signal.signal(signal.SIGTERM, _interrupt)
@@ -138,7 +144,7 @@ def advance(
     except DurationError as exc:
         raise UsageError(str(exc)) from None
     moved = api.advance(
-        runtime.state_path, seconds, faults=runtime.environ.get("QUOTACTL_EMULATOR_FAULTS")
+        runtime.state_path, seconds, faults=runtime.settings.faults, timing=runtime.settings.timing
     )
     print(
         f"Clock at {_stamp(moved.now)} (+{format_duration(seconds)}); "

@@ -1,28 +1,46 @@
-"""Options and arguments that several commands share, defined once."""
+"""Options and arguments that several commands share, typed once.
+
+A duration option is ``click_type=Duration()``: every one accepts the same spellings and
+fails with the same message (``--since: invalid duration 'x': ...``, a usage error). ``-o``
+takes one of the output enums, whose values key render's views.
+"""
 
 from __future__ import annotations
 
-import enum
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
+from quotactl.api.options import DurationError, Output, ReportOutput, StatusOutput, parse_duration
+from quotactl.errors import UsageError
 
-class OutputFormat(enum.StrEnum):
-    """What a read command prints with ``-o``: a table for people, or one JSON document."""
+__all__ = [
+    "Duration",
+    "Output",
+    "OutputOption",
+    "ReportOutput",
+    "StatusOutput",
+]
 
-    TEXT = "text"
-    JSON = "json"
+
+def Duration(flag: str, *, help: str, **settings: Any) -> Any:
+    """A duration option ``flag``, in seconds: ``90s``, ``30m``, ``2h``, ``1d``, ``1h30m`` or
+    plain seconds; anything else is ``usage`` (``--since: invalid duration 'x': ...``)."""
+
+    def seconds(text: str) -> float:
+        try:
+            return parse_duration(text)
+        except DurationError as exc:
+            raise UsageError(f"{flag}: {exc}") from None
+
+    settings.setdefault("show_default", False)
+    return typer.Option(flag, metavar="DURATION", parser=seconds, help=help, **settings)
 
 
-class ReportFormat(enum.StrEnum):
-    """What a report (a plan, a what-if) prints with ``-o``: also markdown, for a PR comment."""
-
-    TEXT = "text"
-    JSON = "json"
-    MARKDOWN = "markdown"
-
+OutputOption = Annotated[
+    Output, typer.Option("-o", "--output", help="Report as text or JSON.", show_default=True)
+]
 
 PathsArgument = Annotated[
     list[Path] | None,

@@ -16,7 +16,7 @@ from quotactl.cli.options import (
     LockTimeoutOption,
     OverrideOption,
     PathsArgument,
-    ReportFormat,
+    ReportOutput,
     RulesOption,
 )
 from quotactl.core.words import count_of
@@ -45,8 +45,8 @@ def plan(
         ),
     ] = False,
     output: Annotated[
-        ReportFormat, typer.Option("-o", "--output", help="text, json, or markdown (PR comment).")
-    ] = ReportFormat.TEXT,
+        ReportOutput, typer.Option("-o", "--output", help="text, json, or markdown (PR comment).")
+    ] = ReportOutput.TEXT,
     override: OverrideOption = None,
     rules: RulesOption = None,
 ) -> None:
@@ -155,7 +155,7 @@ def apply(
             result = api.apply(
                 account,
                 source,
-                show=lambda p: _show(runtime, p, ReportFormat.TEXT),
+                show=lambda p: _show(runtime, p, ReportOutput.TEXT),
                 approve=lambda _: confirm(
                     runtime,
                     "Apply this plan?",
@@ -211,13 +211,13 @@ def apply_interrupted(hooks: ProgressHooks) -> WorkInterruptedError:
     )
 
 
-def _show(runtime: Runtime, the_plan: Plan, output: ReportFormat) -> None:
+def _show(runtime: Runtime, the_plan: Plan, output: ReportOutput) -> None:
     from quotactl.render.plan import plan_json, plan_markdown, print_plan
 
-    if output is ReportFormat.JSON:
+    if output is ReportOutput.JSON:
         runtime.stdout.write(plan_json(the_plan))
         runtime.json_written = True  # a failed rule adds no error document after it
-    elif output is ReportFormat.MARKDOWN:
+    elif output is ReportOutput.MARKDOWN:
         runtime.stdout.write(plan_markdown(the_plan))
     else:
         print_plan(the_plan, runtime.console())

@@ -9,6 +9,8 @@ and nothing below ``cli`` reads ``os.environ``.
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import os
 import sys
 import time
@@ -22,10 +24,11 @@ from quotactl.api.connection import BACKENDS, DEFAULT_STATE
 from quotactl.cli.interrupts import Interrupts
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Mapping
+    from collections.abc import Callable, Iterator, Mapping
 
-    from quotactl.api import Account, Retries
+    from quotactl.api import Account, EmulatorSettings, Retries
     from quotactl.render.console import Console
+    from quotactl.render.views import Screen
 
 __all__ = ["BACKENDS", "DEFAULT_STATE", "Runtime"]
 
@@ -67,25 +70,41 @@ class Runtime:
     interrupts: Interrupts = field(default_factory=Interrupts)
     """Whether the command's work is done: an interrupt after that is no failure."""
 
-    def console(self, *, stderr: bool = False) -> Console:
-        """A rich console on stdout or stderr honouring --no-color/NO_COLOR."""
-        from quotactl.render.console import make_console
-
-        return make_console(
-            self.stderr if stderr else self.stdout, color=self.color, width=self.width
-        )
-
     _noticed: bool = field(default=False, init=False, repr=False)
 
-    json_written: bool = field(default=False, init=False, repr=False)
-    """A JSON document went to stdout: the error boundary adds no error document after it."""
+    @functools.cached_property
+    def screen(self) -> Screen:
+        """Where views write: the streams and the console settings of this invocation."""
+        from quotactl.render.views import Screen
+
+        return Screen(self.stdout, self.stderr, color=self.color, width=self.width)
+
+    def console(self, *, stderr: bool = False) -> Console:
+        """A rich console on stdout or stderr honouring --no-color/NO_COLOR."""
+        return self.screen.console(stderr=stderr)
+
+    @property
+    def json_written(self) -> bool:
+        """A JSON document went to stdout: the error boundary adds no error document after it."""
+        return "screen" in self.__dict__ and self.screen.json_written
+
+    @json_written.setter
+    def json_written(self, value: bool) -> None:
+        self.screen.json_written = value
 
     def write_json(self, document: object) -> None:
         """A command's JSON document on stdout (indented, one trailing newline)."""
-        import json
+        self.screen.write_json(document)
 
-        self.stdout.write(json.dumps(document, indent=2) + "\n")
-        self.json_written = True
+    def show(self, result: object, output: str | None = None) -> None:
+        """Draw ``result`` with its view in ``output`` (default: the command's ``-o``); then,
+        if the result says its command failed after all, raise that error."""
+        from quotactl.core.results import Failable
+        from quotactl.render.views import show
+
+        show(self.screen, result, self.output if output is None else output)
+        if isinstance(result, Failable) and (error := result.failure()) is not None:
+            raise error
 
     def notice(self, message: str) -> None:
         """One informational line on stderr, silenced by -q."""
@@ -95,6 +114,14 @@ class Runtime:
     def warn(self, message: str) -> None:
         """A ``warning: ...`` line on stderr (not silenced by -q)."""
         print(f"warning: {message}", file=self.stderr)
+
+    @functools.cached_property
+    def settings(self) -> EmulatorSettings:
+        """The emulator's settings in the environment, read once (on first use: parsing them
+        imports the engine, which ``--help`` does not need)."""
+        from quotactl.api import EmulatorSettings
+
+        return EmulatorSettings.from_environ(self.environ)
 
     def connect(self, region: str | None = None, *, retries: Retries | None = None) -> Account:
         """The account the global options name; on the local backend, says so once on stderr.
@@ -115,7 +142,8 @@ class Runtime:
             profile=self.profile,
             region=self.region or region,
             endpoint_url=self.endpoint_url,
-            faults=self.environ.get("QUOTACTL_EMULATOR_FAULTS"),
+            faults=self.settings.faults,
+            timing=self.settings.timing,
             connect_timeout=self.connect_timeout,
             read_timeout=self.read_timeout,
             max_attempts=self.max_attempts,
@@ -123,6 +151,19 @@ class Runtime:
             notice=self.notice,
             clock=self.clock,
         )
+
+    @contextlib.contextmanager
+    def account(
+        self, region: str | None = None, *, retries: Retries | None = None
+    ) -> Iterator[Account]:
+        """``connect``'s account for the block; closed after it, and with --debug the API calls
+        it made are reported, however the block ends."""
+        account = self.connect(region, retries=retries)
+        try:
+            yield account
+        finally:
+            self.report_calls(account)
+            account.close()
 
     def report_calls(self, account: Account) -> None:
         """With --debug, the AWS API calls made, by operation, on stderr."""

@@ -12,7 +12,7 @@ from typing import Annotated
 
 import typer
 
-from quotactl.cli.options import OverrideOption, PathsArgument, ReportFormat, RulesOption
+from quotactl.cli.options import OverrideOption, PathsArgument, ReportOutput, RulesOption
 from quotactl.errors import UsageError
 
 
@@ -50,11 +50,11 @@ def simulate(
         ),
     ] = None,
     output: Annotated[
-        ReportFormat,
+        ReportOutput,
         typer.Option(
             "-o", "--output", metavar="text|json|markdown", help="markdown is a PR comment."
         ),
-    ] = ReportFormat.TEXT,
+    ] = ReportOutput.TEXT,
     override: OverrideOption = None,
     rules: RulesOption = None,
     report: Annotated[
@@ -103,7 +103,9 @@ def simulate(
         runtime.notice(f"quotactl: {why}: replaying the trace sorted by submit_time")
 
     if baseline is None and other is None:
-        result = api.simulate(desired, trace, on_unsorted=unsorted, record=record)
+        result = api.simulate(
+            desired, trace, on_unsorted=unsorted, record=record, timing=runtime.settings.timing
+        )
         judged = api.judge_simulation(chosen, desired, result, overrides).results
         console = runtime.console()
         render_simulation(console, runtime.stdout, output, result, trace=name, rules=judged)
@@ -114,7 +116,13 @@ def simulate(
     else:
         reference = None if other is None else (str(other), load(runtime, [other]).desired)
         comparison = api.simulate_compare(
-            desired, trace, label=label, other=reference, on_unsorted=unsorted, record=record
+            desired,
+            trace,
+            label=label,
+            other=reference,
+            on_unsorted=unsorted,
+            record=record,
+            timing=runtime.settings.timing,
         )
         after = comparison.after.result
         judged = api.judge_simulation(chosen, desired, after, overrides).results
@@ -125,7 +133,7 @@ def simulate(
             from quotactl.render.report.whatif import comparison_html
 
             write_report(runtime, report, comparison_html(comparison, trace=name))
-    runtime.json_written = output is ReportFormat.JSON  # the report holds the rules' results
+    runtime.json_written = output is ReportOutput.JSON  # the report holds the rules' results
     failed = refusal(judged)
     if failed is not None:
         raise failed

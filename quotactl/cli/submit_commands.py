@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Annotated, cast
 
 import typer
 
-from quotactl.cli.options import OutputFormat
+from quotactl.cli.options import Output
 from quotactl.errors import SubmitInterrupted, UsageError
 
 if TYPE_CHECKING:
@@ -79,8 +79,8 @@ def submit(
         ),
     ] = None,
     output: Annotated[
-        OutputFormat, typer.Option("-o", "--output", help="Report as text or JSON.")
-    ] = OutputFormat.TEXT,
+        Output, typer.Option("-o", "--output", help="Report as text or JSON.")
+    ] = Output.TEXT,
 ) -> None:
     """Submit SageMaker Training jobs to a quota share.
 
@@ -130,8 +130,8 @@ def submit(
     _show_submitted(runtime, result.submitted, result.warnings, output)
 
 
-def _show_preview(runtime: Runtime, found: Preview, output: OutputFormat) -> None:
-    if output is OutputFormat.JSON:
+def _show_preview(runtime: Runtime, found: Preview, output: Output) -> None:
+    if output is Output.JSON:
         from quotactl.render.jobs_json import placement_json
 
         runtime.stdout.write(
@@ -154,11 +154,11 @@ def _show_preview(runtime: Runtime, found: Preview, output: OutputFormat) -> Non
 
 
 def _show_submitted(
-    runtime: Runtime, submitted: list[Submitted], warnings: list[str], output: OutputFormat
+    runtime: Runtime, submitted: list[Submitted], warnings: list[str], output: Output
 ) -> None:
     for warning in warnings:
         runtime.warn(warning)
-    if output is OutputFormat.JSON:
+    if output is Output.JSON:
         from quotactl.render.jobs_json import submitted_json
 
         runtime.stdout.write(submitted_json(submitted, warnings))
@@ -170,12 +170,12 @@ def _show_submitted(
         )
 
 
-def _submit_trainer(runtime: Runtime, request: TrainerRequest, output: OutputFormat) -> None:
+def _submit_trainer(runtime: Runtime, request: TrainerRequest, output: Output) -> None:
     from quotactl import api
 
     with runtime.connect() as account:
         job = api.submit_trainer(account, request)
-    if output is OutputFormat.JSON:
+    if output is Output.JSON:
         _show_submitted(runtime, [job], [], output)
         return
     print(

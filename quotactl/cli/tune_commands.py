@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from quotactl.cli.options import PathsArgument, ReportFormat, RulesOption
+from quotactl.cli.options import PathsArgument, ReportOutput, RulesOption
 
 if TYPE_CHECKING:
     from quotactl.core.tune import Knob
@@ -109,11 +109,11 @@ def tune(
     ] = None,
     rules: RulesOption = None,
     output: Annotated[
-        ReportFormat,
+        ReportOutput,
         typer.Option(
             "-o", "--output", metavar="text|json|markdown", help="markdown is a PR comment."
         ),
-    ] = ReportFormat.TEXT,
+    ] = ReportOutput.TEXT,
     report: Annotated[
         Path | None,
         typer.Option(
@@ -181,6 +181,7 @@ def tune(
             rules=chosen,
             on_trial=lambda trial, best: progress.told(trial, best, goal.shown(best.score)),
             on_unsorted=unsorted,
+            timing=runtime.settings.timing,
         )
     label = ", ".join(str(p) for p in paths) if paths else "configs"
     shown = [
@@ -196,7 +197,7 @@ def tune(
     if out is not None and result.best is not None:
         written = api.write_tuned(paths or [Path("configs")], result.best, out)
     name = str(trace)
-    if output is ReportFormat.JSON:
+    if output is ReportOutput.JSON:
         document = tune_json(result, shown, trace=name)
         if written is not None:
             document["written"] = {
@@ -205,7 +206,7 @@ def tune(
                 "changed": [str(f) for f in written.changed],
             }
         runtime.write_json(document)
-    elif output is ReportFormat.MARKDOWN:
+    elif output is ReportOutput.MARKDOWN:
         runtime.stdout.write(tune_markdown(result, shown, trace=name))
     else:
         print_tune(runtime.console(), result, shown, trace=name)
@@ -216,7 +217,9 @@ def tune(
         best = result.best
         recorded = None
         if best is not None:  # the search recorded nothing: the best and the current again
-            recorded = api.tuned_recording(result, best, trace, label=label)
+            recorded = api.tuned_recording(
+                result, best, trace, label=label, timing=runtime.settings.timing
+            )
         write_report(runtime, report, tune_html(result, shown, recorded, trace=name))
     if out is not None:
         if written is None:

@@ -12,7 +12,6 @@ that ran before it.
 from __future__ import annotations
 
 import contextlib
-import os
 import time
 import weakref
 from collections.abc import Callable
@@ -20,7 +19,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Self
 
 from quotactl.core.backend import CLOCK_HEADER
-from quotactl.core.engine import TIMING_VARIABLE, Timing, parse_timing
+from quotactl.core.engine import TIMING, Timing
 from quotactl.emulator.account.arns import Account
 from quotactl.emulator.errors import ServerException, ServiceError
 from quotactl.emulator.faults import Faults, FaultSpec, parse_faults
@@ -60,7 +59,7 @@ class Emulator:
 
     ``wall`` is the injected wall clock (the emulated clock only moves with ``advance`` or a
     ``speed`` set by ``local serve``). ``timing`` is how long a job is SCHEDULED and STARTING
-    (default: ``QUOTACTL_EMULATOR_TIMING`` if set, else 120 s and 30 s). Jobs are scheduled by
+    (default: 120 s and 30 s; the CLI passes ``QUOTACTL_EMULATOR_TIMING``'s). Jobs are scheduled by
     ``quotactl.core.engine``, one engine per job queue (``engines.py``).
     """
 
@@ -70,15 +69,12 @@ class Emulator:
         *,
         faults: FaultSpec | str | None = None,
         status_delay: float = 0.0,
-        timing: Timing | None = None,
+        timing: Timing = TIMING,
         region: str = "us-east-1",
         wall: Wall = time.time,
         sleep: Callable[[float], None] = time.sleep,
     ) -> None:
         self.state_path = state_path
-        # the phase times of jobs: given, else QUOTACTL_EMULATOR_TIMING, else the default
-        if timing is None:
-            timing = parse_timing(os.environ.get(TIMING_VARIABLE))
         self.engines = Engines(timing)
         self.status_delay = status_delay
         self.wall = wall

@@ -24,12 +24,16 @@ from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
 from prometheus_client.openmetrics.exposition import generate_latest
 from prometheus_client.registry import CollectorRegistry
 
+from quotactl.core.history.gauges import Reading
+from quotactl.core.outputs import StatusOutput
+from quotactl.render.views import Screen, view
+
 if TYPE_CHECKING:
     from collections.abc import Iterator, Mapping
 
     from prometheus_client.metrics_core import Metric
 
-    from quotactl.core.history.gauges import Reading, ShareKey
+    from quotactl.core.history.gauges import ShareKey
 
 SHARE_LABELS = ["queue", "share", "team"]
 CAPACITY = (
@@ -121,6 +125,16 @@ def _capacity(reading: Reading) -> Iterator[Metric]:
                 if value is not None:
                     family.add_metric([*share.key, row.instance_type], float(value))
         yield family
+
+
+@view(Reading, StatusOutput.OPENMETRICS)
+def show_openmetrics(reading: Reading, screen: Screen) -> None:
+    """``status -o openmetrics``: one reading (preemptions: those the read saw)."""
+    from quotactl.core.history.gauges import Preemptions
+
+    tally = Preemptions()
+    tally.add(reading)
+    screen.write(openmetrics_text(reading, tally.counts))
 
 
 def openmetrics_text(reading: Reading, preemptions: Mapping[ShareKey, int]) -> str:

@@ -18,7 +18,9 @@ from rich.measure import Measurement
 from rich.table import Table
 from rich.text import Text
 
+from quotactl.core.outputs import Output
 from quotactl.core.states import HOLDING, QUEUED
+from quotactl.core.status.report import StatusReport
 from quotactl.render.console import print_trimmed
 from quotactl.render.status_json import iso_time
 from quotactl.render.status_parts import (
@@ -29,13 +31,14 @@ from quotactl.render.status_parts import (
     usage_bar,
 )
 from quotactl.render.symbols import STRATEGIES
+from quotactl.render.views import Screen, view
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable
 
     from rich.console import Console, RenderableType
 
-    from quotactl.core.status.report import CapacityRow, QueueStatus, ShareStatus, StatusReport
+    from quotactl.core.status.report import CapacityRow, QueueStatus, ShareStatus
 
 FOLDED_NAME = 12  # a share name may fold to this width in the narrowest table
 
@@ -78,6 +81,12 @@ TOTALS: dict[str, Callable[[QueueStatus], str]] = {
     "ACTIVE": lambda q: _jobs(q.shares, HOLDING),
     "PRE 24H": lambda q: str(sum(s.preempted_24h for s in q.shares)),
 }
+
+
+@view(StatusReport, Output.TEXT)
+def show_status(report: StatusReport, screen: Screen) -> None:
+    """``status``: the tables of every queue and team."""
+    print_status(screen.console(), report)
 
 
 def print_status(console: Console, report: StatusReport) -> None:

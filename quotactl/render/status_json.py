@@ -25,14 +25,23 @@ import json
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
+from quotactl.core.outputs import Output
 from quotactl.core.states import State
+from quotactl.core.status.report import StatusReport
+from quotactl.render.views import Screen, view
 
 if TYPE_CHECKING:
     from fractions import Fraction
 
-    from quotactl.core.status.report import QueueStatus, ShareStatus, StatusReport
+    from quotactl.core.status.report import QueueStatus, ShareStatus
 
 FORMAT_VERSION = "1"
+
+
+@view(StatusReport, Output.JSON)
+def show_status_json(report: StatusReport, screen: Screen) -> None:
+    """``status -o json``: one document."""
+    screen.write_json(status_document(report))
 
 
 def status_json(report: StatusReport) -> str:

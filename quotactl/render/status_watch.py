@@ -5,14 +5,17 @@ from __future__ import annotations
 
 import json
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING
 
 from rich.console import Group
 from rich.text import Text
 
+from quotactl.core.outputs import Output
+from quotactl.core.status.watching import Refresh, StatusWatch
 from quotactl.render.status import status_view
 from quotactl.render.status_json import status_document
 from quotactl.render.trend import Trend
+from quotactl.render.views import Screen, view
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -25,19 +28,25 @@ if TYPE_CHECKING:
     from quotactl.errors import QuotactlError
 
 
-class Refresh(Protocol):
-    """One refresh of the watch (``quotactl.api.live_status.Refresh``)."""
+@view(StatusWatch, Output.TEXT)
+def show_status_watch(watch: StatusWatch, screen: Screen) -> None:
+    """``status --watch``: redrawn until Ctrl-C, which ends it normally (the last view stays)."""
+    _until_interrupted(watch, screen, None)
 
-    @property
-    def report(self) -> StatusReport | None: ...
-    @property
-    def refreshed(self) -> float | None: ...
-    @property
-    def changes(self) -> Changes | None: ...
-    @property
-    def error(self) -> QuotactlError | None: ...
-    @property
-    def failed_at(self) -> float | None: ...
+
+@view(StatusWatch, Output.JSON)
+def show_status_watch_json(watch: StatusWatch, screen: Screen) -> None:
+    """``status --watch -o json``: one document a refresh (errors on stderr)."""
+    _until_interrupted(watch, screen, (screen.stdout, screen.stderr))
+
+
+def _until_interrupted(
+    watch: StatusWatch, screen: Screen, json_streams: tuple[TextIO, TextIO] | None
+) -> None:
+    try:
+        show_watch(screen.console(), watch, interval=watch.interval, json_streams=json_streams)
+    except KeyboardInterrupt:
+        return
 
 
 def show_watch(

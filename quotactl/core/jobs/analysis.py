@@ -8,12 +8,11 @@ next pass will do, not what a second model of the scheduler thinks.
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import TYPE_CHECKING
 
-from quotactl.core.engine import TIMING_VARIABLE, Job, QueueEngine, Timing, parse_timing
+from quotactl.core.engine import TIMING, Job, QueueEngine, Timing
 from quotactl.core.engine import reasons as engine_reasons
 from quotactl.core.engine.model import PREEMPTING
 from quotactl.core.engine.order import dispatch_key
@@ -89,9 +88,10 @@ def run_pass(
     now: float,
     *,
     priority: int | None = None,
+    timing: Timing = TIMING,
 ) -> PassResult:
     """Load ``jobs`` (one of them ``job_id``), optionally re-prioritise it, run one pass."""
-    engine = QueueEngine(queue, timing=timing())
+    engine = QueueEngine(queue, timing=timing)
     engine.now = now
     engine.load(j.copy() for j in jobs)
     if priority is not None:
@@ -122,12 +122,6 @@ def run_pass(
         lenders = _lenders(engine, queue, target)
     starts_in = started[-1].at - now if started else None
     return PassResult(job_id, bool(started), borrowed, victims, wait, lenders, preempted, starts_in)
-
-
-def timing() -> Timing:
-    """The timing model the previews assume: the emulator's (``QUOTACTL_EMULATOR_TIMING``, for
-    an emulated account run with other times), else the default, which stands for AWS."""
-    return parse_timing(os.environ.get(TIMING_VARIABLE))
 
 
 def _lenders(engine: QueueEngine, queue: QueueModel, job: Job) -> tuple[str, ...]:

@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
-from quotactl.core.engine import Job
+from quotactl.core.engine import TIMING, Job, Timing
 from quotactl.core.jobs.analysis import PassResult, Victim, Wait, WaitCode, run_pass
 from quotactl.core.states import JobStatus
 from quotactl.errors import NotFoundError, ShareDisabledError
@@ -52,10 +52,16 @@ def preview(
     instance_type: str,
     count: int,
     priority: int,
+    timing: Timing = TIMING,
 ) -> Placement:
     """Where one job would run if it were submitted now (``preview_jobs`` of one job)."""
     (placement,) = preview_jobs(
-        live, share=share, instance_type=instance_type, count=count, priority=priority
+        live,
+        share=share,
+        instance_type=instance_type,
+        count=count,
+        priority=priority,
+        timing=timing,
     )
     return placement
 
@@ -68,6 +74,7 @@ def preview_jobs(
     count: int,
     priority: int,
     n_jobs: int = 1,
+    timing: Timing = TIMING,
 ) -> list[Placement]:
     """Run the queue's unfinished jobs and the ``n_jobs`` hypothetical ones (a ``--count``)
     through one pass, at the time the queue was read (``live.read_at``: the account's own
@@ -99,7 +106,7 @@ def preview_jobs(
     ]
     need = f"{count} x {instance_type}"
     return [
-        _outcome(run_pass(queue, [*jobs, *candidates], job_id, latest), need, share)
+        _outcome(run_pass(queue, [*jobs, *candidates], job_id, latest, timing=timing), need, share)
         for job_id in ids
     ]
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from quotactl.core.engine import TIMING, Timing
 from quotactl.core.jobs.analysis import run_pass
 
 if TYPE_CHECKING:
@@ -33,13 +34,17 @@ class PriorityChange:
     """Job names by ID, for the jobs ``preempts`` names."""
 
 
-def consequences(queue: LiveQueue, job: LiveJob, priority: int) -> PriorityChange:
+def consequences(
+    queue: LiveQueue, job: LiveJob, priority: int, *, timing: Timing = TIMING
+) -> PriorityChange:
     """The preemptions the change triggers on the next pass (and whether the job starts)."""
     engine = queue.engine_jobs()
     if not any(e.job_id == job.job_id for e in engine):
         return PriorityChange(job.job_id, job.name, job.priority, priority, (), False)
-    before = run_pass(queue.model, engine, job.job_id, queue.read_at)
-    after = run_pass(queue.model, engine, job.job_id, queue.read_at, priority=priority)
+    before = run_pass(queue.model, engine, job.job_id, queue.read_at, timing=timing)
+    after = run_pass(
+        queue.model, engine, job.job_id, queue.read_at, priority=priority, timing=timing
+    )
     seen = {(v.job_id, v.by_job) for v in before.preempted}
     new = tuple(v for v in after.preempted if (v.job_id, v.by_job) not in seen)
     starts = after.started and not before.started

@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from quotactl.core.engine import TIMING, Timing
 from quotactl.core.jobs.analysis import Wait, WaitCode, kind_of, run_pass
 from quotactl.core.states import JobStatus
 
@@ -51,7 +52,7 @@ class Why:
     """Job names by ID, for the jobs the answer mentions."""
 
 
-def wait_of(queue: LiveQueue, job_id: str) -> Wait | None:
+def wait_of(queue: LiveQueue, job_id: str, *, timing: Timing = TIMING) -> Wait | None:
     """The wait code of ``job_id`` (ID or ARN) in its live queue; None if it runs or ended.
 
     A SCHEDULED or STARTING job is ``starting``; a queued one is looked at by one pass of the
@@ -80,7 +81,7 @@ def wait_of(queue: LiveQueue, job_id: str) -> Wait | None:
             "its request names no instances, so no quota share can place it",
             target.status_reason,
         )
-    result = run_pass(queue.model, queue.engine_jobs(), target.job_id, queue.read_at)
+    result = run_pass(queue.model, queue.engine_jobs(), target.job_id, queue.read_at, timing=timing)
     if result.started:
         return Wait(
             WaitCode.STARTING,
@@ -131,8 +132,8 @@ def _preemptor(
     return min(found, key=lambda pair: pair[0])[1] if found else None
 
 
-def explain(queue: LiveQueue, job: LiveJob) -> Why:
+def explain(queue: LiveQueue, job: LiveJob, *, timing: Timing = TIMING) -> Why:
     """``job why`` for ``job`` (described), in its live queue (all statuses, for history)."""
-    wait = wait_of(queue, job.job_id)
+    wait = wait_of(queue, job.job_id, timing=timing)
     names = {j.job_id: j.name for j in queue.jobs if wait and j.job_id in wait.ahead}
     return Why(job, wait, preemptions_of(job, queue.jobs), names)

@@ -19,11 +19,6 @@ if TYPE_CHECKING:
     from multiprocessing.connection import Connection
 
 
-def timing_setting() -> str | None:
-    """``QUOTACTL_EMULATOR_TIMING``: the emulator's phase times, which a replay uses too."""
-    return os.environ.get("QUOTACTL_EMULATOR_TIMING")
-
-
 def read_text(path: Path | str) -> TextIO:
     """``path`` opened for reading as UTF-8 text, line endings as they are in the file."""
     return open(path, encoding="utf-8", newline="")

@@ -17,6 +17,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from quotactl.core.engine import TIMING
 from quotactl.core.simulate import io, reader
 from quotactl.core.simulate.metrics import summarise
 from quotactl.core.simulate.queues import routes
@@ -28,7 +29,7 @@ if TYPE_CHECKING:
     from multiprocessing.connection import Connection
     from pathlib import Path
 
-    from quotactl.core.engine import QueueModel
+    from quotactl.core.engine import QueueModel, Timing
     from quotactl.core.simulate.metrics import SimulationResult
     from quotactl.core.simulate.trace import TraceRow
 
@@ -52,14 +53,16 @@ class Replay:
     skipped: Mapping[str, int] = field(default_factory=dict)
 
 
-def run_one(queues: Iterable[QueueModel], path: Path, *, record: bool = False) -> SimulationResult:
+def run_one(
+    queues: Iterable[QueueModel], path: Path, *, record: bool = False, timing: Timing = TIMING
+) -> SimulationResult:
     """Replay the trace at ``path`` against one configuration (``record``: with a timeline)."""
     rows = reader.trace_rows(path)
-    return summarise(simulate(tuple(queues), rows, str(path), record=record))
+    return summarise(simulate(tuple(queues), rows, str(path), timing, record=record))
 
 
 def run_both(
-    before: Side, after: Side, path: Path, *, record: bool = False
+    before: Side, after: Side, path: Path, *, record: bool = False, timing: Timing = TIMING
 ) -> tuple[Replay, Replay]:
     """Replay the trace at ``path`` against both sides (in parallel where it pays)."""
     reader.check_trace(path)
@@ -67,15 +70,15 @@ def run_both(
     skip_after = _missing(after.queues, before.queues)
     if io.size(path) < reader.PARALLEL_BYTES or not io.can_spawn():
         return (
-            _replay(before, path, skip_before, parallel_parse=True, record=record),
-            _replay(after, path, skip_after, parallel_parse=True, record=record),
+            _replay(before, path, skip_before, True, record, timing),
+            _replay(after, path, skip_after, True, record, timing),
         )
-    with io.worker(_worker, before, str(path), skip_before, record) as receiver:
-        mine = _replay(after, path, skip_after, parallel_parse=False, record=record)
+    with io.worker(_worker, before, str(path), skip_before, record, timing) as receiver:
+        mine = _replay(after, path, skip_after, False, record, timing)
         try:
             message = receiver.recv()
         except EOFError:  # the worker never ran or died: do its share of the work here
-            message = _replay(before, path, skip_before, parallel_parse=False, record=record)
+            message = _replay(before, path, skip_before, False, record, timing)
         if isinstance(message, QuotactlError):
             raise message
         assert isinstance(message, Replay)
@@ -83,24 +86,34 @@ def run_both(
 
 
 def _replay(
-    side: Side, path: Path, skip: Mapping[str, str], *, parallel_parse: bool, record: bool
+    side: Side,
+    path: Path,
+    skip: Mapping[str, str],
+    parallel_parse: bool,
+    record: bool,
+    timing: Timing,
 ) -> Replay:
     rows = reader.trace_rows(path) if parallel_parse else reader.read_here(path)
     skipped: Counter[str] = Counter()
     if skip:
         rows = _without(rows, skip, skipped)
-    result = summarise(simulate(side.queues, rows, str(path), record=record))
+    result = summarise(simulate(side.queues, rows, str(path), timing, record=record))
     return Replay(side, result, dict(skipped))
 
 
 def _worker(
-    side: Side, path: str, skip: Mapping[str, str], record: bool, sender: Connection
+    side: Side,
+    path: str,
+    skip: Mapping[str, str],
+    record: bool,
+    timing: Timing,
+    sender: Connection,
 ) -> None:
     """Worker process: replay one side and send back its ``Replay`` (or its error)."""
     from pathlib import Path
 
     try:
-        sender.send(_replay(side, Path(path), skip, parallel_parse=False, record=record))
+        sender.send(_replay(side, Path(path), skip, False, record, timing))
     except QuotactlError as exc:
         sender.send(exc)  # whole: QuotactlError pickles its class and attributes
     except (BrokenPipeError, KeyboardInterrupt):

@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from quotactl.core.collector import collector_paused
+from quotactl.core.engine import TIMING
 from quotactl.core.simulate.shared import SharedReplay, shares_environments
 from quotactl.core.simulate.simulator import MeteredEngine, _replay
 
@@ -28,7 +29,7 @@ Attempts = dict[str, list[tuple[float | None, float | None]]]
 class _Recorder(MeteredEngine):
     __slots__ = ("attempts",)
 
-    def __init__(self, queues: Sequence[QueueModel], timing: Timing | None) -> None:
+    def __init__(self, queues: Sequence[QueueModel], timing: Timing) -> None:
         super().__init__(queues, timing)
         self.attempts: dict[str, list[list[float | None]]] = {}
 
@@ -54,9 +55,9 @@ def attempts(
     queues: Sequence[QueueModel],
     rows: Iterable[TraceRow],
     source: str,
-    timing: Timing | None = None,
+    timing: Timing = TIMING,
 ) -> Attempts:
-    """Replay ``rows`` as ``simulate`` does (with ``timing``, else the emulator's) and return
+    """Replay ``rows`` as ``simulate`` does (with ``timing``, else the default) and return
     every job's attempts (see module doc)."""
     with collector_paused():
         if shares_environments(queues):

@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from quotactl.core.simulate.simulator import MeteredEngine
     from quotactl.core.simulate.trace import TraceRow
 
-    MakeEngine = Callable[[Sequence[QueueModel], Timing | None], MeteredEngine]
+    MakeEngine = Callable[[Sequence[QueueModel], Timing], MeteredEngine]
 
 
 def shares_environments(queues: Sequence[QueueModel]) -> bool:
@@ -39,9 +39,7 @@ def shares_environments(queues: Sequence[QueueModel]) -> bool:
 class SharedReplay:
     """One metered engine per queue; queues on one environment share its capacity."""
 
-    def __init__(
-        self, queues: Sequence[QueueModel], timing: Timing | None, make: MakeEngine
-    ) -> None:
+    def __init__(self, queues: Sequence[QueueModel], timing: Timing, make: MakeEngine) -> None:
         self.queues = tuple(queues)
         self.engines = [make([q], timing) for q in self.queues]
         groups: dict[str, list[int]] = {}

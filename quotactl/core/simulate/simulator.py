@@ -19,8 +19,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from quotactl.core.collector import collector_paused
-from quotactl.core.engine import Job, QueueEngine, QueueModel, Timing, parse_timing
-from quotactl.core.simulate import io
+from quotactl.core.engine import TIMING, Job, QueueEngine, QueueModel, Timing
 from quotactl.core.simulate.metrics import RawShare, RunTotals
 from quotactl.core.simulate.shared import SharedReplay, shares_environments
 from quotactl.core.simulate.timeline import Recorder
@@ -55,9 +54,7 @@ class MeteredEngine(QueueEngine):
         "window_used",
     )
 
-    def __init__(self, queues: Sequence[QueueModel], timing: Timing | None = None) -> None:
-        if timing is None:  # the emulator's: QUOTACTL_EMULATOR_TIMING, else the default
-            timing = parse_timing(io.timing_setting())
+    def __init__(self, queues: Sequence[QueueModel], timing: Timing = TIMING) -> None:
         super().__init__(_merged(queues), timing=timing, record=False, metered=True)
         # a wait ends at the first attempt's startedAt: when it leaves SCHEDULED for STARTING
         self.startup = timing.scheduled_seconds
@@ -180,7 +177,7 @@ class RecordingEngine(MeteredEngine):
 
     __slots__ = ("recorder",)
 
-    def __init__(self, queues: Sequence[QueueModel], timing: Timing | None = None) -> None:
+    def __init__(self, queues: Sequence[QueueModel], timing: Timing = TIMING) -> None:
         super().__init__(queues, timing)
         self.recorder = Recorder(queues, self.capacity)
         self.recorder.attach(self.used)
@@ -203,12 +200,12 @@ def simulate(
     queues: Sequence[QueueModel],
     rows: Iterable[TraceRow],
     source: str,
-    timing: Timing | None = None,
+    timing: Timing = TIMING,
     *,
     record: bool = False,
 ) -> RunTotals:
     """Replay ``rows`` against ``queues`` to the end of the trace and of every job, with
-    ``timing`` (default: the emulator's, ``QUOTACTL_EMULATOR_TIMING``).
+    ``timing`` (default: the emulator's default phase times, which stand for AWS).
 
     With ``record``, the totals carry a ``Timeline`` of the run (for a report's charts; not
     for queues that share an environment, which only the library can describe).
