@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Literal, TypeAlias, overload
 from quotactl.errors import AwsProfileError, UsageError
 
 if TYPE_CHECKING:
-    from collections.abc import Iterator
+    from collections.abc import Callable, Iterator
     from pathlib import Path
 
     import boto3
@@ -209,24 +209,32 @@ def client(
     session: AnySession | None = None,
 ) -> BaseClient:
     """A client for ``service``; ``--endpoint-url`` applies to Batch only and wins over local."""
+    import botocore.session
     from botocore import UNSIGNED
     from botocore.config import Config
     from botocore.exceptions import InvalidRegionError
 
-    core = _core(session) if session is not None else botocore_session(target)
+    base: AnySession = session if session is not None else botocore_session(target)
+    create: Callable[..., BaseClient]
+    if isinstance(base, botocore.session.Session):
+        configured = base.get_config_variable("region")
+        create = base.create_client
+    else:  # a caller's boto3 session: its public client factory, never its private handle
+        configured = base.region_name
+        create = base.client
     retry_config: Retries = retries or {
         "mode": "standard",
         "total_max_attempts": target.max_attempts,
     }
     endpoint = target.endpoint_url if service == "batch" else None
-    chosen_region = region or target.region or core.get_config_variable("region") or _region(target)
+    chosen_region = region or target.region or configured or _region(target)
     # The embedded emulator answers in-process and checks no signature: SigV4 would only
     # cost CPU on every call. Over an endpoint (`local serve`) requests are signed as on AWS.
     unsigned = (
         {"signature_version": UNSIGNED} if target.uses_emulator and service == "batch" else {}
     )
     try:
-        return core.create_client(
+        return create(
             service,
             region_name=chosen_region,
             endpoint_url=endpoint,
@@ -285,16 +293,6 @@ def default_session(target: Target, session: boto3.Session) -> Iterator[None]:
             os.environ.pop("AWS_ENDPOINT_URL_BATCH", None)
         else:
             os.environ["AWS_ENDPOINT_URL_BATCH"] = saved_endpoint
-
-
-def _core(session: AnySession) -> botocore.session.Session:
-    """The botocore session of ``session`` (boto3 keeps it as ``_session``, its one handle)."""
-    import botocore.session
-
-    if isinstance(session, botocore.session.Session):
-        return session
-    core: botocore.session.Session = session._session
-    return core
 
 
 def _region(target: Target) -> str:

@@ -213,6 +213,7 @@ def _register_commands() -> None:
         completion_commands,
     ):
         module.register(app)
+    helptext.readable_commands(app)
 
 
 _register_commands()
