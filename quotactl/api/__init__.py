@@ -57,7 +57,7 @@ if TYPE_CHECKING:
         simulate,
         simulate_compare,
     )
-    from quotactl.api.report_files import check_report_path, write_report
+    from quotactl.api.report_files import check_report_path, report_page, write_report
     from quotactl.api.rules import judge_config, judge_simulation, rules_for, rules_for_paths
     from quotactl.api.settings import FAULTS_VARIABLE, EmulatorSettings
     from quotactl.api.stack import (
@@ -83,6 +83,8 @@ if TYPE_CHECKING:
     from quotactl.api.tuning import (
         check_tuned_out,
         tune,
+        tune_and_write,
+        tune_request,
         tuned_comparison,
         tuned_edits,
         tuned_recording,
@@ -138,7 +140,7 @@ _WHERE = {
         "simulate",
         "simulate_compare",
     ),
-    "quotactl.api.report_files": ("check_report_path", "write_report"),
+    "quotactl.api.report_files": ("check_report_path", "report_page", "write_report"),
     "quotactl.api.stack": (
         "PLAN_KEY",
         "apply",
@@ -164,6 +166,8 @@ _WHERE = {
     "quotactl.api.tuning": (
         "check_tuned_out",
         "tune",
+        "tune_and_write",
+        "tune_request",
         "tuned_comparison",
         "tuned_edits",
         "tuned_recording",
@@ -246,6 +250,7 @@ __all__ = [
     "read_live",
     "read_metrics",
     "read_plan",
+    "report_page",
     "reset",
     "rules_for",
     "rules_for_paths",
@@ -262,6 +267,8 @@ __all__ = [
     "submit_trainer",
     "trainer_request",
     "tune",
+    "tune_and_write",
+    "tune_request",
     "tuned_comparison",
     "tuned_edits",
     "tuned_recording",

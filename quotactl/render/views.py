@@ -37,6 +37,13 @@ WHERE: dict[str, dict[str, str]] = {
         "json": "quotactl.render.status_watch",
     },
     "quotactl.core.history.gauges.Reading": {"openmetrics": "quotactl.render.openmetrics"},
+    # g2: tune, simulate, usage, trace, history
+    "quotactl.core.tune.run.TuneRun": {
+        "text": "quotactl.render.tune",
+        "json": "quotactl.render.tune",
+        "markdown": "quotactl.render.tune",
+        "html": "quotactl.render.report.tuning",
+    },
 }
 _VIEWS: dict[tuple[type, str], Callable[[Any, Screen], None]] = {}
 
