@@ -56,9 +56,16 @@ if TYPE_CHECKING:
         policy_commands,
         simulate,
         simulate_compare,
+        simulate_judged,
     )
     from quotactl.api.report_files import check_report_path, report_page, write_report
-    from quotactl.api.rules import judge_config, judge_simulation, rules_for, rules_for_paths
+    from quotactl.api.rules import (
+        check_overrides,
+        judge_config,
+        judge_simulation,
+        rules_for,
+        rules_for_paths,
+    )
     from quotactl.api.settings import FAULTS_VARIABLE, EmulatorSettings
     from quotactl.api.stack import (
         PLAN_KEY,
@@ -110,7 +117,13 @@ _WHERE = {
     "quotactl.api.config": ("DEFAULT_CONFIG", "Validation", "load", "schema", "validate"),
     "quotactl.api.connection": ("BACKENDS", "DEFAULT_STATE", "connect"),
     "quotactl.api.settings": ("FAULTS_VARIABLE", "EmulatorSettings"),
-    "quotactl.api.rules": ("judge_config", "judge_simulation", "rules_for", "rules_for_paths"),
+    "quotactl.api.rules": (
+        "check_overrides",
+        "judge_config",
+        "judge_simulation",
+        "rules_for",
+        "rules_for_paths",
+    ),
     "quotactl.api.history_ledger": ("HistoryWritten", "history"),
     "quotactl.api.checkup": ("Check", "Checkup", "doctor", "versions"),
     "quotactl.api.formatting": ("Formatted", "format_files", "write_formatted"),
@@ -139,6 +152,7 @@ _WHERE = {
         "policy_commands",
         "simulate",
         "simulate_compare",
+        "simulate_judged",
     ),
     "quotactl.api.report_files": ("check_report_path", "report_page", "write_report"),
     "quotactl.api.stack": (
@@ -219,6 +233,7 @@ __all__ = [
     "apply",
     "cancel_jobs",
     "check_config_out",
+    "check_overrides",
     "check_report_path",
     "check_tuned_out",
     "config_yaml",
@@ -261,6 +276,7 @@ __all__ = [
     "set_priority",
     "simulate",
     "simulate_compare",
+    "simulate_judged",
     "status",
     "stream_jobs",
     "submit",

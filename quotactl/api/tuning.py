@@ -93,11 +93,8 @@ def tune_and_write(
     trace is replayed sorted."""
     from pathlib import Path
 
+    from quotactl.api.offline import sorted_notice
     from quotactl.core.tune.run import Proposal, TuneRun
-
-    def unsorted(why: str) -> None:
-        if notice is not None:
-            notice(f"quotactl: {why}: replaying the trace sorted by submit_time")
 
     result = tune(
         desired,
@@ -110,7 +107,7 @@ def tune_and_write(
         executor=request.executor,
         rules=rules,
         on_trial=on_trial,
-        on_unsorted=unsorted,
+        on_unsorted=sorted_notice(notice),
         timing=timing,
     )
     label = ", ".join(str(p) for p in paths) if paths else "configs"

@@ -44,6 +44,18 @@ WHERE: dict[str, dict[str, str]] = {
         "markdown": "quotactl.render.tune",
         "html": "quotactl.render.report.tuning",
     },
+    "quotactl.core.simulate.judged.JudgedSimulation": {
+        "text": "quotactl.render.simulate",
+        "json": "quotactl.render.simulate",
+        "markdown": "quotactl.render.simulate",
+        "html": "quotactl.render.report.whatif",
+    },
+    "quotactl.core.simulate.judged.JudgedComparison": {
+        "text": "quotactl.render.compare",
+        "json": "quotactl.render.compare",
+        "markdown": "quotactl.render.compare",
+        "html": "quotactl.render.report.whatif",
+    },
 }
 _VIEWS: dict[tuple[type, str], Callable[[Any, Screen], None]] = {}
 
