@@ -98,11 +98,12 @@ if TYPE_CHECKING:
         tuned_rules,
         write_tuned,
     )
-    from quotactl.api.usage_figures import UsageWindow, usage
+    from quotactl.api.usage_figures import UsageWindow, usage, usage_run, usage_window
     from quotactl.aws.account import Account
     from quotactl.aws.jobs import Submitted
     from quotactl.aws.session import Retries
     from quotactl.config import LoadedConfig
+    from quotactl.core.history.report import UsageRun
     from quotactl.core.jobs.spec import SubmitOptions
     from quotactl.core.status.watching import Refresh, StatusWatch
 
@@ -167,6 +168,7 @@ _WHERE = {
     ),
     "quotactl.api.live_status": ("WATCH_RETRIES", "status", "watch"),
     "quotactl.core.status.watching": ("Refresh", "StatusWatch"),
+    "quotactl.core.history.report": ("UsageRun",),
     "quotactl.api.submission": (
         "JobRequest",
         "Preview",
@@ -188,7 +190,7 @@ _WHERE = {
         "tuned_rules",
         "write_tuned",
     ),
-    "quotactl.api.usage_figures": ("UsageWindow", "usage"),
+    "quotactl.api.usage_figures": ("UsageWindow", "usage", "usage_run", "usage_window"),
     "quotactl.aws.account": ("Account",),
     "quotactl.aws.jobs": ("Submitted",),
     "quotactl.aws.session": ("Retries",),
@@ -227,6 +229,7 @@ __all__ = [
     "SubmitResult",
     "Submitted",
     "TrainerRequest",
+    "UsageRun",
     "UsageWindow",
     "Validation",
     "advance",
@@ -290,6 +293,8 @@ __all__ = [
     "tuned_recording",
     "tuned_rules",
     "usage",
+    "usage_run",
+    "usage_window",
     "validate",
     "versions",
     "watch",

@@ -50,6 +50,13 @@ WHERE: dict[str, dict[str, str]] = {
         "markdown": "quotactl.render.simulate",
         "html": "quotactl.render.report.whatif",
     },
+    "quotactl.core.history.report.UsageRun": {
+        "text": "quotactl.render.usage",
+        "json": "quotactl.render.usage_data",
+        "csv": "quotactl.render.usage_data",
+        "markdown": "quotactl.render.usage",
+        "html": "quotactl.render.report.usage",
+    },
     "quotactl.core.simulate.judged.JudgedComparison": {
         "text": "quotactl.render.compare",
         "json": "quotactl.render.compare",
