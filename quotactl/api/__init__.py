@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from quotactl.api.connection import BACKENDS, DEFAULT_STATE, connect
     from quotactl.api.estimates import estimate_jobs
     from quotactl.api.formatting import Formatted, format_files, write_formatted
-    from quotactl.api.history_ledger import HistoryWritten, history
+    from quotactl.api.history_ledger import history
     from quotactl.api.jobs import (
         AttemptLog,
         Cancelled,
@@ -50,7 +50,6 @@ if TYPE_CHECKING:
     from quotactl.api.local import advance, reset, serve
     from quotactl.api.metrics import openmetrics, read_metrics, serve_metrics
     from quotactl.api.offline import (
-        GeneratedTrace,
         generate_trace,
         iam_policy,
         policy_commands,
@@ -85,7 +84,11 @@ if TYPE_CHECKING:
         preview,
         submit,
     )
-    from quotactl.api.traces import ExportedTrace, export_trace, import_trace
+    from quotactl.api.traces import (
+        export_trace,
+        import_trace,
+        trace_mapping,
+    )
     from quotactl.api.trainer import TrainerRequest, submit_trainer, trainer_request
     from quotactl.api.tuning import (
         check_tuned_out,
@@ -104,7 +107,9 @@ if TYPE_CHECKING:
     from quotactl.aws.session import Retries
     from quotactl.config import LoadedConfig
     from quotactl.core.history.report import UsageRun
+    from quotactl.core.history.written import HistoryWritten
     from quotactl.core.jobs.spec import SubmitOptions
+    from quotactl.core.simulate.written import ExportedTrace, GeneratedTrace, ImportedTrace
     from quotactl.core.status.watching import Refresh, StatusWatch
 
 _WHERE = {
@@ -125,7 +130,7 @@ _WHERE = {
         "rules_for",
         "rules_for_paths",
     ),
-    "quotactl.api.history_ledger": ("HistoryWritten", "history"),
+    "quotactl.api.history_ledger": ("history",),
     "quotactl.api.checkup": ("Check", "Checkup", "doctor", "versions"),
     "quotactl.api.formatting": ("Formatted", "format_files", "write_formatted"),
     "quotactl.api.estimates": ("estimate_jobs",),
@@ -147,7 +152,6 @@ _WHERE = {
     "quotactl.api.local": ("advance", "reset", "serve"),
     "quotactl.api.metrics": ("openmetrics", "read_metrics", "serve_metrics"),
     "quotactl.api.offline": (
-        "GeneratedTrace",
         "generate_trace",
         "iam_policy",
         "policy_commands",
@@ -169,6 +173,8 @@ _WHERE = {
     "quotactl.api.live_status": ("WATCH_RETRIES", "status", "watch"),
     "quotactl.core.status.watching": ("Refresh", "StatusWatch"),
     "quotactl.core.history.report": ("UsageRun",),
+    "quotactl.core.history.written": ("HistoryWritten",),
+    "quotactl.core.simulate.written": ("ExportedTrace", "GeneratedTrace", "ImportedTrace"),
     "quotactl.api.submission": (
         "JobRequest",
         "Preview",
@@ -178,7 +184,11 @@ _WHERE = {
         "submit",
     ),
     "quotactl.api.trainer": ("TrainerRequest", "submit_trainer", "trainer_request"),
-    "quotactl.api.traces": ("ExportedTrace", "export_trace", "import_trace"),
+    "quotactl.api.traces": (
+        "export_trace",
+        "import_trace",
+        "trace_mapping",
+    ),
     "quotactl.api.tuning": (
         "check_tuned_out",
         "tune",
@@ -217,6 +227,7 @@ __all__ = [
     "Formatted",
     "GeneratedTrace",
     "HistoryWritten",
+    "ImportedTrace",
     "JobDescription",
     "JobList",
     "JobRequest",
@@ -284,6 +295,7 @@ __all__ = [
     "stream_jobs",
     "submit",
     "submit_trainer",
+    "trace_mapping",
     "trainer_request",
     "tune",
     "tune_and_write",

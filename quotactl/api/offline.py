@@ -3,12 +3,12 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from quotactl.core.engine import TIMING
 from quotactl.core.files import replacing
+from quotactl.core.simulate.written import GeneratedTrace
 from quotactl.errors import NothingToGenerateError, UsageError
 
 if TYPE_CHECKING:
@@ -20,22 +20,12 @@ if TYPE_CHECKING:
     from quotactl.core.rules import Rule
     from quotactl.core.simulate import (
         Comparison,
-        ShareWorkload,
         SimulationResult,
         TraceRow,
     )
     from quotactl.core.simulate.judged import JudgedComparison, JudgedSimulation
 
 T = TypeVar("T")
-
-
-@dataclass(frozen=True)
-class GeneratedTrace:
-    """How many jobs were written, the submit time of the last one, and each share's load."""
-
-    jobs: int
-    last_submit: float
-    workloads: list[ShareWorkload]
 
 
 def simulate(
@@ -187,7 +177,8 @@ def generate_trace(
             written = write_trace(rows(), stream)
     else:
         written = write_trace(rows(), out)
-    return GeneratedTrace(written, last[0], workloads(queues, seed))
+    where = str(out) if isinstance(out, Path) else "stdout"
+    return GeneratedTrace(written, last[0], workloads(queues, seed), where)
 
 
 def _has_jobs(queue: QueueModel) -> bool:

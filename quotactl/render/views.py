@@ -57,6 +57,10 @@ WHERE: dict[str, dict[str, str]] = {
         "markdown": "quotactl.render.usage",
         "html": "quotactl.render.report.usage",
     },
+    "quotactl.core.simulate.written.GeneratedTrace": {"text": "quotactl.render.traces"},
+    "quotactl.core.simulate.written.ExportedTrace": {"text": "quotactl.render.traces"},
+    "quotactl.core.simulate.written.ImportedTrace": {"text": "quotactl.render.traces"},
+    "quotactl.core.history.written.HistoryWritten": {"text": "quotactl.render.history"},
     "quotactl.core.simulate.judged.JudgedComparison": {
         "text": "quotactl.render.compare",
         "json": "quotactl.render.compare",
