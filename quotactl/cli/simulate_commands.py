@@ -1,7 +1,7 @@
 """``simulate``: replay a job trace against a config offline, or against two to compare them.
 
 The work (reading the trace, the worker processes, the replays) is in ``quotactl.core.simulate``
-behind ``quotactl.api.simulate``; this module only parses options and picks the view.
+behind ``quotactl.api.simulate_judged``; this module only reads options and shows the result.
 """
 
 from __future__ import annotations

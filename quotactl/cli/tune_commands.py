@@ -1,7 +1,8 @@
 """``tune``: search changes to a queue's shares for the best objective on a trace.
 
-The search is ``quotactl.core.tune`` behind ``quotactl.api.tune``; this module parses the
-options, draws the progress bar and the result, and writes ``--out``.
+The search is ``quotactl.core.tune`` behind ``quotactl.api.tune_and_write`` (which also writes
+``--out``); this module reads the options, hands the progress bar to the search as its
+callback, and shows the ``TuneRun`` it returns.
 """
 
 from __future__ import annotations
