@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from quotactl.api.connection import BACKENDS, DEFAULT_STATE, connect
     from quotactl.api.estimates import estimate_jobs
     from quotactl.api.formatting import Formatted, format_files, write_formatted
-    from quotactl.api.history_ledger import HistoryWritten, history
+    from quotactl.api.history_ledger import history
     from quotactl.api.jobs import (
         AttemptLog,
         Cancelled,
@@ -50,15 +50,21 @@ if TYPE_CHECKING:
     from quotactl.api.local import advance, reset, serve
     from quotactl.api.metrics import openmetrics, read_metrics, serve_metrics
     from quotactl.api.offline import (
-        GeneratedTrace,
         generate_trace,
         iam_policy,
         policy_commands,
         simulate,
         simulate_compare,
+        simulate_judged,
     )
-    from quotactl.api.report_files import check_report_path, write_report
-    from quotactl.api.rules import judge_config, judge_simulation, rules_for, rules_for_paths
+    from quotactl.api.report_files import check_report_path, report_page, write_report
+    from quotactl.api.rules import (
+        check_overrides,
+        judge_config,
+        judge_simulation,
+        rules_for,
+        rules_for_paths,
+    )
     from quotactl.api.settings import FAULTS_VARIABLE, EmulatorSettings
     from quotactl.api.stack import (
         PLAN_KEY,
@@ -78,23 +84,32 @@ if TYPE_CHECKING:
         preview,
         submit,
     )
-    from quotactl.api.traces import ExportedTrace, export_trace, import_trace
+    from quotactl.api.traces import (
+        export_trace,
+        import_trace,
+        trace_mapping,
+    )
     from quotactl.api.trainer import TrainerRequest, submit_trainer, trainer_request
     from quotactl.api.tuning import (
         check_tuned_out,
         tune,
+        tune_and_write,
+        tune_request,
         tuned_comparison,
         tuned_edits,
         tuned_recording,
         tuned_rules,
         write_tuned,
     )
-    from quotactl.api.usage_figures import UsageWindow, usage
+    from quotactl.api.usage_figures import UsageWindow, usage, usage_run, usage_window
     from quotactl.aws.account import Account
     from quotactl.aws.jobs import Submitted
     from quotactl.aws.session import Retries
     from quotactl.config import LoadedConfig
+    from quotactl.core.history.report import UsageRun
+    from quotactl.core.history.written import HistoryWritten
     from quotactl.core.jobs.spec import SubmitOptions
+    from quotactl.core.simulate.written import ExportedTrace, GeneratedTrace, ImportedTrace
     from quotactl.core.status.watching import Refresh, StatusWatch
 
 _WHERE = {
@@ -108,8 +123,14 @@ _WHERE = {
     "quotactl.api.config": ("DEFAULT_CONFIG", "Validation", "load", "schema", "validate"),
     "quotactl.api.connection": ("BACKENDS", "DEFAULT_STATE", "connect"),
     "quotactl.api.settings": ("FAULTS_VARIABLE", "EmulatorSettings"),
-    "quotactl.api.rules": ("judge_config", "judge_simulation", "rules_for", "rules_for_paths"),
-    "quotactl.api.history_ledger": ("HistoryWritten", "history"),
+    "quotactl.api.rules": (
+        "check_overrides",
+        "judge_config",
+        "judge_simulation",
+        "rules_for",
+        "rules_for_paths",
+    ),
+    "quotactl.api.history_ledger": ("history",),
     "quotactl.api.checkup": ("Check", "Checkup", "doctor", "versions"),
     "quotactl.api.formatting": ("Formatted", "format_files", "write_formatted"),
     "quotactl.api.estimates": ("estimate_jobs",),
@@ -131,14 +152,14 @@ _WHERE = {
     "quotactl.api.local": ("advance", "reset", "serve"),
     "quotactl.api.metrics": ("openmetrics", "read_metrics", "serve_metrics"),
     "quotactl.api.offline": (
-        "GeneratedTrace",
         "generate_trace",
         "iam_policy",
         "policy_commands",
         "simulate",
         "simulate_compare",
+        "simulate_judged",
     ),
-    "quotactl.api.report_files": ("check_report_path", "write_report"),
+    "quotactl.api.report_files": ("check_report_path", "report_page", "write_report"),
     "quotactl.api.stack": (
         "PLAN_KEY",
         "apply",
@@ -151,6 +172,9 @@ _WHERE = {
     ),
     "quotactl.api.live_status": ("WATCH_RETRIES", "status", "watch"),
     "quotactl.core.status.watching": ("Refresh", "StatusWatch"),
+    "quotactl.core.history.report": ("UsageRun",),
+    "quotactl.core.history.written": ("HistoryWritten",),
+    "quotactl.core.simulate.written": ("ExportedTrace", "GeneratedTrace", "ImportedTrace"),
     "quotactl.api.submission": (
         "JobRequest",
         "Preview",
@@ -160,17 +184,23 @@ _WHERE = {
         "submit",
     ),
     "quotactl.api.trainer": ("TrainerRequest", "submit_trainer", "trainer_request"),
-    "quotactl.api.traces": ("ExportedTrace", "export_trace", "import_trace"),
+    "quotactl.api.traces": (
+        "export_trace",
+        "import_trace",
+        "trace_mapping",
+    ),
     "quotactl.api.tuning": (
         "check_tuned_out",
         "tune",
+        "tune_and_write",
+        "tune_request",
         "tuned_comparison",
         "tuned_edits",
         "tuned_recording",
         "tuned_rules",
         "write_tuned",
     ),
-    "quotactl.api.usage_figures": ("UsageWindow", "usage"),
+    "quotactl.api.usage_figures": ("UsageWindow", "usage", "usage_run", "usage_window"),
     "quotactl.aws.account": ("Account",),
     "quotactl.aws.jobs": ("Submitted",),
     "quotactl.aws.session": ("Retries",),
@@ -197,6 +227,7 @@ __all__ = [
     "Formatted",
     "GeneratedTrace",
     "HistoryWritten",
+    "ImportedTrace",
     "JobDescription",
     "JobList",
     "JobRequest",
@@ -209,12 +240,14 @@ __all__ = [
     "SubmitResult",
     "Submitted",
     "TrainerRequest",
+    "UsageRun",
     "UsageWindow",
     "Validation",
     "advance",
     "apply",
     "cancel_jobs",
     "check_config_out",
+    "check_overrides",
     "check_report_path",
     "check_tuned_out",
     "config_yaml",
@@ -246,6 +279,7 @@ __all__ = [
     "read_live",
     "read_metrics",
     "read_plan",
+    "report_page",
     "reset",
     "rules_for",
     "rules_for_paths",
@@ -256,17 +290,23 @@ __all__ = [
     "set_priority",
     "simulate",
     "simulate_compare",
+    "simulate_judged",
     "status",
     "stream_jobs",
     "submit",
     "submit_trainer",
+    "trace_mapping",
     "trainer_request",
     "tune",
+    "tune_and_write",
+    "tune_request",
     "tuned_comparison",
     "tuned_edits",
     "tuned_recording",
     "tuned_rules",
     "usage",
+    "usage_run",
+    "usage_window",
     "validate",
     "versions",
     "watch",

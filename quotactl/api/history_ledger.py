@@ -2,30 +2,16 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from quotactl.core.files import check_writable
+from quotactl.core.history.written import HistoryWritten
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
     from pathlib import Path
 
     from quotactl.aws.account import Account
-
-
-@dataclass(frozen=True)
-class HistoryWritten:
-    """What ``history`` read and wrote: the queues, jobs read, the ledger's rows (and of them,
-    new and replaced ones), attempts AWS no longer lists, and jobs AWS no longer knows."""
-
-    queues: list[str]
-    jobs: int
-    rows: int
-    added: int
-    replaced: int
-    missing_attempts: int
-    gone: int
 
 
 def history(
@@ -70,4 +56,6 @@ def history(
         replaced=sum(1 for r in read.rows if r.key in before and before[r.key] != r),
         missing_attempts=read.missing,
         gone=len(read.gone),
+        out=out,
+        calls=dict(account.calls),
     )

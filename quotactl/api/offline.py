@@ -3,37 +3,29 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from quotactl.core.engine import TIMING
 from quotactl.core.files import replacing
+from quotactl.core.simulate.written import GeneratedTrace
 from quotactl.errors import NothingToGenerateError, UsageError
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Collection, Iterator
+    from collections.abc import Callable, Collection, Iterator, Sequence
     from typing import TextIO
 
     from quotactl.core.engine import QueueModel, Timing
     from quotactl.core.resources.desired import DesiredState
+    from quotactl.core.rules import Rule
     from quotactl.core.simulate import (
         Comparison,
-        ShareWorkload,
         SimulationResult,
         TraceRow,
     )
+    from quotactl.core.simulate.judged import JudgedComparison, JudgedSimulation
 
 T = TypeVar("T")
-
-
-@dataclass(frozen=True)
-class GeneratedTrace:
-    """How many jobs were written, the submit time of the last one, and each share's load."""
-
-    jobs: int
-    last_submit: float
-    workloads: list[ShareWorkload]
 
 
 def simulate(
@@ -86,6 +78,64 @@ def simulate_compare(
     return compare(before, after)
 
 
+def simulate_judged(
+    desired: DesiredState,
+    trace: Path,
+    *,
+    paths: Sequence[Path] | None = None,
+    other: Path | None = None,
+    baseline: bool = False,
+    rules: Sequence[Rule] = (),
+    overrides: Sequence[str] = (),
+    record: bool = False,
+    notice: Callable[[str], None] | None = None,
+    timing: Timing = TIMING,
+) -> JudgedSimulation | JudgedComparison:
+    """``simulate`` as its command shows it: ``trace`` replayed against ``desired`` (the
+    configuration at ``paths``) alone, or compared with the configuration at ``other`` (or,
+    with ``baseline``, every share RESERVE), and the ``max_wait`` and ``max_preemptions``
+    rules judged on ``desired``'s run. ``notice`` hears the other configuration's warnings
+    and that an unsorted trace is replayed sorted."""
+    from quotactl.api.config import load
+    from quotactl.api.rules import judge_simulation
+    from quotactl.core.simulate.judged import JudgedComparison, JudgedSimulation
+
+    label = ", ".join(str(p) for p in paths) if paths else "configs"
+    unsorted = sorted_notice(notice)
+    if other is None and not baseline:
+        result = simulate(desired, trace, on_unsorted=unsorted, record=record, timing=timing)
+        judged = judge_simulation(rules, desired, result, overrides).results
+        return JudgedSimulation(result, str(trace), label, judged)
+    reference = None
+    if other is not None:
+        loaded = load([other])
+        for warning in loaded.warnings:
+            if notice is not None:
+                notice(str(warning))
+        reference = (str(other), loaded.desired)
+    comparison = simulate_compare(
+        desired,
+        trace,
+        label=label,
+        other=reference,
+        on_unsorted=unsorted,
+        record=record,
+        timing=timing,
+    )
+    judged = judge_simulation(rules, desired, comparison.after.result, overrides).results
+    return JudgedComparison(comparison, str(trace), judged)
+
+
+def sorted_notice(notice: Callable[[str], None] | None) -> Callable[[str], None]:
+    """What ``on_unsorted`` tells ``notice``: the trace is replayed sorted, and why."""
+
+    def unsorted(why: str) -> None:
+        if notice is not None:
+            notice(f"quotactl: {why}: replaying the trace sorted by submit_time")
+
+    return unsorted
+
+
 def _in_order(
     trace: Path, replay: Callable[[Path], T], on_unsorted: Callable[[str], None] | None
 ) -> T:
@@ -127,7 +177,8 @@ def generate_trace(
             written = write_trace(rows(), stream)
     else:
         written = write_trace(rows(), out)
-    return GeneratedTrace(written, last[0], workloads(queues, seed))
+    where = str(out) if isinstance(out, Path) else "stdout"
+    return GeneratedTrace(written, last[0], workloads(queues, seed), where)
 
 
 def _has_jobs(queue: QueueModel) -> bool:

@@ -18,3 +18,15 @@ def check_report_path(path: Path) -> None:
 def write_report(path: Path, page: str) -> None:
     """Write ``page`` to ``path`` in one rename: never a partial report."""
     write_text(path, "report", page)
+
+
+def report_page(result: object) -> str:
+    """``result`` drawn as the self-contained HTML page its ``--report`` writes (its view in
+    the ``html`` output)."""
+    from io import StringIO
+
+    from quotactl.render.views import Screen, show
+
+    page = StringIO()
+    show(Screen(page, page), result, "html")
+    return page.getvalue()

@@ -42,6 +42,13 @@ def judge_config(
     return RuleReport(tuple(rules), tuple(overrides), tuple(results))
 
 
+def check_overrides(overrides: Sequence[str], rules: Sequence[Rule]) -> None:
+    """Refuse (``not-found``) an ``--override`` that names no rule, before a long replay."""
+    from quotactl.core.rules import check_overrides as check
+
+    check(overrides, rules)
+
+
 def judge_simulation(
     rules: Sequence[Rule],
     desired: DesiredState,

@@ -3,26 +3,16 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from quotactl.core.files import check_writable, replacing
+from quotactl.core.simulate.written import ExportedTrace, ImportedTrace
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
     from pathlib import Path
 
     from quotactl.aws.account import Account
-    from quotactl.core.simulate.export import ExportTally
-    from quotactl.core.simulate.public import ImportTally
-
-
-@dataclass(frozen=True)
-class ExportedTrace:
-    """The queues read and what was written (rows, bounds, jobs left out and why)."""
-
-    queues: list[str]
-    tally: ExportTally
 
 
 def export_trace(
@@ -43,7 +33,19 @@ def export_trace(
     names = queue_names(account.live, queues or None)
     with replacing(out, "trace file") as stream:
         tally = write_history(account.batch, names, since=since, priorities=priorities, out=stream)
-    return ExportedTrace(names, tally)
+    return ExportedTrace(names, tally, out)
+
+
+def trace_mapping(pairs: Sequence[str]) -> dict[str, str]:
+    """``--map GROUP=SHARE`` options as a mapping of groups to shares (``usage`` if one is
+    malformed)."""
+    from quotactl.core.simulate.public import parse_mapping
+    from quotactl.errors import UsageError
+
+    try:
+        return parse_mapping(pairs)
+    except ValueError as exc:
+        raise UsageError(f"--map: {exc}") from None
 
 
 DEFAULT_IMPORT_TYPE = "ml.p5.48xlarge"
@@ -59,7 +61,7 @@ def import_trace(
     *,
     instance_type: str = DEFAULT_IMPORT_TYPE,
     gpus_per_instance: int = DEFAULT_GPUS_PER_INSTANCE,
-) -> ImportTally:
+) -> ImportedTrace:
     """Write the public cluster trace at ``path`` (format ``kind``) to ``out`` as a quotactl
     trace, its groups mapped to shares by ``mapping``; the file appears whole or not at all."""
     from quotactl.core.files import check_readable
@@ -75,4 +77,4 @@ def import_trace(
     )
     with replacing(out, "trace file") as stream:
         write_trace(rows, stream)
-    return tally
+    return ImportedTrace(tally, path, out)

@@ -18,12 +18,118 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Sequence
     from pathlib import Path
 
-    from quotactl.config.edit import WrittenConfig
     from quotactl.core.engine import Timing
     from quotactl.core.resources.desired import DesiredState
     from quotactl.core.rules import Rule, RuleResult
     from quotactl.core.simulate import Comparison, TraceRow
     from quotactl.core.tune import Edit, Knob, Settings, Trial, TuneResult
+    from quotactl.core.tune.run import TuneRequest, TuneRun, WrittenConfig
+
+
+def tune_request(
+    objective: str,
+    vary: str,
+    *,
+    budget: int,
+    seed: int,
+    max_worse: float,
+    queue: str | None = None,
+    fixed: Sequence[str] = (),
+    workers: int | None = None,
+    executor: str | None = None,
+    out: Path | None = None,
+    report: Path | None = None,
+) -> TuneRequest:
+    """``tune``'s options read and checked before the search: a ``usage`` error names a bad
+    --objective or --vary, or both --workers and --executor given; an --out that is no
+    directory or a --report that cannot be written is refused now."""
+    from quotactl.core.tune import Knob, Objective, Settings
+    from quotactl.core.tune.run import TuneRequest
+
+    if workers is not None and executor is not None:
+        raise UsageError("give --workers N or --executor dask://HOST:PORT, not both")
+    try:
+        goal = Objective(objective)
+    except ValueError:
+        raise UsageError(
+            f"--objective {objective!r}: expected one of {', '.join(o.value for o in Objective)}"
+        ) from None
+    found = []
+    for part in (p.strip() for p in vary.split(",")):
+        try:
+            found.append(Knob(part.replace("-", "_")))
+        except ValueError:
+            raise UsageError(
+                f"--vary {vary!r}: {part!r} is not one of {', '.join(k.value for k in Knob)}"
+            ) from None
+    settings = Settings(objective=goal, budget=budget, seed=seed, max_worse=max_worse)
+    knobs = tuple(dict.fromkeys(found))
+    if out is not None:
+        check_tuned_out(out)
+    if report is not None:
+        from quotactl.api.report_files import check_report_path
+
+        check_report_path(report)
+    return TuneRequest(
+        settings, queue, knobs, tuple(fixed), workers, executor, out, record=report is not None
+    )
+
+
+def tune_and_write(
+    desired: DesiredState,
+    trace: Path,
+    request: TuneRequest,
+    *,
+    paths: Sequence[Path] | None = None,
+    rules: Sequence[Rule] = (),
+    on_trial: Callable[[Trial, Trial], None] | None = None,
+    notice: Callable[[str], None] | None = None,
+    timing: Timing = TIMING,
+) -> TuneRun:
+    """``tune`` as its command shows it: the search, each proposal of the front with its
+    changes, comparison and rules, the best written to the request's ``out`` (the
+    configuration at ``paths``, default ``configs``) and, if it says ``record``, the best
+    against the current with timelines (for ``--report``). ``notice`` hears that an unsorted
+    trace is replayed sorted."""
+    from pathlib import Path
+
+    from quotactl.api.offline import sorted_notice
+    from quotactl.core.tune.run import Proposal, TuneRun
+
+    result = tune(
+        desired,
+        trace,
+        request.settings,
+        queue=request.queue,
+        vary=request.vary,
+        fixed=request.fixed,
+        workers=request.workers,
+        executor=request.executor,
+        rules=rules,
+        on_trial=on_trial,
+        on_unsorted=sorted_notice(notice),
+        timing=timing,
+    )
+    label = ", ".join(str(p) for p in paths) if paths else "configs"
+    proposals = tuple(
+        Proposal(
+            t,
+            tuned_edits(result, t),
+            tuned_comparison(result, t, label=label),
+            tuple(tuned_rules(rules, t)),
+        )
+        for t in result.proposals
+    )
+    best = result.best
+    out, written = request.out, None
+    if out is not None and best is not None:
+        written = write_tuned(paths or [Path("configs")], best, out)
+    recording = None
+    if (
+        request.record and best is not None
+    ):  # the search recorded nothing: the best and the current again
+        recording = tuned_recording(result, best, trace, label=label, timing=timing)
+    return TuneRun(result, str(trace), proposals, out, written, recording)
 
 
 def tune(

@@ -13,7 +13,7 @@ if TYPE_CHECKING:
 
     from quotactl.aws.account import Account
     from quotactl.core.history.ledger import Attempt
-    from quotactl.core.history.report import By, Every, UsageReport
+    from quotactl.core.history.report import By, Every, UsageReport, UsageRun
     from quotactl.core.resources.desired import DesiredState
 
 DEFAULT_SINCE = 30 * 86_400.0
@@ -31,6 +31,66 @@ class UsageWindow:
     since: float | None = None
     start: datetime | None = None
     end: datetime | None = None
+
+
+def usage_window(
+    *, since: float | None = None, start: str | None = None, end: str | None = None
+) -> UsageWindow:
+    """``usage``'s window as the command line gives it: ``--since`` seconds, or ``--from``
+    (and ``--to``) ISO 8601 times; a ``usage`` error names a bad one."""
+    from quotactl.errors import UsageError
+
+    if since is not None and start is not None:
+        raise UsageError("give --since DURATION or --from TIME, not both")
+    return UsageWindow(since=since, start=_time("--from", start), end=_time("--to", end))
+
+
+def _time(option: str, text: str | None) -> datetime | None:
+    from quotactl.core.history.ledger import parse_time
+    from quotactl.errors import UsageError
+
+    if text is None:
+        return None
+    try:
+        return parse_time(text)
+    except ValueError:
+        raise UsageError(
+            f"{option}: {text!r} is not an ISO 8601 time", hint="e.g. 2026-11-01T00:00:00Z"
+        ) from None
+
+
+def usage_run(
+    desired: DesiredState,
+    *,
+    account: Account | None = None,
+    ledgers: Sequence[Path] = (),
+    window: UsageWindow = UsageWindow(),
+    by: str = "share",
+    every: str | None = None,
+    report: bool = False,
+    queues: Sequence[str] | None = None,
+    teams: Sequence[str] | None = None,
+    prices: Path | None = None,
+    grace: float | None = None,
+) -> UsageRun:
+    """``usage`` as its command shows it: ``by`` share or team, ``every`` day or week (with
+    ``report`` and no ``every``, per day for the page only)."""
+    from quotactl.core.history.report import By, Every, UsageRun
+
+    periods = every or ("day" if report else None)
+    figures = usage(
+        desired,
+        account=account,
+        ledgers=ledgers,
+        window=window,
+        by=By(by),
+        every=Every(periods) if periods else None,
+        queues=queues,
+        teams=teams,
+        prices=prices,
+        grace=grace,
+    )
+    return UsageRun(figures, periods_shown=every is not None)
 
 
 def ledger_attempts(paths: Sequence[Path]) -> list[Attempt]:

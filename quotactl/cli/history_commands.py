@@ -8,7 +8,6 @@ from typing import Annotated
 import typer
 
 from quotactl.cli.options import QueuesOption, SinceOption
-from quotactl.core.words import count_of
 
 
 def history(
@@ -42,35 +41,12 @@ def history(
     """
     from quotactl import api
     from quotactl.cli.runtime import runtime_of
-    from quotactl.core.durations import parse_duration
-    from quotactl.errors import UsageError
 
     runtime = runtime_of(ctx)
-    try:
-        look_back = parse_duration(since) if since is not None else None
-    except ValueError as exc:
-        raise UsageError(f"--since {since!r}: {exc}") from None
-    with runtime.connect() as account:
-        written = api.history(account, out, queues, since=look_back, append=append)
-        calls = account.calls
-        runtime.report_calls(account)
-    detail = ", ".join(f"{op} {n}" for op, n in sorted(calls.items()))
-    runtime.notice(
-        f"quotactl: wrote {count_of(written.rows, 'attempt')} to {out}"
-        f" ({written.added} new, {written.replaced} changed) from"
-        f" {count_of(written.jobs, 'job')} read in {', '.join(written.queues)};"
-        f" {count_of(sum(calls.values()), 'API call')} ({detail})"
-    )
-    if written.missing_attempts:
-        runtime.notice(
-            f"  warning: {count_of(written.missing_attempts, 'earlier attempt')} fell out of"
-            " AWS's recent-attempts window and are not in the ledger"
-        )
-    if written.gone:
-        runtime.notice(
-            f"  {count_of(written.gone, 'unfinished job')} in the ledger no longer known to AWS:"
-            " kept as they were"
-        )
+    with runtime.account() as account:
+        written = api.history(account, out, queues, since=since, append=append)
+    if not runtime.quiet:  # the summary is a notice
+        runtime.show(written)
 
 
 def register(app: typer.Typer) -> None:

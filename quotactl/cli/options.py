@@ -89,11 +89,6 @@ QueuesOption = Annotated[
     ),
 ]
 SinceOption = Annotated[
-    str | None,
-    typer.Option(
-        "--since",
-        metavar="DURATION",
-        help="Only jobs submitted in this last stretch (90s, 30m, 2h, 7d).",
-        show_default=False,
-    ),
+    float | None,
+    Duration("--since", help="Only jobs submitted in this last stretch (90s, 30m, 2h, 7d)."),
 ]

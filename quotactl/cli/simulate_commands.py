@@ -1,7 +1,7 @@
 """``simulate``: replay a job trace against a config offline, or against two to compare them.
 
 The work (reading the trace, the worker processes, the replays) is in ``quotactl.core.simulate``
-behind ``quotactl.api.simulate``; this module only parses options and picks the view.
+behind ``quotactl.api.simulate_judged``; this module only reads options and shows the result.
 """
 
 from __future__ import annotations
@@ -81,61 +81,31 @@ def simulate(
     from quotactl import api
     from quotactl.cli.runtime import runtime_of
     from quotactl.cli.support import load, write_report
-    from quotactl.core.rules import check_overrides, refusal
-    from quotactl.render.compare import render_comparison
-    from quotactl.render.simulate import render_simulation
 
     runtime = runtime_of(ctx, output)
     if baseline is not None and other is not None:
         raise UsageError("give --baseline reserve or --compare OTHER_PATH, not both")
-    label = ", ".join(str(p) for p in paths) if paths else "configs"
     loaded = load(runtime, paths)
-    desired = loaded.desired
     chosen = api.rules_for(loaded, rules)
-    overrides = override or ()
-    check_overrides(overrides, chosen)  # before the replay, which may take a while
-    name = str(trace)
+    api.check_overrides(override or (), chosen)  # before the replay, which may take a while
     if report is not None:
         api.check_report_path(report)
-    record = report is not None
-
-    def unsorted(why: str) -> None:
-        runtime.notice(f"quotactl: {why}: replaying the trace sorted by submit_time")
-
-    if baseline is None and other is None:
-        result = api.simulate(
-            desired, trace, on_unsorted=unsorted, record=record, timing=runtime.settings.timing
-        )
-        judged = api.judge_simulation(chosen, desired, result, overrides).results
-        console = runtime.console()
-        render_simulation(console, runtime.stdout, output, result, trace=name, rules=judged)
-        if report is not None:
-            from quotactl.render.report.whatif import simulation_html
-
-            write_report(runtime, report, simulation_html(result, trace=name, config=label))
-    else:
-        reference = None if other is None else (str(other), load(runtime, [other]).desired)
-        comparison = api.simulate_compare(
-            desired,
-            trace,
-            label=label,
-            other=reference,
-            on_unsorted=unsorted,
-            record=record,
-            timing=runtime.settings.timing,
-        )
-        after = comparison.after.result
-        judged = api.judge_simulation(chosen, desired, after, overrides).results
-        render_comparison(
-            runtime.console(), runtime.stdout, output, comparison, trace=name, rules=judged
-        )
-        if report is not None:
-            from quotactl.render.report.whatif import comparison_html
-
-            write_report(runtime, report, comparison_html(comparison, trace=name))
-    runtime.json_written = output is ReportOutput.JSON  # the report holds the rules' results
-    failed = refusal(judged)
-    if failed is not None:
+    run = api.simulate_judged(
+        loaded.desired,
+        trace,
+        paths=paths,
+        other=other,
+        baseline=baseline is not None,
+        rules=chosen,
+        overrides=override or (),
+        record=report is not None,
+        notice=runtime.notice,
+        timing=runtime.settings.timing,
+    )
+    runtime.show(run)
+    if report is not None:
+        write_report(runtime, report, api.report_page(run))
+    if (failed := run.refusal()) is not None:
         raise failed
 
 

@@ -9,7 +9,6 @@ from typing import Annotated
 import typer
 
 from quotactl.cli.options import PathsArgument, QueuesOption, SinceOption
-from quotactl.core.words import count_of
 
 trace_app = typer.Typer(
     name="trace",
@@ -44,29 +43,14 @@ def generate(
     from quotactl import api
     from quotactl.cli.runtime import runtime_of
     from quotactl.cli.support import load
-    from quotactl.core.durations import human_duration
 
     runtime = runtime_of(ctx)
     desired = load(runtime, paths).desired
     result = api.generate_trace(
         desired, jobs, out if out is not None else runtime.stdout, seed=seed
     )
-    span = human_duration(result.last_submit)
-    where = str(out) if out else "stdout"
-    runtime.notice(f"quotactl: wrote {count_of(result.jobs, 'job')} over {span} to {where}")
-    runtime.notice("  per share (times of day on the trace's clock, which starts at 00:00):")
-    for w in result.workloads:
-        runtime.notice(
-            f"  {w.queue}/{w.share}: load {w.load:.2f} of its limit,"
-            f" {w.jobs_per_hour:.1f} jobs/h on average, arrivals peak daily at"
-            f" {_clock(w.peak_hour)}"
-        )
-
-
-def _clock(hour_of_day: float) -> str:
-    """14.3 -> "14:18": an hour of the day as a time a person reads."""
-    minutes = round(hour_of_day * 60) % (24 * 60)
-    return f"{minutes // 60:02d}:{minutes % 60:02d}"
+    if not runtime.quiet:  # the summary is a notice
+        runtime.show(result)
 
 
 @trace_app.command("export")
@@ -94,37 +78,12 @@ def export(
     """
     from quotactl import api
     from quotactl.cli.runtime import runtime_of
-    from quotactl.core.durations import human_duration, parse_duration
-    from quotactl.errors import UsageError
 
     runtime = runtime_of(ctx)
-    try:
-        look_back = parse_duration(since) if since is not None else None
-    except ValueError as exc:
-        raise UsageError(f"--since {since!r}: {exc}") from None
-    with runtime.connect() as account:
-        found = api.export_trace(account, out, queues, since=look_back, priorities=priorities)
-        runtime.report_calls(account)
-    tally = found.tally
-    span = human_duration((tally.last or 0.0) - (tally.first or 0.0))
-    runtime.notice(
-        f"quotactl: wrote {count_of(tally.rows, 'job')} from {', '.join(found.queues)}"
-        f" (submissions over {span}) to {out}"
-    )
-    if tally.lower_bounds:
-        runtime.notice(
-            f"  {count_of(tally.lower_bounds, 'row')} {_are(tally.lower_bounds, 'a lower bound')}:"
-            " jobs still running, with the"
-            " time they have run so far"
-        )
-    if tally.upper_bounds:
-        runtime.notice(
-            f"  {count_of(tally.upper_bounds, 'row')} {_are(tally.upper_bounds, 'an upper bound')}:"
-            " queued jobs, with the run time"
-            " they asked for"
-        )
-    for reason, n in sorted(tally.left_out.items()):
-        runtime.notice(f"  {count_of(n, 'job')} left out: {reason}")
+    with runtime.account() as account:
+        found = api.export_trace(account, out, queues, since=since, priorities=priorities)
+    if not runtime.quiet:  # the summary is a notice
+        runtime.show(found)
 
 
 class ImportFormat(enum.StrEnum):
@@ -192,42 +151,18 @@ def import_(
     """
     from quotactl import api
     from quotactl.cli.runtime import runtime_of
-    from quotactl.core.durations import human_duration
-    from quotactl.core.simulate.public import parse_mapping
-    from quotactl.errors import UsageError
 
     runtime = runtime_of(ctx)
-    try:
-        groups = parse_mapping(mapping)
-    except ValueError as exc:
-        raise UsageError(f"--map: {exc}") from None
-    tally = api.import_trace(
+    imported = api.import_trace(
         kind.value,
         source,
-        groups,
+        api.trace_mapping(mapping),
         out,
         instance_type=instance_type,
         gpus_per_instance=gpus_per_instance,
     )
-    runtime.notice(
-        f"quotactl: wrote {count_of(tally.kept, 'job')} of {tally.read:,} from {source}"
-        f" (submissions over {human_duration(tally.span)}) to {out}"
-    )
-    if tally.unmapped:
-        named = ", ".join(f"{g} ({n:,})" for g, n in tally.unmapped.most_common(5))
-        more = len(tally.unmapped) - 5
-        rest = f" and {count_of(more, 'more group')}" if more > 0 else ""
-        runtime.notice(
-            f"  {count_of(sum(tally.unmapped.values()), 'job')} dropped: no --map for"
-            f" {count_of(len(tally.unmapped), 'group')}: {named}{rest} (or --map '*=SHARE')"
-        )
-    for reason, n in sorted(tally.dropped.items()):
-        runtime.notice(f"  {count_of(n, 'job')} dropped: {reason}")
-
-
-def _are(n: int, what: str) -> str:
-    """``is a lower bound`` or ``are lower bounds``."""
-    return f"is {what}" if n == 1 else f"are {what.split(' ', 1)[1]}s"
+    if not runtime.quiet:  # the summary is a notice
+        runtime.show(imported)
 
 
 def register(app: typer.Typer) -> None:

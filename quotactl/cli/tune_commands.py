@@ -1,20 +1,18 @@
 """``tune``: search changes to a queue's shares for the best objective on a trace.
 
-The search is ``quotactl.core.tune`` behind ``quotactl.api.tune``; this module parses the
-options, draws the progress bar and the result, and writes ``--out``.
+The search is ``quotactl.core.tune`` behind ``quotactl.api.tune_and_write`` (which also writes
+``--out``); this module reads the options, hands the progress bar to the search as its
+callback, and shows the ``TuneRun`` it returns.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import Annotated
 
 import typer
 
 from quotactl.cli.options import PathsArgument, ReportOutput, RulesOption
-
-if TYPE_CHECKING:
-    from quotactl.core.tune import Knob
 
 
 def tune(
@@ -139,118 +137,43 @@ def tune(
     """
     from quotactl import api
     from quotactl.cli.runtime import runtime_of
-    from quotactl.cli.support import load
-    from quotactl.core.tune import Objective, Settings
-    from quotactl.errors import UsageError, WorkInterruptedError
-    from quotactl.render.tune import TuneProgress, print_tune, tune_json, tune_markdown
+    from quotactl.cli.support import load, write_report
+    from quotactl.render.tune import TuneProgress
 
     runtime = runtime_of(ctx, output)
-    if workers is not None and executor is not None:
-        raise UsageError("give --workers N or --executor dask://HOST:PORT, not both")
-    try:
-        goal = Objective(objective)
-    except ValueError:
-        raise UsageError(
-            f"--objective {objective!r}: expected one of {', '.join(o.value for o in Objective)}"
-        ) from None
-    knobs = _knobs(vary)
-    if out is not None:
-        api.check_tuned_out(out)
-    if report is not None:
-        api.check_report_path(report)
-    loaded = load(runtime, paths)
-    chosen = api.rules_for(loaded, rules)
-    settings = Settings(objective=goal, budget=budget, seed=seed, max_worse=max_worse)
-
-    def unsorted(why: str) -> None:
-        runtime.notice(f"quotactl: {why}: replaying the trace sorted by submit_time")
-
-    progress = TuneProgress(
-        runtime.console(stderr=True), budget, goal.value, live=not runtime.quiet
+    request = api.tune_request(
+        objective,
+        vary,
+        budget=budget,
+        seed=seed,
+        max_worse=max_worse,
+        queue=queue,
+        fixed=fixed or (),
+        workers=workers,
+        executor=executor,
+        out=out,
+        report=report,
     )
+    loaded = load(runtime, paths)
+    progress = TuneProgress(runtime.console(stderr=True), budget, objective, live=not runtime.quiet)
     with progress:
-        result = api.tune(
+        run = api.tune_and_write(
             loaded.desired,
             trace,
-            settings,
-            queue=queue,
-            vary=knobs,
-            fixed=fixed or (),
-            workers=workers,
-            executor=executor,
-            rules=chosen,
-            on_trial=lambda trial, best: progress.told(trial, best, goal.shown(best.score)),
-            on_unsorted=unsorted,
+            request,
+            paths=paths,
+            rules=api.rules_for(loaded, rules),
+            on_trial=progress,
+            notice=runtime.notice,
             timing=runtime.settings.timing,
         )
-    label = ", ".join(str(p) for p in paths) if paths else "configs"
-    shown = [
-        (
-            t,
-            api.tuned_edits(result, t),
-            api.tuned_comparison(result, t, label=label),
-            api.tuned_rules(chosen, t),
-        )
-        for t in result.proposals
-    ]
-    written = None
-    if out is not None and result.best is not None:
-        written = api.write_tuned(paths or [Path("configs")], result.best, out)
-    name = str(trace)
-    if output is ReportOutput.JSON:
-        document = tune_json(result, shown, trace=name)
-        if written is not None:
-            document["written"] = {
-                "out": str(written.out),
-                "files": [str(f) for f in written.files],
-                "changed": [str(f) for f in written.changed],
-            }
-        runtime.write_json(document)
-    elif output is ReportOutput.MARKDOWN:
-        runtime.stdout.write(tune_markdown(result, shown, trace=name))
-    else:
-        print_tune(runtime.console(), result, shown, trace=name)
+    runtime.show(run)
     if report is not None:
-        from quotactl.cli.support import write_report
-        from quotactl.render.report.tuning import tune_html
-
-        best = result.best
-        recorded = None
-        if best is not None:  # the search recorded nothing: the best and the current again
-            recorded = api.tuned_recording(
-                result, best, trace, label=label, timing=runtime.settings.timing
-            )
-        write_report(runtime, report, tune_html(result, shown, recorded, trace=name))
-    if out is not None:
-        if written is None:
-            runtime.notice(f"quotactl: nothing written to {out}: no candidate beats the current")
-        else:
-            changed = ", ".join(str(f) for f in written.changed) or "none"
-            runtime.notice(
-                f"quotactl: wrote candidate {result.best.index if result.best else '?'}"
-                f" to {out} ({len(written.files)} files; changed: {changed})"
-            )
-    if result.interrupted:
-        raise WorkInterruptedError(
-            f"tune interrupted after {len(result.trials)} of {budget} candidates:"
-            " the result above is the best found so far",
-            hint="re-run with the same --seed and a larger --budget to search further",
-        )
-
-
-def _knobs(text: str) -> tuple[Knob, ...]:
-    from quotactl.core.tune import Knob
-    from quotactl.errors import UsageError
-
-    found = []
-    for part in (p.strip() for p in text.split(",")):
-        try:
-            found.append(Knob(part.replace("-", "_")))
-        except ValueError:
-            raise UsageError(
-                f"--vary {text!r}: {part!r} is not one of {', '.join(k.value for k in Knob)}"
-            ) from None
-    return tuple(dict.fromkeys(found))
+        write_report(runtime, report, api.report_page(run))
+    if (written := run.written_notice()) is not None:
+        runtime.notice(written)
+    if (interrupted := run.interruption()) is not None:
+        raise interrupted
 
 
 def register(app: typer.Typer) -> None:

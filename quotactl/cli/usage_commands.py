@@ -3,19 +3,12 @@
 from __future__ import annotations
 
 import enum
-from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import Annotated
 
 import typer
 
-from quotactl.cli.options import PathsArgument
-
-if TYPE_CHECKING:
-    from datetime import datetime
-
-    from quotactl.cli.runtime import Runtime
-    from quotactl.core.history.report import UsageReport
+from quotactl.cli.options import Duration, PathsArgument
 
 
 class UsageFormat(enum.StrEnum):
@@ -51,13 +44,8 @@ def usage(
         ),
     ] = None,
     since: Annotated[
-        str | None,
-        typer.Option(
-            "--since",
-            metavar="DURATION",
-            help="The window: this last stretch (7d, 30d) [default: 30d].",
-            show_default=False,
-        ),
+        float | None,
+        Duration("--since", help="The window: this last stretch (7d, 30d) [default: 30d]."),
     ] = None,
     start: Annotated[
         str | None,
@@ -103,13 +91,11 @@ def usage(
         ),
     ] = None,
     grace: Annotated[
-        str | None,
-        typer.Option(
+        float | None,
+        Duration(
             "--grace",
-            metavar="DURATION",
             help="How long a head job may wait for its own capacity before it counts as a"
             " guarantee miss [default: 5m].",
-            show_default=False,
         ),
     ] = None,
     output: Annotated[
@@ -137,95 +123,36 @@ def usage(
     from quotactl import api
     from quotactl.cli.runtime import runtime_of
     from quotactl.cli.support import load, write_report
-    from quotactl.core.history.report import By, Every
-    from quotactl.errors import UsageError
 
     runtime = runtime_of(ctx, output)
-    if since is not None and start is not None:
-        raise UsageError("give --since DURATION or --from TIME, not both")
-    window = api.UsageWindow(
-        since=_duration("--since", since),
-        start=_time("--from", start),
-        end=_time("--to", end),
-    )
-    grace_seconds = _duration("--grace", grace)
+    window = api.usage_window(since=since, start=start, end=end)
     desired = load(runtime, paths).desired
     if report_path is not None:
         api.check_report_path(report_path)
-    periods = every or (EveryOption.DAY if report_path is not None else None)
 
-    def report_of(account: api.Account | None) -> UsageReport:
-        return api.usage(
+    def usage_of(account: api.Account | None) -> api.UsageRun:
+        return api.usage_run(
             desired,
             account=account,
             ledgers=history or (),
             window=window,
-            by=By(by.value),
-            every=Every(periods.value) if periods else None,
+            by=by.value,
+            every=every.value if every else None,
+            report=report_path is not None,
             queues=queues,
             teams=teams,
             prices=prices,
-            grace=grace_seconds,
+            grace=grace,
         )
 
     if history:
-        report = report_of(None)
+        run = usage_of(None)
     else:
-        with runtime.connect(desired.region) as account:
-            report = report_of(account)
-            runtime.report_calls(account)
+        with runtime.account(desired.region) as account:
+            run = usage_of(account)
     if report_path is not None:
-        from quotactl.render.report.usage import usage_html
-
-        write_report(runtime, report_path, usage_html(report))
-    if every is None and periods is not None:  # the report's periods: not asked for on stdout
-        report = replace(report, periods=(), every=None)
-    _show(runtime, report, output)
-
-
-def _show(runtime: Runtime, report: UsageReport, output: UsageFormat) -> None:
-    if output is UsageFormat.JSON:
-        from quotactl.render.usage_data import usage_json
-
-        print(usage_json(report), file=runtime.stdout)
-    elif output is UsageFormat.CSV:
-        from quotactl.render.usage_data import usage_csv
-
-        runtime.stdout.write(usage_csv(report))
-    elif output is UsageFormat.MARKDOWN:
-        from quotactl.render.usage import usage_markdown
-
-        runtime.stdout.write(usage_markdown(report))
-    else:
-        from quotactl.render.usage import print_usage
-
-        print_usage(runtime.console(), report)
-
-
-def _duration(option: str, text: str | None) -> float | None:
-    from quotactl.core.durations import DurationError, parse_duration
-    from quotactl.errors import UsageError
-
-    if text is None:
-        return None
-    try:
-        return parse_duration(text)
-    except DurationError as exc:
-        raise UsageError(f"{option}: {exc}") from None
-
-
-def _time(option: str, text: str | None) -> datetime | None:
-    from quotactl.core.history.ledger import parse_time
-    from quotactl.errors import UsageError
-
-    if text is None:
-        return None
-    try:
-        return parse_time(text)
-    except ValueError:
-        raise UsageError(
-            f"{option}: {text!r} is not an ISO 8601 time", hint="e.g. 2026-11-01T00:00:00Z"
-        ) from None
+        write_report(runtime, report_path, api.report_page(run))
+    runtime.show(run)
 
 
 def register(app: typer.Typer) -> None:

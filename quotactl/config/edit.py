@@ -15,7 +15,6 @@ from __future__ import annotations
 import copy
 import io
 import os
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -23,6 +22,7 @@ from quotactl.config.load import discover_files
 from quotactl.config.roundtrip import round_trip
 from quotactl.core.files import kind, write_text
 from quotactl.core.resources.desired import UNLIMITED, Strategy
+from quotactl.core.tune.run import WrittenConfig
 from quotactl.errors import FileIOError
 
 if TYPE_CHECKING:
@@ -35,15 +35,6 @@ SHARING = {
     Strategy.LEND: "lend",
     Strategy.LEND_AND_BORROW: "lend_and_borrow",
 }
-
-
-@dataclass(frozen=True)
-class WrittenConfig:
-    """The files written (relative to ``out``) and, of those, the ones whose text changed."""
-
-    out: Path
-    files: tuple[Path, ...]
-    changed: tuple[Path, ...]
 
 
 def write_changed(paths: Sequence[Path], desired: DesiredState, out: Path) -> WrittenConfig:

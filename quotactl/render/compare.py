@@ -33,7 +33,9 @@ from typing import TYPE_CHECKING
 from rich.text import Text
 
 from quotactl.core.durations import human_duration
+from quotactl.core.outputs import Output, ReportOutput
 from quotactl.core.simulate import ShareVerdict, instance_hours
+from quotactl.core.simulate.judged import JudgedComparison
 from quotactl.render.markdown import code_span
 from quotactl.render.mermaid import wait_unit, xychart
 from quotactl.render.rules import rules_json, rules_markdown, rules_text
@@ -44,10 +46,10 @@ from quotactl.render.simulate import (
     titled_table,
 )
 from quotactl.render.symbols import ARROW, DASH, TIMES
+from quotactl.render.views import Screen, view
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
-    from typing import TextIO
 
     from rich.console import Console
     from rich.table import Table
@@ -68,28 +70,26 @@ MARKDOWN_CHART_SHARES = 20
 """Bars of the markdown chart of p95 waits: more would not be read."""
 
 
-def render_comparison(
-    console: Console,
-    stdout: TextIO,
-    output: str,
-    comparison: Comparison,
-    *,
-    trace: str,
-    rules: Sequence[RuleResult] = (),
-) -> None:
-    """A comparison in the format asked for (``text``, ``json`` or ``markdown``), with the
-    rules' results on the configuration under review (``after``)."""
-    if output == "json":
-        print(comparison_json(comparison, trace=trace, rules=rules), file=stdout)
-    elif output == "markdown":
-        stdout.write(comparison_markdown(comparison, trace=trace))
-        if rules:
-            stdout.write("\n" + "\n".join(rules_markdown(rules)))
-    else:
-        print_comparison(console, comparison, trace=trace)
-        if rules:
-            console.print()
-            console.print(rules_text(rules), end="", soft_wrap=True)
+@view(JudgedComparison, Output.JSON)
+def show_json(run: JudgedComparison, screen: Screen) -> None:
+    screen.write(comparison_json(run.comparison, trace=run.trace, rules=run.rules) + "\n")
+    screen.json_written = True  # the document holds the rules' results
+
+
+@view(JudgedComparison, ReportOutput.MARKDOWN)
+def show_markdown(run: JudgedComparison, screen: Screen) -> None:
+    screen.write(comparison_markdown(run.comparison, trace=run.trace))
+    if run.rules:
+        screen.write("\n" + "\n".join(rules_markdown(run.rules)))
+
+
+@view(JudgedComparison, Output.TEXT)
+def show_text(run: JudgedComparison, screen: Screen) -> None:
+    console = screen.console()
+    print_comparison(console, run.comparison, trace=run.trace)
+    if run.rules:
+        console.print()
+        console.print(rules_text(run.rules), end="", soft_wrap=True)
 
 
 def comparison_json(comparison: Comparison, *, trace: str, rules: Sequence[RuleResult] = ()) -> str:

@@ -39,14 +39,16 @@ from rich.table import Table
 from rich.text import Text
 
 from quotactl.core.durations import human_duration
+from quotactl.core.outputs import Output, ReportOutput
 from quotactl.core.simulate import instance_hours
+from quotactl.core.simulate.judged import JudgedSimulation
 from quotactl.render.markdown import code_span
 from quotactl.render.rules import rules_json, rules_markdown, rules_text
 from quotactl.render.symbols import DASH, STRATEGIES, TIMES
+from quotactl.render.views import Screen, view
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
-    from typing import TextIO
 
     from rich.console import Console
 
@@ -56,28 +58,26 @@ if TYPE_CHECKING:
 FORMAT_VERSION = "1"
 
 
-def render_simulation(
-    console: Console,
-    stdout: TextIO,
-    output: str,
-    result: SimulationResult,
-    *,
-    trace: str,
-    rules: Sequence[RuleResult] = (),
-) -> None:
-    """One simulation in the format asked for (``text``, ``json`` or ``markdown``), with the
-    rules' results."""
-    if output == "json":
-        print(simulation_json(result, trace=trace, rules=rules), file=stdout)
-    elif output == "markdown":
-        stdout.write(simulation_markdown(result, trace=trace))
-        if rules:
-            stdout.write("\n" + "\n".join(rules_markdown(rules)))
-    else:
-        print_simulation(console, result, trace=trace)
-        if rules:
-            console.print()
-            console.print(rules_text(rules), end="", soft_wrap=True)
+@view(JudgedSimulation, Output.JSON)
+def show_json(run: JudgedSimulation, screen: Screen) -> None:
+    screen.write(simulation_json(run.result, trace=run.trace, rules=run.rules) + "\n")
+    screen.json_written = True  # the document holds the rules' results
+
+
+@view(JudgedSimulation, ReportOutput.MARKDOWN)
+def show_markdown(run: JudgedSimulation, screen: Screen) -> None:
+    screen.write(simulation_markdown(run.result, trace=run.trace))
+    if run.rules:
+        screen.write("\n" + "\n".join(rules_markdown(run.rules)))
+
+
+@view(JudgedSimulation, Output.TEXT)
+def show_text(run: JudgedSimulation, screen: Screen) -> None:
+    console = screen.console()
+    print_simulation(console, run.result, trace=run.trace)
+    if run.rules:
+        console.print()
+        console.print(rules_text(run.rules), end="", soft_wrap=True)
 
 
 def simulation_json(

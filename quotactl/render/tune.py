@@ -35,12 +35,16 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 from rich.text import Text
 
+from quotactl.core.outputs import Output, ReportOutput
 from quotactl.core.simulate import instance_hours
+from quotactl.core.tune import Objective
+from quotactl.core.tune.run import TuneRun
 from quotactl.render.compare import comparison_document, comparison_markdown, print_comparison
 from quotactl.render.markdown import code_span
 from quotactl.render.rules import rules_json, rules_markdown, rules_text
 from quotactl.render.simulate import FORMAT_VERSION
 from quotactl.render.symbols import ARROW
+from quotactl.render.views import Screen, view
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -48,11 +52,10 @@ if TYPE_CHECKING:
 
     from rich.console import Console
 
-    from quotactl.core.rules import RuleResult
-    from quotactl.core.simulate import Comparison
     from quotactl.core.tune import Edit, Trial, TuneResult
+    from quotactl.core.tune.run import Proposal
 
-    Shown = Sequence[tuple[Trial, Sequence[Edit], Comparison, Sequence[RuleResult]]]
+    Shown = Sequence[Proposal]
     """Each front trial with its changes, its comparison against the current config and
     every rule's result on it."""
 
@@ -89,11 +92,37 @@ class TuneProgress:
         if self.bar is not None:
             self.bar.stop()
 
+    def __call__(self, trial: Trial, best: Trial) -> None:
+        """Hear of one more candidate simulated (``api.tune``'s ``on_trial``)."""
+        self.told(trial, best, Objective(self.objective).shown(best.score))
+
     def told(self, trial: Trial, best: Trial, shown: str) -> None:
         if self.bar is not None:
             self.bar.update(
                 self.task, advance=1, description=f"best {self.objective} {shown} (#{best.index})"
             )
+
+
+@view(TuneRun, Output.JSON)
+def show_json(run: TuneRun, screen: Screen) -> None:
+    document = tune_json(run.result, run.proposals, trace=run.trace)
+    if run.written is not None:
+        document["written"] = {
+            "out": str(run.written.out),
+            "files": [str(f) for f in run.written.files],
+            "changed": [str(f) for f in run.written.changed],
+        }
+    screen.write_json(document)
+
+
+@view(TuneRun, Output.TEXT)
+def show_text(run: TuneRun, screen: Screen) -> None:
+    print_tune(screen.console(), run.result, run.proposals, trace=run.trace)
+
+
+@view(TuneRun, ReportOutput.MARKDOWN)
+def show_markdown(run: TuneRun, screen: Screen) -> None:
+    screen.write(tune_markdown(run.result, run.proposals, trace=run.trace))
 
 
 def tune_json(result: TuneResult, shown: Shown, *, trace: str) -> dict[str, object]:

@@ -9,12 +9,14 @@ from rich.text import Text
 
 from quotactl.core.durations import human_duration
 from quotactl.core.history.ledger import iso
-from quotactl.core.history.report import By
+from quotactl.core.history.report import By, UsageRun
+from quotactl.core.outputs import Output, ReportOutput
 from quotactl.core.simulate import instance_hours
 from quotactl.render.markdown import code_span
 from quotactl.render.mermaid import wait_unit, xychart
 from quotactl.render.simulate import titled_table
 from quotactl.render.symbols import DASH
+from quotactl.render.views import Screen, view
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -27,6 +29,16 @@ CAPACITY = ("entitled", "used", "own", "borrowed", "lent", "idle", "reserved_unu
 CAPACITY_HEADERS = ("entitled", "used", "own", "borrowed", "lent", "idle", "reserved unused")
 JOBS_HEADERS = ("jobs", "wait p50", "p95", "max", "preemptions", "lost", "missed", "longest")
 MONEY_HEADERS = ("cost", "of it borrowed", "credit lent")
+
+
+@view(UsageRun, Output.TEXT)
+def show_text(run: UsageRun, screen: Screen) -> None:
+    print_usage(screen.console(), run.shown)
+
+
+@view(UsageRun, ReportOutput.MARKDOWN)
+def show_markdown(run: UsageRun, screen: Screen) -> None:
+    screen.write(usage_markdown(run.shown))
 
 
 def print_usage(console: Console, report: UsageReport) -> None:

@@ -25,6 +25,9 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from quotactl.core.history.ledger import iso
+from quotactl.core.history.report import UsageRun
+from quotactl.core.outputs import Output
+from quotactl.render.views import Screen, view
 
 if TYPE_CHECKING:
     from datetime import datetime
@@ -43,6 +46,17 @@ FIGURES = (
 )
 COUNTS = ("jobs", "preemptions")
 MONEY = ("cost", "cost_borrowed", "credit_lent")
+
+
+@view(UsageRun, Output.JSON)
+def show_json(run: UsageRun, screen: Screen) -> None:
+    screen.write(usage_json(run.shown) + "\n")
+    screen.json_written = True
+
+
+@view(UsageRun, "csv")
+def show_csv(run: UsageRun, screen: Screen) -> None:
+    screen.write(usage_csv(run.shown))
 
 
 def usage_document(report: UsageReport) -> dict[str, Any]:

@@ -37,6 +37,36 @@ WHERE: dict[str, dict[str, str]] = {
         "json": "quotactl.render.status_watch",
     },
     "quotactl.core.history.gauges.Reading": {"openmetrics": "quotactl.render.openmetrics"},
+    # g2: tune, simulate, usage, trace, history
+    "quotactl.core.tune.run.TuneRun": {
+        "text": "quotactl.render.tune",
+        "json": "quotactl.render.tune",
+        "markdown": "quotactl.render.tune",
+        "html": "quotactl.render.report.tuning",
+    },
+    "quotactl.core.simulate.judged.JudgedSimulation": {
+        "text": "quotactl.render.simulate",
+        "json": "quotactl.render.simulate",
+        "markdown": "quotactl.render.simulate",
+        "html": "quotactl.render.report.whatif",
+    },
+    "quotactl.core.history.report.UsageRun": {
+        "text": "quotactl.render.usage",
+        "json": "quotactl.render.usage_data",
+        "csv": "quotactl.render.usage_data",
+        "markdown": "quotactl.render.usage",
+        "html": "quotactl.render.report.usage",
+    },
+    "quotactl.core.simulate.written.GeneratedTrace": {"text": "quotactl.render.traces"},
+    "quotactl.core.simulate.written.ExportedTrace": {"text": "quotactl.render.traces"},
+    "quotactl.core.simulate.written.ImportedTrace": {"text": "quotactl.render.traces"},
+    "quotactl.core.history.written.HistoryWritten": {"text": "quotactl.render.history"},
+    "quotactl.core.simulate.judged.JudgedComparison": {
+        "text": "quotactl.render.compare",
+        "json": "quotactl.render.compare",
+        "markdown": "quotactl.render.compare",
+        "html": "quotactl.render.report.whatif",
+    },
 }
 _VIEWS: dict[tuple[type, str], Callable[[Any, Screen], None]] = {}
 

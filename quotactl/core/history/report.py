@@ -3,7 +3,7 @@ window and for each period. Renderers (text, JSON, CSV, markdown, a report) read
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import TYPE_CHECKING
 
@@ -88,3 +88,20 @@ class UsageReport:
     priced: bool = False
     grace: float = 300.0
     unpriced: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class UsageRun:
+    """``usage``'s report as its command shows it: ``report`` (its periods drawn by
+    ``--report``'s page) and whether its periods are shown on stdout too (``--every`` asked
+    for them; ``--report`` alone adds them for its page only)."""
+
+    report: UsageReport
+    periods_shown: bool = True
+
+    @property
+    def shown(self) -> UsageReport:
+        """The report as stdout shows it."""
+        if self.periods_shown:
+            return self.report
+        return replace(self.report, periods=(), every=None)

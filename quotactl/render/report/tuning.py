@@ -14,11 +14,13 @@ from typing import TYPE_CHECKING
 
 from quotactl.core.simulate import instance_hours
 from quotactl.core.tune import Objective
+from quotactl.core.tune.run import TuneRun
 from quotactl.render.mermaid import wait_unit
 from quotactl.render.report.document import html
 from quotactl.render.report.model import Chart, Kind, Report, Section, Series, Table
 from quotactl.render.report.tables import from_rich
 from quotactl.render.report.whatif import comparison_report
+from quotactl.render.views import Screen, view
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -52,6 +54,11 @@ def tune_report(
     if not shown:
         lines.append(nothing(result))
     return Report(title=f"quotactl tune: queue {result.queue}", lines=lines, sections=sections)
+
+
+@view(TuneRun, "html")
+def show_html(run: TuneRun, screen: Screen) -> None:
+    screen.write(tune_html(run.result, run.proposals, run.recording, trace=run.trace))
 
 
 def tune_html(result: TuneResult, shown: Shown, recorded: Comparison | None, *, trace: str) -> str:

@@ -7,10 +7,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from quotactl.core.history.ledger import iso
+from quotactl.core.history.report import UsageRun
 from quotactl.core.simulate.metrics import HOUR
 from quotactl.render.report.document import html
 from quotactl.render.report.model import Chart, Kind, Report, Section, Series, Table
 from quotactl.render.usage import key_columns, row_key, usage_tables
+from quotactl.render.views import Screen, view
 
 if TYPE_CHECKING:
     from quotactl.core.history.report import UsageReport, UsageRow
@@ -39,6 +41,11 @@ def usage_report(report: UsageReport) -> Report:
         lines.append("The window holds no whole period: no chart over time.")
     section = Section("Window", tables=tables, charts=charts, sections=shares)
     return Report(f"quotactl usage: {iso(report.start)} to {iso(report.end)}", lines, [section])
+
+
+@view(UsageRun, "html")
+def show_html(run: UsageRun, screen: Screen) -> None:
+    screen.write(usage_html(run.report))
 
 
 def usage_html(report: UsageReport) -> str:

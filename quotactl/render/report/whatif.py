@@ -11,12 +11,14 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from quotactl.core.durations import human_duration
+from quotactl.core.simulate.judged import JudgedComparison, JudgedSimulation
 from quotactl.core.simulate.timeline import WAIT_BINS
 from quotactl.errors import InternalError
 from quotactl.render.report.document import html
 from quotactl.render.report.frame import Frame
 from quotactl.render.report.model import Chart, Kind, Report, Section, Series, Table
 from quotactl.render.report.tables import from_rich
+from quotactl.render.views import Screen, view
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -338,6 +340,16 @@ def _share(run: _Run, queue: str, name: str) -> ShareTimeline | None:
 def _name(share: ShareTimeline, usage: UsageSeries, timeline: Timeline) -> str:
     several = sum(1 for s in timeline.shares if s.share == share.share for _ in s.usage) > 1
     return f"{share.share} ({usage.instance_type})" if several else share.share
+
+
+@view(JudgedSimulation, "html")
+def show_simulation_html(run: JudgedSimulation, screen: Screen) -> None:
+    screen.write(simulation_html(run.result, trace=run.trace, config=run.config))
+
+
+@view(JudgedComparison, "html")
+def show_comparison_html(run: JudgedComparison, screen: Screen) -> None:
+    screen.write(comparison_html(run.comparison, trace=run.trace))
 
 
 def simulation_html(result: SimulationResult, *, trace: str, config: str) -> str:
