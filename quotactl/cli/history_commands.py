@@ -45,8 +45,7 @@ def history(
     runtime = runtime_of(ctx)
     with runtime.account() as account:
         written = api.history(account, out, queues, since=since, append=append)
-    if not runtime.quiet:  # the summary is a notice
-        runtime.show(written)
+    runtime.show(written)
 
 
 def register(app: typer.Typer) -> None:

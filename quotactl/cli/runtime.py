@@ -77,7 +77,9 @@ class Runtime:
         """Where views write: the streams and the console settings of this invocation."""
         from quotactl.render.views import Screen
 
-        return Screen(self.stdout, self.stderr, color=self.color, width=self.width)
+        return Screen(
+            self.stdout, self.stderr, color=self.color, width=self.width, quiet=self.quiet
+        )
 
     def console(self, *, stderr: bool = False) -> Console:
         """A rich console on stdout or stderr honouring --no-color/NO_COLOR."""

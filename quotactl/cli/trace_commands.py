@@ -49,8 +49,7 @@ def generate(
     result = api.generate_trace(
         desired, jobs, out if out is not None else runtime.stdout, seed=seed
     )
-    if not runtime.quiet:  # the summary is a notice
-        runtime.show(result)
+    runtime.show(result)
 
 
 @trace_app.command("export")
@@ -82,8 +81,7 @@ def export(
     runtime = runtime_of(ctx)
     with runtime.account() as account:
         found = api.export_trace(account, out, queues, since=since, priorities=priorities)
-    if not runtime.quiet:  # the summary is a notice
-        runtime.show(found)
+    runtime.show(found)
 
 
 class ImportFormat(enum.StrEnum):
@@ -161,8 +159,7 @@ def import_(
         instance_type=instance_type,
         gpus_per_instance=gpus_per_instance,
     )
-    if not runtime.quiet:  # the summary is a notice
-        runtime.show(imported)
+    runtime.show(imported)
 
 
 def register(app: typer.Typer) -> None:

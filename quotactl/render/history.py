@@ -1,5 +1,5 @@
-"""The view of what ``history`` wrote: a summary on stderr once the ledger is whole (``-q``
-hides it: the command does not show it then)."""
+"""The view of what ``history`` wrote: a summary on stderr once the ledger is whole
+(``-q`` hides it)."""
 
 from __future__ import annotations
 
@@ -13,22 +13,19 @@ from quotactl.render.views import Screen, view
 def show_written(written: HistoryWritten, screen: Screen) -> None:
     calls = written.calls
     detail = ", ".join(f"{op} {n}" for op, n in sorted(calls.items()))
-    screen.line(
+    screen.notice(
         f"quotactl: wrote {count_of(written.rows, 'attempt')} to {written.out}"
         f" ({written.added} new, {written.replaced} changed) from"
         f" {count_of(written.jobs, 'job')} read in {', '.join(written.queues)};"
-        f" {count_of(sum(calls.values()), 'API call')} ({detail})",
-        stderr=True,
+        f" {count_of(sum(calls.values()), 'API call')} ({detail})"
     )
     if written.missing_attempts:
-        screen.line(
+        screen.notice(
             f"  warning: {count_of(written.missing_attempts, 'earlier attempt')} fell out of"
-            " AWS's recent-attempts window and are not in the ledger",
-            stderr=True,
+            " AWS's recent-attempts window and are not in the ledger"
         )
     if written.gone:
-        screen.line(
+        screen.notice(
             f"  {count_of(written.gone, 'unfinished job')} in the ledger no longer known to AWS:"
-            " kept as they were",
-            stderr=True,
+            " kept as they were"
         )

@@ -79,6 +79,8 @@ class Screen:
     stderr: TextIO
     color: bool = True
     width: int | None = None
+    quiet: bool = False
+    """``-q``: notices (``notice``) are not written."""
     json_written: bool = field(default=False, init=False)
     """A JSON document went to stdout: the error boundary adds no error document after it."""
 
@@ -102,6 +104,11 @@ class Screen:
     def line(self, text: str = "", *, stderr: bool = False) -> None:
         """One plain line on stdout (or stderr)."""
         print(text, file=self.stderr if stderr else self.stdout)
+
+    def notice(self, text: str) -> None:
+        """One informational line on stderr (what was written where), silenced by ``-q``."""
+        if not self.quiet:
+            print(text, file=self.stderr)
 
 
 def view(
