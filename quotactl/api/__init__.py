@@ -32,10 +32,7 @@ if TYPE_CHECKING:
     from quotactl.api.formatting import Formatted, format_files, write_formatted
     from quotactl.api.history_ledger import HistoryWritten, history
     from quotactl.api.jobs import (
-        AttemptLog,
-        Cancelled,
         Explained,
-        JobDescription,
         JobList,
         cancel_jobs,
         describe_job,
@@ -94,6 +91,7 @@ if TYPE_CHECKING:
     from quotactl.aws.jobs import Submitted
     from quotactl.aws.session import Retries
     from quotactl.config import LoadedConfig
+    from quotactl.core.jobs.results import AttemptLog, Cancelled, JobDescription, JobLogs, LogLine
     from quotactl.core.jobs.spec import SubmitOptions
     from quotactl.core.status.watching import Refresh, StatusWatch
 
@@ -114,10 +112,7 @@ _WHERE = {
     "quotactl.api.formatting": ("Formatted", "format_files", "write_formatted"),
     "quotactl.api.estimates": ("estimate_jobs",),
     "quotactl.api.jobs": (
-        "AttemptLog",
-        "Cancelled",
         "Explained",
-        "JobDescription",
         "JobList",
         "cancel_jobs",
         "describe_job",
@@ -175,6 +170,14 @@ _WHERE = {
     "quotactl.aws.jobs": ("Submitted",),
     "quotactl.aws.session": ("Retries",),
     "quotactl.config": ("LoadedConfig",),
+    # the job commands' results
+    "quotactl.core.jobs.results": (
+        "AttemptLog",
+        "Cancelled",
+        "JobDescription",
+        "JobLogs",
+        "LogLine",
+    ),
     "quotactl.core.jobs.spec": ("SubmitOptions",),
 }
 _MODULE_OF = {name: module for module, names in _WHERE.items() for name in names}
@@ -199,8 +202,10 @@ __all__ = [
     "HistoryWritten",
     "JobDescription",
     "JobList",
+    "JobLogs",
     "JobRequest",
     "LoadedConfig",
+    "LogLine",
     "Preview",
     "Refresh",
     "Retries",

@@ -8,6 +8,7 @@ import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from quotactl.core.jobs.results import AttemptLog, Cancelled, JobDescription, JobLogs
 from quotactl.errors import JobFinishedError, NoLogsError, NotFoundError
 
 if TYPE_CHECKING:
@@ -16,13 +17,13 @@ if TYPE_CHECKING:
 
     from quotactl.aws.account import Account
     from quotactl.aws.job_listing import JobListing
-    from quotactl.aws.training import LogLine
     from quotactl.core.engine import JobStatus
     from quotactl.core.estimate import Estimates, Eta
     from quotactl.core.jobs.live import LiveQueue
     from quotactl.core.jobs.records import JobDetail
     from quotactl.core.jobs.reprioritise import PriorityChange
-    from quotactl.core.jobs.why import Preemption, Why
+    from quotactl.core.jobs.results import LogLine
+    from quotactl.core.jobs.why import Why
     from quotactl.core.resources.observed import LiveJob
 
 
@@ -32,42 +33,6 @@ class JobList:
 
     jobs: list[LiveJob]
     now: float
-
-
-@dataclass(frozen=True)
-class JobDescription:
-    """One job, its preemptions (each with the job that took the capacity), its SageMaker
-    training job's status, and the account's clock when it was read."""
-
-    detail: JobDetail
-    preemptions: tuple[Preemption, ...]
-    training_job: dict[str, object] | None
-    now: float
-
-
-@dataclass(frozen=True)
-class Cancelled:
-    """What ``cancel_jobs`` did: the jobs named, those that had already finished (not sent to
-    AWS), and per-job errors AWS reported."""
-
-    details: list[JobDetail]
-    job_ids: list[str]
-    errors: list[dict[str, str]]
-    finished: list[JobDetail]
-
-    @property
-    def done(self) -> list[str]:
-        failed = {e["job"] for e in self.errors}
-        return [i for i in self.job_ids if i not in failed]
-
-
-@dataclass(frozen=True)
-class AttemptLog:
-    """The log lines of one attempt's training job (read as they are iterated)."""
-
-    training_job: str
-    attempt: int
-    lines: Iterator[LogLine]
 
 
 def read_live(
@@ -257,7 +222,7 @@ def job_logs(
     *,
     follow: bool = False,
     sleep: Callable[[float], None] = time.sleep,
-) -> tuple[JobDetail, list[AttemptLog]]:
+) -> JobLogs:
     """The job and the CloudWatch logs of each attempt's training job (aws backend); with
     ``follow``, the last attempt's lines keep coming until the job ends."""
     from quotactl.aws.training import LogReader
@@ -283,4 +248,5 @@ def job_logs(
         else:
             yield from reader.read()
 
-    return detail, [AttemptLog(n, i + 1, lines(i, n)) for i, n in enumerate(names)]
+    attempts = [AttemptLog(n, i + 1, lines(i, n)) for i, n in enumerate(names)]
+    return JobLogs(detail, attempts, follow)

@@ -9,7 +9,7 @@ import typer
 
 from quotactl.cli.options import Output, OutputOption
 from quotactl.core.states import JobStatus as JOB_STATUSES
-from quotactl.errors import CancelFailedError, JobFinishedError, UsageError
+from quotactl.errors import UsageError
 
 if TYPE_CHECKING:
     from quotactl.cli.runtime import Runtime
@@ -159,45 +159,9 @@ def cancel(
     from quotactl import api
 
     runtime = _runtime(ctx, output)
-    with runtime.connect() as account:
+    with runtime.account() as account:
         result = api.cancel_jobs(account, refs, reason)
-    names = {d.job.job_id: d.job.name for d in result.details}
-    if output is Output.JSON:
-        runtime.write_json(
-            {
-                "format_version": "1",
-                "cancelled": result.done,
-                "finished": [
-                    {"job_id": d.job.job_id, "name": d.job.name, "status": d.job.status.value}
-                    for d in result.finished
-                ],
-                "errors": result.errors,
-            }
-        )
-    else:
-        for job_id in result.done:
-            print(f"cancelled {names[job_id]} ({job_id})", file=runtime.stdout)
-        for d in result.finished:
-            print(
-                f"{d.job.name} ({d.job.job_id}) had already finished: {d.job.status.value}",
-                file=runtime.stdout,
-            )
-    for error in result.errors:
-        print(f"error: {error['job']}: {error['code']}: {error['message']}", file=runtime.stderr)
-    if result.errors:
-        raise CancelFailedError(
-            f"{len(result.errors)} of {len(result.details)} jobs could not be cancelled"
-            if len(result.details) > 1
-            else "the job could not be cancelled"
-        )
-    if result.finished:
-        raise JobFinishedError(
-            f"{len(result.finished)} of {len(result.details)} jobs had already finished "
-            "and were not cancelled"
-            if len(result.details) > 1
-            else "the job had already finished and was not cancelled",
-            hint="a finished job cannot be cancelled; `quotactl jobs` shows each job's status",
-        )
+    runtime.show(result)
 
 
 @job.command("priority")
@@ -258,15 +222,15 @@ def logs(
 ) -> None:
     """Print the job's training logs (CloudWatch, aws backend)."""
     from quotactl import api
-    from quotactl.render.job_logs import print_logs
 
     runtime = _runtime(ctx)
-    with runtime.connect() as account:
-        detail, attempts = api.job_logs(account, ref, follow=follow, sleep=runtime.sleep)
-        if not attempts:
-            runtime.notice(f"quotactl: {detail.job.name} has not started: no training job, no logs")
+    with runtime.account() as account:
+        found = api.job_logs(account, ref, follow=follow, sleep=runtime.sleep)
+        if not found.attempts:
+            name = found.detail.job.name
+            runtime.notice(f"quotactl: {name} has not started: no training job, no logs")
             return
-        print_logs(runtime.stdout, attempts, flush=follow)
+        runtime.show(found)  # the lines are read (and followed) as they are written
 
 
 def register(app: typer.Typer) -> None:

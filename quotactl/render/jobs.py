@@ -5,12 +5,15 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from quotactl.core.durations import human_duration
+from quotactl.core.jobs.results import Cancelled
+from quotactl.core.outputs import Output
 from quotactl.core.states import JobStatus
 from quotactl.render.console import print_trimmed
 from quotactl.render.eta import basis_words, cost_line, eta_cell, eta_sentence
 from quotactl.render.job_table import Column, StreamTable
-from quotactl.render.jobs_json import iso
+from quotactl.render.jobs_json import cancel_errors, iso
 from quotactl.render.symbols import DASH
+from quotactl.render.views import Screen, view
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -288,3 +291,14 @@ def print_priority(console: Console, change: PriorityChange) -> None:
         console.print("No preemption follows on the next scheduling pass.")
     if change.starts:
         console.print("The job starts on the next scheduling pass.")
+
+
+@view(Cancelled, Output.TEXT)
+def show_cancelled(result: Cancelled, screen: Screen) -> None:
+    """``job cancel``: a line per job cancelled or already finished; errors on stderr."""
+    names = {d.job.job_id: d.job.name for d in result.details}
+    for job_id in result.done:
+        screen.line(f"cancelled {names[job_id]} ({job_id})")
+    for d in result.finished:
+        screen.line(f"{d.job.name} ({d.job.job_id}) had already finished: {d.job.status.value}")
+    cancel_errors(result, screen)

@@ -27,6 +27,10 @@ import json
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
+from quotactl.core.jobs.results import Cancelled
+from quotactl.core.outputs import Output
+from quotactl.render.views import Screen, view
+
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
@@ -233,3 +237,26 @@ def estimate_view(estimates: Estimates) -> dict[str, Any]:
         "api_calls": dict(sorted(estimates.calls.items())),
         "computation_seconds": round(estimates.seconds, 3),
     }
+
+
+@view(Cancelled, Output.JSON)
+def show_cancelled_json(result: Cancelled, screen: Screen) -> None:
+    """``job cancel -o json``; the jobs AWS would not cancel, one line each on stderr."""
+    screen.write_json(
+        {
+            "format_version": FORMAT_VERSION,
+            "cancelled": result.done,
+            "finished": [
+                {"job_id": d.job.job_id, "name": d.job.name, "status": d.job.status.value}
+                for d in result.finished
+            ],
+            "errors": result.errors,
+        }
+    )
+    cancel_errors(result, screen)
+
+
+def cancel_errors(result: Cancelled, screen: Screen) -> None:
+    """``error: JOB: CODE: MESSAGE`` on stderr for each job AWS would not cancel."""
+    for error in result.errors:
+        screen.line(f"error: {error['job']}: {error['code']}: {error['message']}", stderr=True)

@@ -37,6 +37,12 @@ WHERE: dict[str, dict[str, str]] = {
         "json": "quotactl.render.status_watch",
     },
     "quotactl.core.history.gauges.Reading": {"openmetrics": "quotactl.render.openmetrics"},
+    # the job commands: jobs, job describe|cancel|priority|why|logs, submit
+    "quotactl.core.jobs.results.Cancelled": {
+        "text": "quotactl.render.jobs",
+        "json": "quotactl.render.jobs_json",
+    },
+    "quotactl.core.jobs.results.JobLogs": {"text": "quotactl.render.job_logs"},
 }
 _VIEWS: dict[tuple[type, str], Callable[[Any, Screen], None]] = {}
 
