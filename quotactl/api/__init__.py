@@ -32,11 +32,11 @@ if TYPE_CHECKING:
     from quotactl.api.formatting import Formatted, format_files, write_formatted
     from quotactl.api.history_ledger import HistoryWritten, history
     from quotactl.api.jobs import (
-        Explained,
         JobList,
         cancel_jobs,
         describe_job,
         job_logs,
+        job_rows,
         list_jobs,
         read_live,
         set_priority,
@@ -91,8 +91,10 @@ if TYPE_CHECKING:
     from quotactl.aws.jobs import Submitted
     from quotactl.aws.session import Retries
     from quotactl.config import LoadedConfig
+    from quotactl.core.estimate.answers import Explained, JobRows
     from quotactl.core.jobs.results import AttemptLog, Cancelled, JobDescription, JobLogs, LogLine
     from quotactl.core.jobs.spec import SubmitOptions
+    from quotactl.core.states import JobStatus
     from quotactl.core.status.watching import Refresh, StatusWatch
 
 _WHERE = {
@@ -112,11 +114,11 @@ _WHERE = {
     "quotactl.api.formatting": ("Formatted", "format_files", "write_formatted"),
     "quotactl.api.estimates": ("estimate_jobs",),
     "quotactl.api.jobs": (
-        "Explained",
         "JobList",
         "cancel_jobs",
         "describe_job",
         "job_logs",
+        "job_rows",
         "list_jobs",
         "read_live",
         "set_priority",
@@ -171,6 +173,7 @@ _WHERE = {
     "quotactl.aws.session": ("Retries",),
     "quotactl.config": ("LoadedConfig",),
     # the job commands' results
+    "quotactl.core.estimate.answers": ("Explained", "JobRows"),
     "quotactl.core.jobs.results": (
         "AttemptLog",
         "Cancelled",
@@ -179,6 +182,7 @@ _WHERE = {
         "LogLine",
     ),
     "quotactl.core.jobs.spec": ("SubmitOptions",),
+    "quotactl.core.states": ("JobStatus",),
 }
 _MODULE_OF = {name: module for module, names in _WHERE.items() for name in names}
 
@@ -204,6 +208,8 @@ __all__ = [
     "JobList",
     "JobLogs",
     "JobRequest",
+    "JobRows",
+    "JobStatus",
     "LoadedConfig",
     "LogLine",
     "Preview",
@@ -238,6 +244,7 @@ __all__ = [
     "import_trace",
     "job_logs",
     "job_request",
+    "job_rows",
     "judge_config",
     "judge_simulation",
     "list_jobs",

@@ -8,6 +8,7 @@ import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from quotactl.core.estimate.answers import Explained, JobRows
 from quotactl.core.jobs.results import AttemptLog, Cancelled, JobDescription, JobLogs
 from quotactl.errors import JobFinishedError, NoLogsError, NotFoundError
 
@@ -18,12 +19,10 @@ if TYPE_CHECKING:
     from quotactl.aws.account import Account
     from quotactl.aws.job_listing import JobListing
     from quotactl.core.engine import JobStatus
-    from quotactl.core.estimate import Estimates, Eta
     from quotactl.core.jobs.live import LiveQueue
     from quotactl.core.jobs.records import JobDetail
     from quotactl.core.jobs.reprioritise import PriorityChange
     from quotactl.core.jobs.results import LogLine
-    from quotactl.core.jobs.why import Why
     from quotactl.core.resources.observed import LiveJob
 
 
@@ -114,6 +113,34 @@ def list_jobs(
     return JobList(jobs, listing.now)
 
 
+def job_rows(
+    account: Account,
+    queues: Sequence[str] | None = None,
+    *,
+    statuses: Sequence[JobStatus] | None = None,
+    share: str | None = None,
+    since: float | None = None,
+    wide: bool = False,
+    eta: bool = False,
+    history_file: Path | None = None,
+) -> JobRows:
+    """``quotactl jobs``: ``stream_jobs``' listing, read as it is drawn; with ``eta``, read
+    whole first and each queue run forward once for all its waiting jobs
+    (``estimate_jobs``; ``history_file``: a ledger to draw run times from)."""
+    from quotactl.api.estimates import estimate_jobs
+
+    listing = stream_jobs(account, queues, statuses=statuses, share=share, since=since, wide=wide)
+
+    def clock() -> float:  # the account's clock, known once the first job is in
+        return listing.now
+
+    if not eta:
+        return JobRows(listing, clock, wide)
+    listed = list(listing)  # the estimate runs the whole queue forward: list it first
+    estimates = estimate_jobs(account, queues, history_file=history_file)
+    return JobRows(listed, clock, wide, estimates)
+
+
 def describe_job(account: Account, ref: str) -> JobDescription:
     """The job named by ``ref`` (name, ID or ARN), with its preemption history."""
     from quotactl.core.jobs.why import preemptions_of
@@ -171,19 +198,6 @@ def set_priority(account: Account, ref: str, priority: int) -> PriorityChange:
     effect = consequences(live, job, priority, timing=account.timing)
     account.jobs.update_priority(detail.job.job_id, priority)
     return effect
-
-
-@dataclass(frozen=True)
-class Explained:
-    """``job why``'s answer and, for a job that waits, when it is expected to start."""
-
-    why: Why
-    estimates: Estimates
-    now: float
-
-    @property
-    def eta(self) -> Eta | None:
-        return self.estimates.eta(self.why.job.job_id)
 
 
 def why(

@@ -5,7 +5,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from quotactl.core.durations import human_duration
-from quotactl.core.jobs.results import Cancelled
+from quotactl.core.estimate.answers import Explained, JobRows
+from quotactl.core.jobs.reprioritise import PriorityChange
+from quotactl.core.jobs.results import Cancelled, JobDescription
 from quotactl.core.outputs import Output
 from quotactl.core.states import JobStatus
 from quotactl.render.console import print_trimmed
@@ -24,7 +26,6 @@ if TYPE_CHECKING:
     from quotactl.core.estimate import Estimates, Eta
     from quotactl.core.jobs.placement import Placement
     from quotactl.core.jobs.records import JobDetail
-    from quotactl.core.jobs.reprioritise import PriorityChange
     from quotactl.core.jobs.why import Preemption, Why
     from quotactl.core.resources.observed import LiveJob
 
@@ -76,6 +77,12 @@ def _number(value: int | None) -> str:
     return DASH if value is None else str(value)
 
 
+@view(JobRows, Output.TEXT)
+def show_jobs(rows: JobRows, screen: Screen) -> None:
+    """``jobs``: the table, each row written as the listing reads it."""
+    print_jobs(screen.console(), rows.jobs, rows.clock, wide=rows.wide, estimates=rows.estimates)
+
+
 def print_jobs(
     console: Console,
     jobs: Iterable[LiveJob],
@@ -115,6 +122,12 @@ def print_table(console: Console, table: Table) -> None:
 def _natural_width(console: Console, table: Table) -> int:
     measured = table.__rich_measure__(console, console.options.update_width(100_000))
     return int(measured.maximum)
+
+
+@view(JobDescription, Output.TEXT)
+def show_job(found: JobDescription, screen: Screen) -> None:
+    """``job describe``."""
+    print_job(screen.console(), found.detail, found.preemptions, found.training_job, found.now)
 
 
 def print_job(
@@ -172,6 +185,12 @@ def _print_preemptions(console: Console, preemptions: Sequence[Preemption]) -> N
         else:
             who = f"by higher-priority {by} of its own share"
         console.print(f"  {iso(p.at) or DASH}  {p.kind:<8}  {who}")
+
+
+@view(Explained, Output.TEXT)
+def show_why(answer: Explained, screen: Screen) -> None:
+    """``job why``."""
+    print_why(screen.console(), answer.why, answer.estimates, answer.now)
 
 
 def print_why(
@@ -271,6 +290,12 @@ def _print_one(
 
 def _jobs_count(n: int) -> str:
     return f"{n} job{'s' if n != 1 else ''}"
+
+
+@view(PriorityChange, Output.TEXT)
+def show_priority(change: PriorityChange, screen: Screen) -> None:
+    """``job priority``."""
+    print_priority(screen.console(), change)
 
 
 def print_priority(console: Console, change: PriorityChange) -> None:

@@ -27,7 +27,9 @@ import json
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
-from quotactl.core.jobs.results import Cancelled
+from quotactl.core.estimate.answers import Explained, JobRows
+from quotactl.core.jobs.reprioritise import PriorityChange
+from quotactl.core.jobs.results import Cancelled, JobDescription
 from quotactl.core.outputs import Output
 from quotactl.render.views import Screen, view
 
@@ -38,7 +40,6 @@ if TYPE_CHECKING:
     from quotactl.core.jobs.analysis import Wait
     from quotactl.core.jobs.placement import Placement
     from quotactl.core.jobs.records import JobDetail
-    from quotactl.core.jobs.reprioritise import PriorityChange
     from quotactl.core.jobs.why import Preemption, Why
     from quotactl.core.resources.observed import LiveJob
 
@@ -55,8 +56,12 @@ def iso(seconds: float | None) -> str | None:
     return text + "Z"
 
 
+def versioned(document: dict[str, Any]) -> dict[str, Any]:
+    return {"format_version": FORMAT_VERSION, **document}
+
+
 def dump(document: dict[str, Any]) -> str:
-    return json.dumps({"format_version": FORMAT_VERSION, **document}, indent=2) + "\n"
+    return json.dumps(versioned(document), indent=2) + "\n"
 
 
 def job_view(job: LiveJob) -> dict[str, Any]:
@@ -79,17 +84,22 @@ def job_view(job: LiveJob) -> dict[str, Any]:
     }
 
 
-def jobs_json(jobs: Sequence[LiveJob], estimates: Estimates | None = None) -> str:
+@view(JobRows, Output.JSON)
+def show_jobs_json(rows: JobRows, screen: Screen) -> None:
+    """``jobs -o json``: the whole listing in one document."""
+    screen.write_json(jobs_document(list(rows.jobs), rows.estimates))
+
+
+def jobs_document(jobs: Sequence[LiveJob], estimates: Estimates | None = None) -> dict[str, Any]:
     """With ``estimates`` (``jobs --eta``): every job gains ``eta`` (null unless it waits),
     and the document an ``estimate`` (how it was made, and the API calls it read with)."""
     if estimates is None:
-        return dump({"jobs": [job_view(j) for j in jobs]})
-    return dump(
-        {
-            "jobs": [{**job_view(j), "eta": eta_view(estimates.eta(j.job_id))} for j in jobs],
-            "estimate": estimate_view(estimates),
-        }
-    )
+        return {"format_version": FORMAT_VERSION, "jobs": [job_view(j) for j in jobs]}
+    return {
+        "format_version": FORMAT_VERSION,
+        "jobs": [{**job_view(j), "eta": eta_view(estimates.eta(j.job_id))} for j in jobs],
+        "estimate": estimate_view(estimates),
+    }
 
 
 def preemption_view(p: Preemption) -> dict[str, Any]:
@@ -102,12 +112,18 @@ def preemption_view(p: Preemption) -> dict[str, Any]:
     }
 
 
-def describe_json(
+@view(JobDescription, Output.JSON)
+def show_job_json(found: JobDescription, screen: Screen) -> None:
+    """``job describe -o json``."""
+    screen.write_json(describe_document(found.detail, found.preemptions, found.training_job))
+
+
+def describe_document(
     detail: JobDetail,
     preemptions: Sequence[Preemption],
-    training_job: dict[str, Any] | None,
-) -> str:
-    payload: Any = None
+    training_job: dict[str, object] | None,
+) -> dict[str, Any]:
+    payload: object = None
     if detail.payload:
         try:
             payload = json.loads(detail.payload)
@@ -120,7 +136,7 @@ def describe_json(
         "preemption_history": [preemption_view(p) for p in preemptions],
         "training_job": training_job,
     }
-    return dump({"job": view})
+    return versioned({"job": view})
 
 
 def wait_view(wait: Wait | None) -> dict[str, Any] | None:
@@ -134,7 +150,13 @@ def wait_view(wait: Wait | None) -> dict[str, Any] | None:
     }
 
 
-def why_json(why: Why, estimates: Estimates | None = None) -> str:
+@view(Explained, Output.JSON)
+def show_why_json(answer: Explained, screen: Screen) -> None:
+    """``job why -o json``."""
+    screen.write_json(why_document(answer.why, answer.estimates))
+
+
+def why_document(why: Why, estimates: Estimates | None = None) -> dict[str, Any]:
     document: dict[str, Any] = {
         "job_id": why.job.job_id,
         "status": why.job.status.value,
@@ -144,7 +166,7 @@ def why_json(why: Why, estimates: Estimates | None = None) -> str:
     if estimates is not None:
         document["eta"] = eta_view(estimates.eta(why.job.job_id))
         document["estimate"] = estimate_view(estimates)
-    return dump(document)
+    return versioned(document)
 
 
 def placement_json(
@@ -200,8 +222,14 @@ def submitted_json(submitted: Sequence[Any], warnings: Sequence[str]) -> str:
     )
 
 
-def priority_json(change: PriorityChange) -> str:
-    return dump(
+@view(PriorityChange, Output.JSON)
+def show_priority_json(change: PriorityChange, screen: Screen) -> None:
+    """``job priority -o json``."""
+    screen.write_json(priority_document(change))
+
+
+def priority_document(change: PriorityChange) -> dict[str, Any]:
+    return versioned(
         {
             "job_id": change.job_id,
             "priority_before": change.before,

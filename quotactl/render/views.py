@@ -43,6 +43,22 @@ WHERE: dict[str, dict[str, str]] = {
         "json": "quotactl.render.jobs_json",
     },
     "quotactl.core.jobs.results.JobLogs": {"text": "quotactl.render.job_logs"},
+    "quotactl.core.jobs.results.JobDescription": {
+        "text": "quotactl.render.jobs",
+        "json": "quotactl.render.jobs_json",
+    },
+    "quotactl.core.jobs.reprioritise.PriorityChange": {
+        "text": "quotactl.render.jobs",
+        "json": "quotactl.render.jobs_json",
+    },
+    "quotactl.core.estimate.answers.Explained": {
+        "text": "quotactl.render.jobs",
+        "json": "quotactl.render.jobs_json",
+    },
+    "quotactl.core.estimate.answers.JobRows": {
+        "text": "quotactl.render.jobs",
+        "json": "quotactl.render.jobs_json",
+    },
 }
 _VIEWS: dict[tuple[type, str], Callable[[Any, Screen], None]] = {}
 
