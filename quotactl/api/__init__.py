@@ -69,8 +69,6 @@ if TYPE_CHECKING:
     )
     from quotactl.api.submission import (
         JobRequest,
-        Preview,
-        SubmitResult,
         job_request,
         preview,
         submit,
@@ -88,11 +86,18 @@ if TYPE_CHECKING:
     )
     from quotactl.api.usage_figures import UsageWindow, usage
     from quotactl.aws.account import Account
-    from quotactl.aws.jobs import Submitted
     from quotactl.aws.session import Retries
     from quotactl.config import LoadedConfig
-    from quotactl.core.estimate.answers import Explained, JobRows
-    from quotactl.core.jobs.results import AttemptLog, Cancelled, JobDescription, JobLogs, LogLine
+    from quotactl.core.estimate.answers import Explained, JobRows, Preview
+    from quotactl.core.jobs.results import (
+        AttemptLog,
+        Cancelled,
+        JobDescription,
+        JobLogs,
+        LogLine,
+        SubmitResult,
+        Submitted,
+    )
     from quotactl.core.jobs.spec import SubmitOptions
     from quotactl.core.states import JobStatus
     from quotactl.core.status.watching import Refresh, StatusWatch
@@ -150,8 +155,6 @@ _WHERE = {
     "quotactl.core.status.watching": ("Refresh", "StatusWatch"),
     "quotactl.api.submission": (
         "JobRequest",
-        "Preview",
-        "SubmitResult",
         "job_request",
         "preview",
         "submit",
@@ -169,17 +172,18 @@ _WHERE = {
     ),
     "quotactl.api.usage_figures": ("UsageWindow", "usage"),
     "quotactl.aws.account": ("Account",),
-    "quotactl.aws.jobs": ("Submitted",),
     "quotactl.aws.session": ("Retries",),
     "quotactl.config": ("LoadedConfig",),
     # the job commands' results
-    "quotactl.core.estimate.answers": ("Explained", "JobRows"),
+    "quotactl.core.estimate.answers": ("Explained", "JobRows", "Preview"),
     "quotactl.core.jobs.results": (
         "AttemptLog",
         "Cancelled",
         "JobDescription",
         "JobLogs",
         "LogLine",
+        "SubmitResult",
+        "Submitted",
     ),
     "quotactl.core.jobs.spec": ("SubmitOptions",),
     "quotactl.core.states": ("JobStatus",),

@@ -5,15 +5,15 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from quotactl.core.durations import human_duration
-from quotactl.core.estimate.answers import Explained, JobRows
+from quotactl.core.estimate.answers import Explained, JobRows, Preview
 from quotactl.core.jobs.reprioritise import PriorityChange
-from quotactl.core.jobs.results import Cancelled, JobDescription
+from quotactl.core.jobs.results import Cancelled, JobDescription, SubmitResult
 from quotactl.core.outputs import Output
 from quotactl.core.states import JobStatus
 from quotactl.render.console import print_trimmed
 from quotactl.render.eta import basis_words, cost_line, eta_cell, eta_sentence
 from quotactl.render.job_table import Column, StreamTable
-from quotactl.render.jobs_json import cancel_errors, iso
+from quotactl.render.jobs_json import cancel_errors, iso, submit_warnings
 from quotactl.render.symbols import DASH
 from quotactl.render.views import Screen, view
 
@@ -235,6 +235,22 @@ def _named(ids: Sequence[str], names: Mapping[str, str]) -> str:
     return ", ".join(f"{names[i]} ({i})" if i in names else i for i in ids)
 
 
+@view(Preview, Output.TEXT)
+def show_preview(found: Preview, screen: Screen) -> None:
+    """``submit --dry-run``."""
+    print_placement(
+        screen.console(),
+        found.placement,
+        queue=found.queue,
+        share=found.share,
+        names=found.names,
+        placements=found.placements,
+        estimates=found.estimates,
+        ids=found.ids,
+        now=found.now,
+    )
+
+
 def print_placement(
     console: Console,
     placement: Placement,
@@ -327,3 +343,12 @@ def show_cancelled(result: Cancelled, screen: Screen) -> None:
     for d in result.finished:
         screen.line(f"{d.job.name} ({d.job.job_id}) had already finished: {d.job.status.value}")
     cancel_errors(result, screen)
+
+
+@view(SubmitResult, Output.TEXT)
+def show_submitted(result: SubmitResult, screen: Screen) -> None:
+    """``submit``: its warnings on stderr, then a line per job submitted."""
+    submit_warnings(result, screen)
+    how = " through the SageMaker SDK's TrainingQueue" if result.trainer else ""
+    for job in result.submitted:
+        screen.line(f"submitted {job.name} ({job.job_id}) to {job.queue}/{job.share}{how}")

@@ -27,9 +27,9 @@ import json
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
-from quotactl.core.estimate.answers import Explained, JobRows
+from quotactl.core.estimate.answers import Explained, JobRows, Preview
 from quotactl.core.jobs.reprioritise import PriorityChange
-from quotactl.core.jobs.results import Cancelled, JobDescription
+from quotactl.core.jobs.results import Cancelled, JobDescription, SubmitResult
 from quotactl.core.outputs import Output
 from quotactl.render.views import Screen, view
 
@@ -40,6 +40,7 @@ if TYPE_CHECKING:
     from quotactl.core.jobs.analysis import Wait
     from quotactl.core.jobs.placement import Placement
     from quotactl.core.jobs.records import JobDetail
+    from quotactl.core.jobs.results import Submitted
     from quotactl.core.jobs.why import Preemption, Why
     from quotactl.core.resources.observed import LiveJob
 
@@ -58,10 +59,6 @@ def iso(seconds: float | None) -> str | None:
 
 def versioned(document: dict[str, Any]) -> dict[str, Any]:
     return {"format_version": FORMAT_VERSION, **document}
-
-
-def dump(document: dict[str, Any]) -> str:
-    return json.dumps(versioned(document), indent=2) + "\n"
 
 
 def job_view(job: LiveJob) -> dict[str, Any]:
@@ -169,12 +166,20 @@ def why_document(why: Why, estimates: Estimates | None = None) -> dict[str, Any]
     return versioned(document)
 
 
-def placement_json(
+@view(Preview, Output.JSON)
+def show_preview_json(found: Preview, screen: Screen) -> None:
+    """``submit --dry-run -o json``."""
+    screen.write_json(
+        placement_document(found.placement, found.placements, found.estimates, found.ids)
+    )
+
+
+def placement_document(
     placement: Placement,
     placements: Sequence[Placement] = (),
     estimates: Estimates | None = None,
     ids: Sequence[str] = (),
-) -> str:
+) -> dict[str, Any]:
     """The first job's placement; with a ``--count``, every job's under ``jobs``; with
     ``estimates`` of the previewed jobs (by ``ids``), each gains ``eta``."""
     etas: list[Eta | None] = [estimates.eta(i) if estimates else None for i in ids]
@@ -187,7 +192,7 @@ def placement_json(
         if estimates is not None:
             for view, eta in zip(document["jobs"], etas, strict=False):
                 view["eta"] = eta_view(eta)
-    return dump(document)
+    return versioned(document)
 
 
 def placement_view(placement: Placement) -> dict[str, Any]:
@@ -204,8 +209,21 @@ def placement_view(placement: Placement) -> dict[str, Any]:
     }
 
 
-def submitted_json(submitted: Sequence[Any], warnings: Sequence[str]) -> str:
-    return dump(
+@view(SubmitResult, Output.JSON)
+def show_submitted_json(result: SubmitResult, screen: Screen) -> None:
+    """``submit -o json``: its warnings on stderr, then the jobs submitted."""
+    submit_warnings(result, screen)
+    screen.write_json(submitted_document(result.submitted, result.warnings))
+
+
+def submit_warnings(result: SubmitResult, screen: Screen) -> None:
+    """``warning: ...`` on stderr for each warning about the jobs submitted."""
+    for warning in result.warnings:
+        screen.line(f"warning: {warning}", stderr=True)
+
+
+def submitted_document(submitted: Sequence[Submitted], warnings: Sequence[str]) -> dict[str, Any]:
+    return versioned(
         {
             "submitted": [
                 {

@@ -1,5 +1,6 @@
 """What the job commands that may estimate a start return: ``jobs``' ``JobRows`` (with
-``--eta``, the estimates) and ``job why``'s ``Explained``."""
+``--eta``, the estimates), ``job why``'s ``Explained`` and ``submit --dry-run``'s
+``Preview``."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Iterable
 
     from quotactl.core.estimate.estimate import Estimates, Eta
+    from quotactl.core.jobs.placement import Placement
     from quotactl.core.jobs.why import Why
     from quotactl.core.resources.observed import LiveJob
 
@@ -38,3 +40,20 @@ class Explained:
     @property
     def eta(self) -> Eta | None:
         return self.estimates.eta(self.why.job.job_id)
+
+
+@dataclass(frozen=True)
+class Preview:
+    """Where the job would run now, and the names of the jobs the placement mentions."""
+
+    placement: Placement
+    queue: str
+    share: str
+    names: dict[str, str]
+    placements: tuple[Placement, ...] = ()
+    """One per job of a ``--count`` (the first is ``placement``), in submission order."""
+    estimates: Estimates | None = None
+    """When each previewed job is expected to start (by its ID in ``placements``)."""
+    ids: tuple[str, ...] = ()
+    """The previewed jobs' IDs, in the order of ``placements``."""
+    now: float = 0.0

@@ -1,10 +1,11 @@
-"""What the job commands return: ``job cancel``'s ``Cancelled``, ``job describe``'s
-``JobDescription`` and ``job logs``' ``JobLogs`` (each attempt's ``LogLine``\\ s)."""
+"""What the job commands return: ``submit``'s ``SubmitResult`` (the ``Submitted`` jobs),
+``job cancel``'s ``Cancelled``, ``job describe``'s ``JobDescription`` and ``job logs``'
+``JobLogs`` (each attempt's ``LogLine``\\ s)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from quotactl.core.results import Failable
 from quotactl.errors import CancelFailedError, JobFinishedError
@@ -14,7 +15,38 @@ if TYPE_CHECKING:
 
     from quotactl.core.jobs.records import JobDetail
     from quotactl.core.jobs.why import Preemption
-    from quotactl.errors import QuotactlError
+    from quotactl.errors import QuotactlError, SubmitInterrupted
+
+
+@dataclass(frozen=True)
+class Submitted:
+    """One job AWS accepted, and where it went."""
+
+    job_id: str
+    job_arn: str
+    name: str
+    queue: str
+    share: str
+
+
+@dataclass(frozen=True)
+class SubmitResult(Failable):
+    """The jobs submitted, and warnings about them (a share that can never run the job).
+    ``trainer``: submitted through the SageMaker SDK's TrainingQueue (``submit --trainer``).
+    ``interrupted``: a ``--count`` submit was stopped after these jobs; the command fails so."""
+
+    submitted: list[Submitted]
+    warnings: list[str]
+    trainer: bool = False
+    interrupted: SubmitInterrupted | None = None
+
+    @classmethod
+    def cut_short(cls, stopped: SubmitInterrupted) -> SubmitResult:
+        """The jobs that went through before ``stopped``, and that error to end with."""
+        return cls(cast("list[Submitted]", list(stopped.submitted)), [], interrupted=stopped)
+
+    def failure(self) -> QuotactlError | None:
+        return self.interrupted
 
 
 @dataclass(frozen=True)
