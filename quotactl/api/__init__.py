@@ -32,14 +32,11 @@ if TYPE_CHECKING:
     from quotactl.api.formatting import Formatted, format_files, write_formatted
     from quotactl.api.history_ledger import history
     from quotactl.api.jobs import (
-        AttemptLog,
-        Cancelled,
-        Explained,
-        JobDescription,
         JobList,
         cancel_jobs,
         describe_job,
         job_logs,
+        job_rows,
         list_jobs,
         read_live,
         set_priority,
@@ -78,8 +75,6 @@ if TYPE_CHECKING:
     )
     from quotactl.api.submission import (
         JobRequest,
-        Preview,
-        SubmitResult,
         job_request,
         preview,
         submit,
@@ -103,13 +98,23 @@ if TYPE_CHECKING:
     )
     from quotactl.api.usage_figures import UsageWindow, usage, usage_run, usage_window
     from quotactl.aws.account import Account
-    from quotactl.aws.jobs import Submitted
     from quotactl.aws.session import Retries
     from quotactl.config import LoadedConfig
+    from quotactl.core.estimate.answers import Explained, JobRows, Preview
     from quotactl.core.history.report import UsageRun
     from quotactl.core.history.written import HistoryWritten
+    from quotactl.core.jobs.results import (
+        AttemptLog,
+        Cancelled,
+        JobDescription,
+        JobLogs,
+        LogLine,
+        SubmitResult,
+        Submitted,
+    )
     from quotactl.core.jobs.spec import SubmitOptions
     from quotactl.core.simulate.written import ExportedTrace, GeneratedTrace, ImportedTrace
+    from quotactl.core.states import JobStatus
     from quotactl.core.status.watching import Refresh, StatusWatch
 
 _WHERE = {
@@ -135,14 +140,11 @@ _WHERE = {
     "quotactl.api.formatting": ("Formatted", "format_files", "write_formatted"),
     "quotactl.api.estimates": ("estimate_jobs",),
     "quotactl.api.jobs": (
-        "AttemptLog",
-        "Cancelled",
-        "Explained",
-        "JobDescription",
         "JobList",
         "cancel_jobs",
         "describe_job",
         "job_logs",
+        "job_rows",
         "list_jobs",
         "read_live",
         "set_priority",
@@ -177,8 +179,6 @@ _WHERE = {
     "quotactl.core.simulate.written": ("ExportedTrace", "GeneratedTrace", "ImportedTrace"),
     "quotactl.api.submission": (
         "JobRequest",
-        "Preview",
-        "SubmitResult",
         "job_request",
         "preview",
         "submit",
@@ -202,10 +202,21 @@ _WHERE = {
     ),
     "quotactl.api.usage_figures": ("UsageWindow", "usage", "usage_run", "usage_window"),
     "quotactl.aws.account": ("Account",),
-    "quotactl.aws.jobs": ("Submitted",),
     "quotactl.aws.session": ("Retries",),
     "quotactl.config": ("LoadedConfig",),
+    # the job commands' results
+    "quotactl.core.estimate.answers": ("Explained", "JobRows", "Preview"),
+    "quotactl.core.jobs.results": (
+        "AttemptLog",
+        "Cancelled",
+        "JobDescription",
+        "JobLogs",
+        "LogLine",
+        "SubmitResult",
+        "Submitted",
+    ),
     "quotactl.core.jobs.spec": ("SubmitOptions",),
+    "quotactl.core.states": ("JobStatus",),
 }
 _MODULE_OF = {name: module for module, names in _WHERE.items() for name in names}
 
@@ -230,8 +241,12 @@ __all__ = [
     "ImportedTrace",
     "JobDescription",
     "JobList",
+    "JobLogs",
     "JobRequest",
+    "JobRows",
+    "JobStatus",
     "LoadedConfig",
+    "LogLine",
     "Preview",
     "Refresh",
     "Retries",
@@ -266,6 +281,7 @@ __all__ = [
     "import_trace",
     "job_logs",
     "job_request",
+    "job_rows",
     "judge_config",
     "judge_simulation",
     "list_jobs",

@@ -8,6 +8,8 @@ import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from quotactl.core.estimate.answers import Explained, JobRows
+from quotactl.core.jobs.results import AttemptLog, Cancelled, JobDescription, JobLogs
 from quotactl.errors import JobFinishedError, NoLogsError, NotFoundError
 
 if TYPE_CHECKING:
@@ -16,13 +18,11 @@ if TYPE_CHECKING:
 
     from quotactl.aws.account import Account
     from quotactl.aws.job_listing import JobListing
-    from quotactl.aws.training import LogLine
     from quotactl.core.engine import JobStatus
-    from quotactl.core.estimate import Estimates, Eta
     from quotactl.core.jobs.live import LiveQueue
     from quotactl.core.jobs.records import JobDetail
     from quotactl.core.jobs.reprioritise import PriorityChange
-    from quotactl.core.jobs.why import Preemption, Why
+    from quotactl.core.jobs.results import LogLine
     from quotactl.core.resources.observed import LiveJob
 
 
@@ -32,42 +32,6 @@ class JobList:
 
     jobs: list[LiveJob]
     now: float
-
-
-@dataclass(frozen=True)
-class JobDescription:
-    """One job, its preemptions (each with the job that took the capacity), its SageMaker
-    training job's status, and the account's clock when it was read."""
-
-    detail: JobDetail
-    preemptions: tuple[Preemption, ...]
-    training_job: dict[str, object] | None
-    now: float
-
-
-@dataclass(frozen=True)
-class Cancelled:
-    """What ``cancel_jobs`` did: the jobs named, those that had already finished (not sent to
-    AWS), and per-job errors AWS reported."""
-
-    details: list[JobDetail]
-    job_ids: list[str]
-    errors: list[dict[str, str]]
-    finished: list[JobDetail]
-
-    @property
-    def done(self) -> list[str]:
-        failed = {e["job"] for e in self.errors}
-        return [i for i in self.job_ids if i not in failed]
-
-
-@dataclass(frozen=True)
-class AttemptLog:
-    """The log lines of one attempt's training job (read as they are iterated)."""
-
-    training_job: str
-    attempt: int
-    lines: Iterator[LogLine]
 
 
 def read_live(
@@ -149,6 +113,34 @@ def list_jobs(
     return JobList(jobs, listing.now)
 
 
+def job_rows(
+    account: Account,
+    queues: Sequence[str] | None = None,
+    *,
+    statuses: Sequence[JobStatus] | None = None,
+    share: str | None = None,
+    since: float | None = None,
+    wide: bool = False,
+    eta: bool = False,
+    history_file: Path | None = None,
+) -> JobRows:
+    """``quotactl jobs``: ``stream_jobs``' listing, read as it is drawn; with ``eta``, read
+    whole first and each queue run forward once for all its waiting jobs
+    (``estimate_jobs``; ``history_file``: a ledger to draw run times from)."""
+    from quotactl.api.estimates import estimate_jobs
+
+    listing = stream_jobs(account, queues, statuses=statuses, share=share, since=since, wide=wide)
+
+    def clock() -> float:  # the account's clock, known once the first job is in
+        return listing.now
+
+    if not eta:
+        return JobRows(listing, clock, wide)
+    listed = list(listing)  # the estimate runs the whole queue forward: list it first
+    estimates = estimate_jobs(account, queues, history_file=history_file)
+    return JobRows(listed, clock, wide, estimates)
+
+
 def describe_job(account: Account, ref: str) -> JobDescription:
     """The job named by ``ref`` (name, ID or ARN), with its preemption history."""
     from quotactl.core.jobs.why import preemptions_of
@@ -208,19 +200,6 @@ def set_priority(account: Account, ref: str, priority: int) -> PriorityChange:
     return effect
 
 
-@dataclass(frozen=True)
-class Explained:
-    """``job why``'s answer and, for a job that waits, when it is expected to start."""
-
-    why: Why
-    estimates: Estimates
-    now: float
-
-    @property
-    def eta(self) -> Eta | None:
-        return self.estimates.eta(self.why.job.job_id)
-
-
 def why(
     account: Account,
     ref: str,
@@ -257,7 +236,7 @@ def job_logs(
     *,
     follow: bool = False,
     sleep: Callable[[float], None] = time.sleep,
-) -> tuple[JobDetail, list[AttemptLog]]:
+) -> JobLogs:
     """The job and the CloudWatch logs of each attempt's training job (aws backend); with
     ``follow``, the last attempt's lines keep coming until the job ends."""
     from quotactl.aws.training import LogReader
@@ -283,4 +262,5 @@ def job_logs(
         else:
             yield from reader.read()
 
-    return detail, [AttemptLog(n, i + 1, lines(i, n)) for i, n in enumerate(names)]
+    attempts = [AttemptLog(n, i + 1, lines(i, n)) for i, n in enumerate(names)]
+    return JobLogs(detail, attempts, follow)

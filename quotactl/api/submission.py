@@ -11,14 +11,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from quotactl.api.jobs import read_live
+from quotactl.core.estimate.answers import Preview
+from quotactl.core.jobs.results import SubmitResult
 
 if TYPE_CHECKING:
     from collections.abc import Callable
 
     from quotactl.aws.account import Account
-    from quotactl.aws.jobs import Submitted
-    from quotactl.core.estimate import Estimates
-    from quotactl.core.jobs.placement import Placement
     from quotactl.core.jobs.spec import JobSpec, SubmitOptions, SubmitRequest
 
 
@@ -30,31 +29,6 @@ class JobRequest:
     options: SubmitOptions
     queue: str
     share: str
-
-
-@dataclass(frozen=True)
-class Preview:
-    """Where the job would run now, and the names of the jobs the placement mentions."""
-
-    placement: Placement
-    queue: str
-    share: str
-    names: dict[str, str]
-    placements: tuple[Placement, ...] = ()
-    """One per job of a ``--count`` (the first is ``placement``), in submission order."""
-    estimates: Estimates | None = None
-    """When each previewed job is expected to start (by its ID in ``placements``)."""
-    ids: tuple[str, ...] = ()
-    """The previewed jobs' IDs, in the order of ``placements``."""
-    now: float = 0.0
-
-
-@dataclass(frozen=True)
-class SubmitResult:
-    """The jobs submitted, and warnings about them (a share that can never run the job)."""
-
-    submitted: list[Submitted]
-    warnings: list[str]
 
 
 def job_request(spec_file: Path | str, options: SubmitOptions) -> JobRequest:

@@ -18,7 +18,7 @@ from quotactl.errors import QuotactlError, SageMakerSdkMissingError, TrainerInva
 
 if TYPE_CHECKING:
     from quotactl.aws.account import Account
-    from quotactl.aws.jobs import Submitted
+    from quotactl.core.jobs.results import SubmitResult
     from quotactl.core.jobs.spec import SubmitOptions
 
 INSTALL = "pip install 'quotactl[sagemaker]'"
@@ -96,12 +96,12 @@ def trainer_request(ref: str, options: SubmitOptions) -> TrainerRequest:
     return TrainerRequest(trainer, options.queue, options.share, options.name, extra)
 
 
-def submit_trainer(account: Account, request: TrainerRequest) -> Submitted:
-    """Submit the trainer through the SDK's ``TrainingQueue``, on ``account``."""
+def submit_trainer(account: Account, request: TrainerRequest) -> SubmitResult:
+    """Submit the trainer through the SDK's ``TrainingQueue``, on ``account``: one job."""
     from sagemaker.train.aws_batch.training_queue import TrainingQueue
 
     from quotactl.aws.calls import translate
-    from quotactl.aws.jobs import Submitted
+    from quotactl.core.jobs.results import SubmitResult, Submitted
 
     with account.sdk_session():
         try:
@@ -117,4 +117,5 @@ def submit_trainer(account: Account, request: TrainerRequest) -> Submitted:
         except Exception as exc:
             raise translate(exc, "SubmitServiceJob") from exc
     job_id = job.job_arn.rsplit("/", 1)[-1]
-    return Submitted(job_id, job.job_arn, job.job_name, request.queue, request.share)
+    submitted = Submitted(job_id, job.job_arn, job.job_name, request.queue, request.share)
+    return SubmitResult([submitted], [], trainer=True)

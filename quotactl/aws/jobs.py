@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 from quotactl.aws.calls import BatchCalls
 from quotactl.aws.live import LiveReader
 from quotactl.aws.responses import detail_of
+from quotactl.core.jobs.results import Submitted
 from quotactl.core.jobs.spec import resume_options
 from quotactl.errors import (
     AmbiguousJobError,
@@ -68,15 +69,6 @@ class Pacer:
                 now = self.clock()
             self._sent.popleft()
         self._sent.append(now)
-
-
-@dataclasses.dataclass(frozen=True)
-class Submitted:
-    job_id: str
-    job_arn: str
-    name: str
-    queue: str
-    share: str
 
 
 class JobsApi:

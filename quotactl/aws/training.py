@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, cast
 
 from quotactl.aws.calls import BatchCalls
+from quotactl.core.jobs.results import LogLine
 from quotactl.errors import PreflightFailedError, QuotactlError
 
 if TYPE_CHECKING:
@@ -78,13 +79,6 @@ def describe_training_job(sagemaker: SageMakerClient, name: str) -> TrainingJob 
     return TrainingJob(
         name, out.get("TrainingJobStatus"), out.get("SecondaryStatus"), out.get("FailureReason")
     )
-
-
-@dataclass(frozen=True)
-class LogLine:
-    stream: str
-    timestamp: int
-    message: str
 
 
 class LogReader:

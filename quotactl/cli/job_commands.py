@@ -7,9 +7,9 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from quotactl.cli.options import Output, OutputOption
-from quotactl.core.states import JobStatus as JOB_STATUSES
-from quotactl.errors import CancelFailedError, JobFinishedError, UsageError
+from quotactl.api import JobStatus
+from quotactl.cli.options import Duration, Output, OutputOption
+from quotactl.errors import UsageError
 
 if TYPE_CHECKING:
     from quotactl.cli.runtime import Runtime
@@ -52,11 +52,11 @@ def jobs(
         typer.Option(
             metavar="STATUS",
             help="Only jobs in this status (repeatable).",
-            autocompletion=lambda: [s.value for s in JOB_STATUSES],
+            autocompletion=lambda: [s.value for s in JobStatus],
         ),
     ] = None,
     since: Annotated[
-        str | None, typer.Option(metavar="DURATION", help="Only jobs submitted this recently.")
+        float | None, Duration("--since", help="Only jobs submitted this recently.")
     ] = None,
     wide: Annotated[
         bool,
@@ -80,8 +80,6 @@ def jobs(
     listing).
     """
     from quotactl import api
-    from quotactl.cli.support import duration
-    from quotactl.core.engine import JobStatus
 
     runtime = _runtime(ctx, output)
     names = [s.value for s in JobStatus]
@@ -92,34 +90,18 @@ def jobs(
             f"--status {unknown[0]!r} is not a service job status",
             hint=f"use one of {', '.join(names)}",
         )
-    window = None if since is None else duration("--since", since)
-    json = output is Output.JSON
-    with runtime.connect() as account:
-        listing = api.stream_jobs(
+    with runtime.account() as account:
+        rows = api.job_rows(
             account,
             queue,
             statuses=[JobStatus(s) for s in wanted],
             share=share,
-            since=window,
-            wide=wide or json,
+            since=since,
+            wide=wide or output is Output.JSON,  # the document has every job's figures
+            eta=eta,
+            history_file=history,
         )
-        if json:
-            from quotactl.render.jobs_json import jobs_json
-
-            listed = list(listing)
-            estimates = api.estimate_jobs(account, queue, history_file=history) if eta else None
-            runtime.stdout.write(jobs_json(listed, estimates))
-            runtime.report_calls(account)
-            return
-        from quotactl.render.jobs import print_jobs
-
-        if eta:  # the estimate runs the whole queue forward: list it first
-            listed = list(listing)
-            estimates = api.estimate_jobs(account, queue, history_file=history)
-            print_jobs(runtime.console(), listed, listing.now, wide=wide, estimates=estimates)
-        else:
-            print_jobs(runtime.console(), listing, lambda: listing.now, wide=wide)
-        runtime.report_calls(account)
+        runtime.show(rows)  # the table's rows are drawn as the listing reads them
 
 
 @job.command("describe")
@@ -128,16 +110,9 @@ def describe(ctx: typer.Context, ref: JobArgument, output: OutputOption = Output
     from quotactl import api
 
     runtime = _runtime(ctx, output)
-    with runtime.connect() as account:
+    with runtime.account() as account:
         found = api.describe_job(account, ref)
-    if output is Output.JSON:
-        from quotactl.render.jobs_json import describe_json
-
-        runtime.stdout.write(describe_json(found.detail, found.preemptions, found.training_job))
-        return
-    from quotactl.render.jobs import print_job
-
-    print_job(runtime.console(), found.detail, found.preemptions, found.training_job, found.now)
+    runtime.show(found)
 
 
 @job.command("cancel")
@@ -159,45 +134,9 @@ def cancel(
     from quotactl import api
 
     runtime = _runtime(ctx, output)
-    with runtime.connect() as account:
+    with runtime.account() as account:
         result = api.cancel_jobs(account, refs, reason)
-    names = {d.job.job_id: d.job.name for d in result.details}
-    if output is Output.JSON:
-        runtime.write_json(
-            {
-                "format_version": "1",
-                "cancelled": result.done,
-                "finished": [
-                    {"job_id": d.job.job_id, "name": d.job.name, "status": d.job.status.value}
-                    for d in result.finished
-                ],
-                "errors": result.errors,
-            }
-        )
-    else:
-        for job_id in result.done:
-            print(f"cancelled {names[job_id]} ({job_id})", file=runtime.stdout)
-        for d in result.finished:
-            print(
-                f"{d.job.name} ({d.job.job_id}) had already finished: {d.job.status.value}",
-                file=runtime.stdout,
-            )
-    for error in result.errors:
-        print(f"error: {error['job']}: {error['code']}: {error['message']}", file=runtime.stderr)
-    if result.errors:
-        raise CancelFailedError(
-            f"{len(result.errors)} of {len(result.details)} jobs could not be cancelled"
-            if len(result.details) > 1
-            else "the job could not be cancelled"
-        )
-    if result.finished:
-        raise JobFinishedError(
-            f"{len(result.finished)} of {len(result.details)} jobs had already finished "
-            "and were not cancelled"
-            if len(result.details) > 1
-            else "the job had already finished and was not cancelled",
-            hint="a finished job cannot be cancelled; `quotactl jobs` shows each job's status",
-        )
+    runtime.show(result)
 
 
 @job.command("priority")
@@ -213,16 +152,9 @@ def priority(
     from quotactl import api
 
     runtime = _runtime(ctx, output)
-    with runtime.connect() as account:
+    with runtime.account() as account:
         effect = api.set_priority(account, ref, value)
-    if output is Output.JSON:
-        from quotactl.render.jobs_json import priority_json
-
-        runtime.stdout.write(priority_json(effect))
-        return
-    from quotactl.render.jobs import print_priority
-
-    print_priority(runtime.console(), effect)
+    runtime.show(effect)
 
 
 @job.command("why")
@@ -236,16 +168,9 @@ def why(
     from quotactl import api
 
     runtime = _runtime(ctx, output)
-    with runtime.connect() as account:
+    with runtime.account() as account:
         answer = api.why(account, ref, history_file=history)
-    if output is Output.JSON:
-        from quotactl.render.jobs_json import why_json
-
-        runtime.stdout.write(why_json(answer.why, answer.estimates))
-        return
-    from quotactl.render.jobs import print_why
-
-    print_why(runtime.console(), answer.why, answer.estimates, answer.now)
+    runtime.show(answer)
 
 
 @job.command("logs")
@@ -258,15 +183,15 @@ def logs(
 ) -> None:
     """Print the job's training logs (CloudWatch, aws backend)."""
     from quotactl import api
-    from quotactl.render.job_logs import print_logs
 
     runtime = _runtime(ctx)
-    with runtime.connect() as account:
-        detail, attempts = api.job_logs(account, ref, follow=follow, sleep=runtime.sleep)
-        if not attempts:
-            runtime.notice(f"quotactl: {detail.job.name} has not started: no training job, no logs")
+    with runtime.account() as account:
+        found = api.job_logs(account, ref, follow=follow, sleep=runtime.sleep)
+        if not found.attempts:
+            name = found.detail.job.name
+            runtime.notice(f"quotactl: {name} has not started: no training job, no logs")
             return
-        print_logs(runtime.stdout, attempts, flush=follow)
+        runtime.show(found)  # the lines are read (and followed) as they are written
 
 
 def register(app: typer.Typer) -> None:

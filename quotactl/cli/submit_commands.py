@@ -3,16 +3,12 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, cast
+from typing import Annotated
 
 import typer
 
-from quotactl.cli.options import Output
+from quotactl.cli.options import Duration, Output
 from quotactl.errors import SubmitInterrupted, UsageError
-
-if TYPE_CHECKING:
-    from quotactl.api import Preview, Submitted, TrainerRequest
-    from quotactl.cli.runtime import Runtime
 
 
 def submit(
@@ -54,8 +50,7 @@ def submit(
         typer.Option(metavar="N", min=0, help="Requeue after at most N preemptions, then fail."),
     ] = None,
     timeout: Annotated[
-        str | None,
-        typer.Option(metavar="DURATION", help="Stop an attempt after this long, e.g. 12h."),
+        float | None, Duration("--timeout", help="Stop an attempt after this long, e.g. 12h.")
     ] = None,
     tag: Annotated[
         list[str] | None, typer.Option(metavar="K=V", help="Tag the job (repeatable).")
@@ -91,10 +86,11 @@ def submit(
     """
     from quotactl import api
     from quotactl.cli.runtime import runtime_of
-    from quotactl.core.jobs.spec import SubmitOptions
 
     runtime = runtime_of(ctx, output)
-    options = SubmitOptions(
+    if timeout is not None and timeout < 1:
+        raise UsageError("--timeout must be at least 1s")
+    options = api.SubmitOptions(
         queue=queue,
         share=share,
         priority=priority,
@@ -102,101 +98,31 @@ def submit(
         count=count,
         start_index=start_index,
         preemption_retries=preemption_retries,
-        timeout_seconds=_timeout(timeout),
+        timeout_seconds=None if timeout is None else int(timeout),
         tags=_tags(tag or []),
     )
     if trainer is not None:
         if jobspec is not None or dry_run:
             raise UsageError("--trainer takes no JOBSPEC and no --dry-run")
-        _submit_trainer(runtime, api.trainer_request(trainer, options), output)
+        request = api.trainer_request(trainer, options)
+        with runtime.account() as account:
+            runtime.show(api.submit_trainer(account, request))
         return
     if jobspec is None:
         raise UsageError("give a JOBSPEC file (or --trainer MODULE:ATTR)")
     if history is not None and not dry_run:
         raise UsageError("--history is for --dry-run: it says when the job would start")
-    request = api.job_request(jobspec, options)
-    with runtime.connect() as account:
+    spec = api.job_request(jobspec, options)
+    with runtime.account() as account:
         if dry_run:
-            found = api.preview(account, request, clock=runtime.clock, history_file=history)
-            _show_preview(runtime, found, output)
+            runtime.show(api.preview(account, spec, clock=runtime.clock, history_file=history))
             return
         try:
-            result = api.submit(account, request, clock=runtime.clock)
+            result = api.submit(account, spec, clock=runtime.clock)
         except SubmitInterrupted as stopped:  # the jobs that went through, then the error
-            runtime.interrupts.finish()  # nothing is left to stop: let it be said in full
-            _show_submitted(runtime, cast("list[Submitted]", stopped.submitted), [], output)
-            raise
-    runtime.interrupts.finish()
-    _show_submitted(runtime, result.submitted, result.warnings, output)
-
-
-def _show_preview(runtime: Runtime, found: Preview, output: Output) -> None:
-    if output is Output.JSON:
-        from quotactl.render.jobs_json import placement_json
-
-        runtime.stdout.write(
-            placement_json(found.placement, found.placements, found.estimates, found.ids)
-        )
-        return
-    from quotactl.render.jobs import print_placement
-
-    print_placement(
-        runtime.console(),
-        found.placement,
-        queue=found.queue,
-        share=found.share,
-        names=found.names,
-        placements=found.placements,
-        estimates=found.estimates,
-        ids=found.ids,
-        now=found.now,
-    )
-
-
-def _show_submitted(
-    runtime: Runtime, submitted: list[Submitted], warnings: list[str], output: Output
-) -> None:
-    for warning in warnings:
-        runtime.warn(warning)
-    if output is Output.JSON:
-        from quotactl.render.jobs_json import submitted_json
-
-        runtime.stdout.write(submitted_json(submitted, warnings))
-        runtime.json_written = True
-        return
-    for job in submitted:
-        print(
-            f"submitted {job.name} ({job.job_id}) to {job.queue}/{job.share}", file=runtime.stdout
-        )
-
-
-def _submit_trainer(runtime: Runtime, request: TrainerRequest, output: Output) -> None:
-    from quotactl import api
-
-    with runtime.connect() as account:
-        job = api.submit_trainer(account, request)
-    if output is Output.JSON:
-        _show_submitted(runtime, [job], [], output)
-        return
-    print(
-        f"submitted {job.name} ({job.job_id}) to {job.queue}/{job.share} "
-        "through the SageMaker SDK's TrainingQueue",
-        file=runtime.stdout,
-    )
-
-
-def _timeout(text: str | None) -> int | None:
-    if text is None:
-        return None
-    from quotactl.core.durations import DurationError, parse_duration
-
-    try:
-        seconds = parse_duration(text)
-    except DurationError as exc:
-        raise UsageError(f"--timeout: {exc}") from exc
-    if seconds < 1:
-        raise UsageError("--timeout must be at least 1s")
-    return int(seconds)
+            result = api.SubmitResult.cut_short(stopped)
+    runtime.interrupts.finish()  # nothing is left to stop: let it be said in full
+    runtime.show(result)
 
 
 def _tags(pairs: list[str]) -> dict[str, str]:

@@ -3,31 +3,23 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING
+
+from quotactl.core.jobs.results import JobLogs
+from quotactl.core.outputs import Output
+from quotactl.render.views import Screen, view
 
 if TYPE_CHECKING:
-    from collections.abc import Iterator, Sequence
+    from collections.abc import Sequence
     from typing import TextIO
 
-
-class LogLine(Protocol):
-    @property
-    def timestamp(self) -> int: ...
-    @property
-    def stream(self) -> str: ...
-    @property
-    def message(self) -> str: ...
+    from quotactl.core.jobs.results import AttemptLog
 
 
-class AttemptLog(Protocol):
-    """One attempt's lines (``quotactl.api.jobs.AttemptLog``)."""
-
-    @property
-    def training_job(self) -> str: ...
-    @property
-    def attempt(self) -> int: ...
-    @property
-    def lines(self) -> Iterator[LogLine]: ...
+@view(JobLogs, Output.TEXT)
+def show_logs(result: JobLogs, screen: Screen) -> None:
+    """The lines as they are read (with ``--follow``, each flushed as it arrives)."""
+    print_logs(screen.stdout, result.attempts, flush=result.follow)
 
 
 def print_logs(out: TextIO, attempts: Sequence[AttemptLog], *, flush: bool = False) -> None:

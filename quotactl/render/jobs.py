@@ -5,12 +5,17 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from quotactl.core.durations import human_duration
+from quotactl.core.estimate.answers import Explained, JobRows, Preview
+from quotactl.core.jobs.reprioritise import PriorityChange
+from quotactl.core.jobs.results import Cancelled, JobDescription, SubmitResult
+from quotactl.core.outputs import Output
 from quotactl.core.states import JobStatus
 from quotactl.render.console import print_trimmed
 from quotactl.render.eta import basis_words, cost_line, eta_cell, eta_sentence
 from quotactl.render.job_table import Column, StreamTable
-from quotactl.render.jobs_json import iso
+from quotactl.render.jobs_json import cancel_errors, iso, submit_warnings
 from quotactl.render.symbols import DASH
+from quotactl.render.views import Screen, view
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -21,7 +26,6 @@ if TYPE_CHECKING:
     from quotactl.core.estimate import Estimates, Eta
     from quotactl.core.jobs.placement import Placement
     from quotactl.core.jobs.records import JobDetail
-    from quotactl.core.jobs.reprioritise import PriorityChange
     from quotactl.core.jobs.why import Preemption, Why
     from quotactl.core.resources.observed import LiveJob
 
@@ -73,6 +77,12 @@ def _number(value: int | None) -> str:
     return DASH if value is None else str(value)
 
 
+@view(JobRows, Output.TEXT)
+def show_jobs(rows: JobRows, screen: Screen) -> None:
+    """``jobs``: the table, each row written as the listing reads it."""
+    print_jobs(screen.console(), rows.jobs, rows.clock, wide=rows.wide, estimates=rows.estimates)
+
+
 def print_jobs(
     console: Console,
     jobs: Iterable[LiveJob],
@@ -112,6 +122,12 @@ def print_table(console: Console, table: Table) -> None:
 def _natural_width(console: Console, table: Table) -> int:
     measured = table.__rich_measure__(console, console.options.update_width(100_000))
     return int(measured.maximum)
+
+
+@view(JobDescription, Output.TEXT)
+def show_job(found: JobDescription, screen: Screen) -> None:
+    """``job describe``."""
+    print_job(screen.console(), found.detail, found.preemptions, found.training_job, found.now)
 
 
 def print_job(
@@ -171,6 +187,12 @@ def _print_preemptions(console: Console, preemptions: Sequence[Preemption]) -> N
         console.print(f"  {iso(p.at) or DASH}  {p.kind:<8}  {who}")
 
 
+@view(Explained, Output.TEXT)
+def show_why(answer: Explained, screen: Screen) -> None:
+    """``job why``."""
+    print_why(screen.console(), answer.why, answer.estimates, answer.now)
+
+
 def print_why(
     console: Console, why: Why, estimates: Estimates | None = None, now: float = 0.0
 ) -> None:
@@ -211,6 +233,22 @@ def _print_eta(
 
 def _named(ids: Sequence[str], names: Mapping[str, str]) -> str:
     return ", ".join(f"{names[i]} ({i})" if i in names else i for i in ids)
+
+
+@view(Preview, Output.TEXT)
+def show_preview(found: Preview, screen: Screen) -> None:
+    """``submit --dry-run``."""
+    print_placement(
+        screen.console(),
+        found.placement,
+        queue=found.queue,
+        share=found.share,
+        names=found.names,
+        placements=found.placements,
+        estimates=found.estimates,
+        ids=found.ids,
+        now=found.now,
+    )
 
 
 def print_placement(
@@ -270,6 +308,12 @@ def _jobs_count(n: int) -> str:
     return f"{n} job{'s' if n != 1 else ''}"
 
 
+@view(PriorityChange, Output.TEXT)
+def show_priority(change: PriorityChange, screen: Screen) -> None:
+    """``job priority``."""
+    print_priority(screen.console(), change)
+
+
 def print_priority(console: Console, change: PriorityChange) -> None:
     before = DASH if change.before is None else str(change.before)
     console.print(f"priority of {change.name} ({change.job_id}): {before} \u2192 {change.after}")
@@ -288,3 +332,23 @@ def print_priority(console: Console, change: PriorityChange) -> None:
         console.print("No preemption follows on the next scheduling pass.")
     if change.starts:
         console.print("The job starts on the next scheduling pass.")
+
+
+@view(Cancelled, Output.TEXT)
+def show_cancelled(result: Cancelled, screen: Screen) -> None:
+    """``job cancel``: a line per job cancelled or already finished; errors on stderr."""
+    names = {d.job.job_id: d.job.name for d in result.details}
+    for job_id in result.done:
+        screen.line(f"cancelled {names[job_id]} ({job_id})")
+    for d in result.finished:
+        screen.line(f"{d.job.name} ({d.job.job_id}) had already finished: {d.job.status.value}")
+    cancel_errors(result, screen)
+
+
+@view(SubmitResult, Output.TEXT)
+def show_submitted(result: SubmitResult, screen: Screen) -> None:
+    """``submit``: its warnings on stderr, then a line per job submitted."""
+    submit_warnings(result, screen)
+    how = " through the SageMaker SDK's TrainingQueue" if result.trainer else ""
+    for job in result.submitted:
+        screen.line(f"submitted {job.name} ({job.job_id}) to {job.queue}/{job.share}{how}")

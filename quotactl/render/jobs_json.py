@@ -27,6 +27,12 @@ import json
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
+from quotactl.core.estimate.answers import Explained, JobRows, Preview
+from quotactl.core.jobs.reprioritise import PriorityChange
+from quotactl.core.jobs.results import Cancelled, JobDescription, SubmitResult
+from quotactl.core.outputs import Output
+from quotactl.render.views import Screen, view
+
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
@@ -34,7 +40,7 @@ if TYPE_CHECKING:
     from quotactl.core.jobs.analysis import Wait
     from quotactl.core.jobs.placement import Placement
     from quotactl.core.jobs.records import JobDetail
-    from quotactl.core.jobs.reprioritise import PriorityChange
+    from quotactl.core.jobs.results import Submitted
     from quotactl.core.jobs.why import Preemption, Why
     from quotactl.core.resources.observed import LiveJob
 
@@ -51,8 +57,8 @@ def iso(seconds: float | None) -> str | None:
     return text + "Z"
 
 
-def dump(document: dict[str, Any]) -> str:
-    return json.dumps({"format_version": FORMAT_VERSION, **document}, indent=2) + "\n"
+def versioned(document: dict[str, Any]) -> dict[str, Any]:
+    return {"format_version": FORMAT_VERSION, **document}
 
 
 def job_view(job: LiveJob) -> dict[str, Any]:
@@ -75,17 +81,22 @@ def job_view(job: LiveJob) -> dict[str, Any]:
     }
 
 
-def jobs_json(jobs: Sequence[LiveJob], estimates: Estimates | None = None) -> str:
+@view(JobRows, Output.JSON)
+def show_jobs_json(rows: JobRows, screen: Screen) -> None:
+    """``jobs -o json``: the whole listing in one document."""
+    screen.write_json(jobs_document(list(rows.jobs), rows.estimates))
+
+
+def jobs_document(jobs: Sequence[LiveJob], estimates: Estimates | None = None) -> dict[str, Any]:
     """With ``estimates`` (``jobs --eta``): every job gains ``eta`` (null unless it waits),
     and the document an ``estimate`` (how it was made, and the API calls it read with)."""
     if estimates is None:
-        return dump({"jobs": [job_view(j) for j in jobs]})
-    return dump(
-        {
-            "jobs": [{**job_view(j), "eta": eta_view(estimates.eta(j.job_id))} for j in jobs],
-            "estimate": estimate_view(estimates),
-        }
-    )
+        return {"format_version": FORMAT_VERSION, "jobs": [job_view(j) for j in jobs]}
+    return {
+        "format_version": FORMAT_VERSION,
+        "jobs": [{**job_view(j), "eta": eta_view(estimates.eta(j.job_id))} for j in jobs],
+        "estimate": estimate_view(estimates),
+    }
 
 
 def preemption_view(p: Preemption) -> dict[str, Any]:
@@ -98,12 +109,18 @@ def preemption_view(p: Preemption) -> dict[str, Any]:
     }
 
 
-def describe_json(
+@view(JobDescription, Output.JSON)
+def show_job_json(found: JobDescription, screen: Screen) -> None:
+    """``job describe -o json``."""
+    screen.write_json(describe_document(found.detail, found.preemptions, found.training_job))
+
+
+def describe_document(
     detail: JobDetail,
     preemptions: Sequence[Preemption],
-    training_job: dict[str, Any] | None,
-) -> str:
-    payload: Any = None
+    training_job: dict[str, object] | None,
+) -> dict[str, Any]:
+    payload: object = None
     if detail.payload:
         try:
             payload = json.loads(detail.payload)
@@ -116,7 +133,7 @@ def describe_json(
         "preemption_history": [preemption_view(p) for p in preemptions],
         "training_job": training_job,
     }
-    return dump({"job": view})
+    return versioned({"job": view})
 
 
 def wait_view(wait: Wait | None) -> dict[str, Any] | None:
@@ -130,7 +147,13 @@ def wait_view(wait: Wait | None) -> dict[str, Any] | None:
     }
 
 
-def why_json(why: Why, estimates: Estimates | None = None) -> str:
+@view(Explained, Output.JSON)
+def show_why_json(answer: Explained, screen: Screen) -> None:
+    """``job why -o json``."""
+    screen.write_json(why_document(answer.why, answer.estimates))
+
+
+def why_document(why: Why, estimates: Estimates | None = None) -> dict[str, Any]:
     document: dict[str, Any] = {
         "job_id": why.job.job_id,
         "status": why.job.status.value,
@@ -140,15 +163,23 @@ def why_json(why: Why, estimates: Estimates | None = None) -> str:
     if estimates is not None:
         document["eta"] = eta_view(estimates.eta(why.job.job_id))
         document["estimate"] = estimate_view(estimates)
-    return dump(document)
+    return versioned(document)
 
 
-def placement_json(
+@view(Preview, Output.JSON)
+def show_preview_json(found: Preview, screen: Screen) -> None:
+    """``submit --dry-run -o json``."""
+    screen.write_json(
+        placement_document(found.placement, found.placements, found.estimates, found.ids)
+    )
+
+
+def placement_document(
     placement: Placement,
     placements: Sequence[Placement] = (),
     estimates: Estimates | None = None,
     ids: Sequence[str] = (),
-) -> str:
+) -> dict[str, Any]:
     """The first job's placement; with a ``--count``, every job's under ``jobs``; with
     ``estimates`` of the previewed jobs (by ``ids``), each gains ``eta``."""
     etas: list[Eta | None] = [estimates.eta(i) if estimates else None for i in ids]
@@ -161,7 +192,7 @@ def placement_json(
         if estimates is not None:
             for view, eta in zip(document["jobs"], etas, strict=False):
                 view["eta"] = eta_view(eta)
-    return dump(document)
+    return versioned(document)
 
 
 def placement_view(placement: Placement) -> dict[str, Any]:
@@ -178,8 +209,21 @@ def placement_view(placement: Placement) -> dict[str, Any]:
     }
 
 
-def submitted_json(submitted: Sequence[Any], warnings: Sequence[str]) -> str:
-    return dump(
+@view(SubmitResult, Output.JSON)
+def show_submitted_json(result: SubmitResult, screen: Screen) -> None:
+    """``submit -o json``: its warnings on stderr, then the jobs submitted."""
+    submit_warnings(result, screen)
+    screen.write_json(submitted_document(result.submitted, result.warnings))
+
+
+def submit_warnings(result: SubmitResult, screen: Screen) -> None:
+    """``warning: ...`` on stderr for each warning about the jobs submitted."""
+    for warning in result.warnings:
+        screen.line(f"warning: {warning}", stderr=True)
+
+
+def submitted_document(submitted: Sequence[Submitted], warnings: Sequence[str]) -> dict[str, Any]:
+    return versioned(
         {
             "submitted": [
                 {
@@ -196,8 +240,14 @@ def submitted_json(submitted: Sequence[Any], warnings: Sequence[str]) -> str:
     )
 
 
-def priority_json(change: PriorityChange) -> str:
-    return dump(
+@view(PriorityChange, Output.JSON)
+def show_priority_json(change: PriorityChange, screen: Screen) -> None:
+    """``job priority -o json``."""
+    screen.write_json(priority_document(change))
+
+
+def priority_document(change: PriorityChange) -> dict[str, Any]:
+    return versioned(
         {
             "job_id": change.job_id,
             "priority_before": change.before,
@@ -233,3 +283,26 @@ def estimate_view(estimates: Estimates) -> dict[str, Any]:
         "api_calls": dict(sorted(estimates.calls.items())),
         "computation_seconds": round(estimates.seconds, 3),
     }
+
+
+@view(Cancelled, Output.JSON)
+def show_cancelled_json(result: Cancelled, screen: Screen) -> None:
+    """``job cancel -o json``; the jobs AWS would not cancel, one line each on stderr."""
+    screen.write_json(
+        {
+            "format_version": FORMAT_VERSION,
+            "cancelled": result.done,
+            "finished": [
+                {"job_id": d.job.job_id, "name": d.job.name, "status": d.job.status.value}
+                for d in result.finished
+            ],
+            "errors": result.errors,
+        }
+    )
+    cancel_errors(result, screen)
+
+
+def cancel_errors(result: Cancelled, screen: Screen) -> None:
+    """``error: JOB: CODE: MESSAGE`` on stderr for each job AWS would not cancel."""
+    for error in result.errors:
+        screen.line(f"error: {error['job']}: {error['code']}: {error['message']}", stderr=True)

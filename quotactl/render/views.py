@@ -26,6 +26,7 @@ if TYPE_CHECKING:
 R = TypeVar("R")
 
 _STATUS = "quotactl.core.status"
+_JOB_VIEWS = {"text": "quotactl.render.jobs", "json": "quotactl.render.jobs_json"}
 WHERE: dict[str, dict[str, str]] = {
     # the result type (module.QualifiedName) -> {output: the render module holding its view}
     f"{_STATUS}.report.StatusReport": {
@@ -67,6 +68,20 @@ WHERE: dict[str, dict[str, str]] = {
         "markdown": "quotactl.render.compare",
         "html": "quotactl.render.report.whatif",
     },
+    # the job commands: jobs, job describe|cancel|priority|why|logs, submit
+    **{
+        f"quotactl.core.{kind}": _JOB_VIEWS
+        for kind in (
+            "estimate.answers.JobRows",
+            "estimate.answers.Explained",
+            "estimate.answers.Preview",
+            "jobs.results.JobDescription",
+            "jobs.results.Cancelled",
+            "jobs.results.SubmitResult",
+            "jobs.reprioritise.PriorityChange",
+        )
+    },
+    "quotactl.core.jobs.results.JobLogs": {"text": "quotactl.render.job_logs"},
 }
 _VIEWS: dict[tuple[type, str], Callable[[Any, Screen], None]] = {}
 
