@@ -187,10 +187,6 @@ def logs(
     runtime = _runtime(ctx)
     with runtime.account() as account:
         found = api.job_logs(account, ref, follow=follow, sleep=runtime.sleep)
-        if not found.attempts:
-            name = found.detail.job.name
-            runtime.notice(f"quotactl: {name} has not started: no training job, no logs")
-            return
         runtime.show(found)  # the lines are read (and followed) as they are written
 
 

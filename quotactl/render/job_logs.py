@@ -19,6 +19,10 @@ if TYPE_CHECKING:
 @view(JobLogs, Output.TEXT)
 def show_logs(result: JobLogs, screen: Screen) -> None:
     """The lines as they are read (with ``--follow``, each flushed as it arrives)."""
+    if not result.attempts:
+        name = result.detail.job.name
+        screen.notice(f"quotactl: {name} has not started: no training job, no logs")
+        return
     print_logs(screen.stdout, result.attempts, flush=result.follow)
 
 
