@@ -94,7 +94,11 @@ if TYPE_CHECKING:
     from quotactl.aws.jobs import Submitted
     from quotactl.aws.session import Retries
     from quotactl.config import LoadedConfig
+    from quotactl.core.apply.hooks import ApplyResult
     from quotactl.core.jobs.spec import SubmitOptions
+    from quotactl.core.plan.model import Plan
+    from quotactl.core.resources.desired import DesiredState
+    from quotactl.core.rules import refusal
     from quotactl.core.status.watching import Refresh, StatusWatch
 
 _WHERE = {
@@ -176,6 +180,11 @@ _WHERE = {
     "quotactl.aws.session": ("Retries",),
     "quotactl.config": ("LoadedConfig",),
     "quotactl.core.jobs.spec": ("SubmitOptions",),
+    # plan, apply, validate, doctor, export/import, lock, fmt, metrics, local (house-g3)
+    "quotactl.core.apply.hooks": ("ApplyResult",),
+    "quotactl.core.plan.model": ("Plan",),
+    "quotactl.core.resources.desired": ("DesiredState",),
+    "quotactl.core.rules": ("refusal",),
 }
 _MODULE_OF = {name: module for module, names in _WHERE.items() for name in names}
 
@@ -187,10 +196,12 @@ __all__ = [
     "PLAN_KEY",
     "WATCH_RETRIES",
     "Account",
+    "ApplyResult",
     "AttemptLog",
     "Cancelled",
     "Check",
     "Checkup",
+    "DesiredState",
     "EmulatorSettings",
     "Explained",
     "ExportedTrace",
@@ -201,6 +212,7 @@ __all__ = [
     "JobList",
     "JobRequest",
     "LoadedConfig",
+    "Plan",
     "Preview",
     "Refresh",
     "Retries",
@@ -246,6 +258,7 @@ __all__ = [
     "read_live",
     "read_metrics",
     "read_plan",
+    "refusal",
     "reset",
     "rules_for",
     "rules_for_paths",

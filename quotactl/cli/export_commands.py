@@ -91,7 +91,7 @@ def import_(
     """
     from quotactl import api
     from quotactl.cli.runtime import runtime_of
-    from quotactl.cli.support import confirm, duration, load
+    from quotactl.cli.support import confirm, load
     from quotactl.core.resources.desired import STACK_TAG
 
     runtime = runtime_of(ctx)
@@ -112,7 +112,7 @@ def import_(
 
     with runtime.connect(desired.region) as account:
         account.reach(desired.account_id)
-        timeout = duration("--lock-timeout", lock_timeout)
+        timeout = lock_timeout or 0.0
         lock = api.lock_request(account, "import", timeout, on_warning=runtime.warn)
         imported = api.import_resources(
             account,

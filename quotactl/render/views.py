@@ -37,6 +37,13 @@ WHERE: dict[str, dict[str, str]] = {
         "json": "quotactl.render.status_watch",
     },
     "quotactl.core.history.gauges.Reading": {"openmetrics": "quotactl.render.openmetrics"},
+    # plan, apply, validate, doctor, export/import, lock, fmt, metrics, local (house-g3)
+    "quotactl.core.plan.model.Plan": {
+        "text": "quotactl.render.plan",
+        "json": "quotactl.render.plan",
+        "markdown": "quotactl.render.plan",
+    },
+    "quotactl.core.apply.hooks.ApplyResult": {"text": "quotactl.render.progress"},
 }
 _VIEWS: dict[tuple[type, str], Callable[[Any, Screen], None]] = {}
 
