@@ -26,7 +26,7 @@ if TYPE_CHECKING:
         write_config,
     )
     from quotactl.api.checkup import Check, Checkup, doctor, versions
-    from quotactl.api.config import DEFAULT_CONFIG, Validation, load, schema, validate
+    from quotactl.api.config import DEFAULT_CONFIG, load, schema, validate
     from quotactl.api.connection import BACKENDS, DEFAULT_STATE, connect
     from quotactl.api.estimates import estimate_jobs
     from quotactl.api.formatting import Formatted, format_files, write_formatted
@@ -100,6 +100,7 @@ if TYPE_CHECKING:
     from quotactl.core.resources.desired import DesiredState
     from quotactl.core.rules import refusal
     from quotactl.core.status.watching import Refresh, StatusWatch
+    from quotactl.core.validation import ConfigSchema, ConfigSummary, Validation
 
 _WHERE = {
     "quotactl.api.adopt": (
@@ -109,7 +110,7 @@ _WHERE = {
         "import_resources",
         "write_config",
     ),
-    "quotactl.api.config": ("DEFAULT_CONFIG", "Validation", "load", "schema", "validate"),
+    "quotactl.api.config": ("DEFAULT_CONFIG", "load", "schema", "validate"),
     "quotactl.api.connection": ("BACKENDS", "DEFAULT_STATE", "connect"),
     "quotactl.api.settings": ("FAULTS_VARIABLE", "EmulatorSettings"),
     "quotactl.api.rules": ("judge_config", "judge_simulation", "rules_for", "rules_for_paths"),
@@ -120,6 +121,8 @@ _WHERE = {
     "quotactl.api.jobs": (
         "AttemptLog",
         "Cancelled",
+        "ConfigSchema",
+        "ConfigSummary",
         "Explained",
         "JobDescription",
         "JobList",
@@ -185,6 +188,7 @@ _WHERE = {
     "quotactl.core.plan.model": ("Plan",),
     "quotactl.core.resources.desired": ("DesiredState",),
     "quotactl.core.rules": ("refusal",),
+    "quotactl.core.validation": ("ConfigSchema", "ConfigSummary", "Validation"),
 }
 _MODULE_OF = {name: module for module, names in _WHERE.items() for name in names}
 
@@ -201,6 +205,8 @@ __all__ = [
     "Cancelled",
     "Check",
     "Checkup",
+    "ConfigSchema",
+    "ConfigSummary",
     "DesiredState",
     "EmulatorSettings",
     "Explained",

@@ -44,6 +44,14 @@ WHERE: dict[str, dict[str, str]] = {
         "markdown": "quotactl.render.plan",
     },
     "quotactl.core.apply.hooks.ApplyResult": {"text": "quotactl.render.progress"},
+    "quotactl.core.validation.Validation": {
+        "text": "quotactl.render.validation",
+        "json": "quotactl.render.validation",
+    },
+    "quotactl.core.validation.ConfigSchema": {
+        "text": "quotactl.render.validation",
+        "json": "quotactl.render.validation",
+    },
 }
 _VIEWS: dict[tuple[type, str], Callable[[Any, Screen], None]] = {}
 
