@@ -25,7 +25,7 @@ if TYPE_CHECKING:
         import_resources,
         write_config,
     )
-    from quotactl.api.checkup import Check, Checkup, doctor, versions
+    from quotactl.api.checkup import doctor, versions
     from quotactl.api.config import DEFAULT_CONFIG, load, schema, validate
     from quotactl.api.connection import BACKENDS, DEFAULT_STATE, connect
     from quotactl.api.estimates import estimate_jobs
@@ -95,6 +95,7 @@ if TYPE_CHECKING:
     from quotactl.aws.session import Retries
     from quotactl.config import LoadedConfig
     from quotactl.core.apply.hooks import ApplyResult
+    from quotactl.core.checkup import Check, Checkup
     from quotactl.core.jobs.spec import SubmitOptions
     from quotactl.core.plan.model import Plan
     from quotactl.core.resources.desired import DesiredState
@@ -115,7 +116,7 @@ _WHERE = {
     "quotactl.api.settings": ("FAULTS_VARIABLE", "EmulatorSettings"),
     "quotactl.api.rules": ("judge_config", "judge_simulation", "rules_for", "rules_for_paths"),
     "quotactl.api.history_ledger": ("HistoryWritten", "history"),
-    "quotactl.api.checkup": ("Check", "Checkup", "doctor", "versions"),
+    "quotactl.api.checkup": ("doctor", "versions"),
     "quotactl.api.formatting": ("Formatted", "format_files", "write_formatted"),
     "quotactl.api.estimates": ("estimate_jobs",),
     "quotactl.api.jobs": (
@@ -188,6 +189,7 @@ _WHERE = {
     "quotactl.core.plan.model": ("Plan",),
     "quotactl.core.resources.desired": ("DesiredState",),
     "quotactl.core.rules": ("refusal",),
+    "quotactl.core.checkup": ("Check", "Checkup"),
     "quotactl.core.validation": ("ConfigSchema", "ConfigSummary", "Validation"),
 }
 _MODULE_OF = {name: module for module, names in _WHERE.items() for name in names}

@@ -48,6 +48,10 @@ WHERE: dict[str, dict[str, str]] = {
         "text": "quotactl.render.validation",
         "json": "quotactl.render.validation",
     },
+    "quotactl.core.checkup.Checkup": {
+        "text": "quotactl.render.doctor",
+        "json": "quotactl.render.doctor",
+    },
     "quotactl.core.validation.ConfigSchema": {
         "text": "quotactl.render.validation",
         "json": "quotactl.render.validation",
