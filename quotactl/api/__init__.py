@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     from quotactl.api.config import DEFAULT_CONFIG, load, schema, validate
     from quotactl.api.connection import BACKENDS, DEFAULT_STATE, connect
     from quotactl.api.estimates import estimate_jobs
-    from quotactl.api.formatting import Formatted, format_files, write_formatted
+    from quotactl.api.formatting import fmt, format_files, write_formatted
     from quotactl.api.history_ledger import HistoryWritten, history
     from quotactl.api.jobs import (
         AttemptLog,
@@ -96,6 +96,7 @@ if TYPE_CHECKING:
     from quotactl.config import LoadedConfig
     from quotactl.core.apply.hooks import ApplyResult
     from quotactl.core.checkup import Check, Checkup
+    from quotactl.core.formatting import Formatted, Formatting
     from quotactl.core.jobs.spec import SubmitOptions
     from quotactl.core.plan.model import Plan
     from quotactl.core.resources.desired import DesiredState
@@ -117,7 +118,7 @@ _WHERE = {
     "quotactl.api.rules": ("judge_config", "judge_simulation", "rules_for", "rules_for_paths"),
     "quotactl.api.history_ledger": ("HistoryWritten", "history"),
     "quotactl.api.checkup": ("doctor", "versions"),
-    "quotactl.api.formatting": ("Formatted", "format_files", "write_formatted"),
+    "quotactl.api.formatting": ("fmt", "format_files", "write_formatted"),
     "quotactl.api.estimates": ("estimate_jobs",),
     "quotactl.api.jobs": (
         "AttemptLog",
@@ -190,6 +191,7 @@ _WHERE = {
     "quotactl.core.resources.desired": ("DesiredState",),
     "quotactl.core.rules": ("refusal",),
     "quotactl.core.checkup": ("Check", "Checkup"),
+    "quotactl.core.formatting": ("Formatted", "Formatting"),
     "quotactl.core.validation": ("ConfigSchema", "ConfigSummary", "Validation"),
 }
 _MODULE_OF = {name: module for module, names in _WHERE.items() for name in names}
@@ -214,6 +216,7 @@ __all__ = [
     "Explained",
     "ExportedTrace",
     "Formatted",
+    "Formatting",
     "GeneratedTrace",
     "HistoryWritten",
     "JobDescription",
@@ -244,6 +247,7 @@ __all__ = [
     "estimate_jobs",
     "export",
     "export_trace",
+    "fmt",
     "force_unlock",
     "format_files",
     "generate_trace",

@@ -125,10 +125,28 @@ def _interrupt(signum: int, frame: Any) -> None:
     raise KeyboardInterrupt
 
 
+def _seconds(text: str) -> float:
+    """``local advance``'s DURATION in seconds; anything else is ``usage``."""
+    from quotactl.api.options import DurationError, parse_duration
+
+    try:
+        return parse_duration(text)
+    except DurationError as exc:
+        raise UsageError(str(exc)) from None
+
+
 @local.command("advance")
 def advance(
     ctx: typer.Context,
-    duration: Annotated[str, typer.Argument(help="How far: 90s, 30m, 2h, 1d or plain seconds.")],
+    seconds: Annotated[
+        float,
+        typer.Argument(
+            metavar="DURATION",
+            parser=_seconds,
+            help="How far: 90s, 30m, 2h, 1d or plain seconds.",
+            show_default=False,
+        ),
+    ],
 ) -> None:
     """Move the emulator's clock forward and run the scheduler on the way.
 
@@ -136,13 +154,9 @@ def advance(
     state file sees the new time at once.
     """
     from quotactl import api
-    from quotactl.core.durations import DurationError, format_duration, parse_duration
+    from quotactl.api.options import format_duration
 
     runtime = _runtime(ctx)
-    try:
-        seconds = parse_duration(duration)
-    except DurationError as exc:
-        raise UsageError(str(exc)) from None
     moved = api.advance(
         runtime.state_path, seconds, faults=runtime.settings.faults, timing=runtime.settings.timing
     )

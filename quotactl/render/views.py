@@ -52,6 +52,7 @@ WHERE: dict[str, dict[str, str]] = {
         "text": "quotactl.render.doctor",
         "json": "quotactl.render.doctor",
     },
+    "quotactl.core.formatting.Formatting": {"text": "quotactl.render.formatting"},
     "quotactl.core.validation.ConfigSchema": {
         "text": "quotactl.render.validation",
         "json": "quotactl.render.validation",
