@@ -23,6 +23,7 @@ if TYPE_CHECKING:
         config_yaml,
         export,
         import_resources,
+        import_stack,
         write_config,
     )
     from quotactl.api.checkup import doctor, versions
@@ -97,9 +98,12 @@ if TYPE_CHECKING:
     from quotactl.core.apply.hooks import ApplyResult
     from quotactl.core.checkup import Check, Checkup
     from quotactl.core.formatting import Formatted, Formatting
+    from quotactl.core.iam import PolicyDocument
     from quotactl.core.jobs.spec import SubmitOptions
+    from quotactl.core.plan.adoption import Imported
     from quotactl.core.plan.model import Plan
     from quotactl.core.resources.desired import DesiredState
+    from quotactl.core.resources.observed import ObservedResource
     from quotactl.core.rules import refusal
     from quotactl.core.status.watching import Refresh, StatusWatch
     from quotactl.core.validation import ConfigSchema, ConfigSummary, Validation
@@ -110,6 +114,7 @@ _WHERE = {
         "config_yaml",
         "export",
         "import_resources",
+        "import_stack",
         "write_config",
     ),
     "quotactl.api.config": ("DEFAULT_CONFIG", "load", "schema", "validate"),
@@ -126,6 +131,7 @@ _WHERE = {
         "ConfigSchema",
         "ConfigSummary",
         "Explained",
+        "Imported",
         "JobDescription",
         "JobList",
         "cancel_jobs",
@@ -162,6 +168,7 @@ _WHERE = {
     "quotactl.core.status.watching": ("Refresh", "StatusWatch"),
     "quotactl.api.submission": (
         "JobRequest",
+        "PolicyDocument",
         "Preview",
         "SubmitResult",
         "job_request",
@@ -192,6 +199,9 @@ _WHERE = {
     "quotactl.core.rules": ("refusal",),
     "quotactl.core.checkup": ("Check", "Checkup"),
     "quotactl.core.formatting": ("Formatted", "Formatting"),
+    "quotactl.core.iam": ("PolicyDocument",),
+    "quotactl.core.plan.adoption": ("Imported",),
+    "quotactl.core.resources.observed": ("ObservedResource",),
     "quotactl.core.validation": ("ConfigSchema", "ConfigSummary", "Validation"),
 }
 _MODULE_OF = {name: module for module, names in _WHERE.items() for name in names}
@@ -219,11 +229,14 @@ __all__ = [
     "Formatting",
     "GeneratedTrace",
     "HistoryWritten",
+    "Imported",
     "JobDescription",
     "JobList",
     "JobRequest",
     "LoadedConfig",
+    "ObservedResource",
     "Plan",
+    "PolicyDocument",
     "Preview",
     "Refresh",
     "Retries",
@@ -254,6 +267,7 @@ __all__ = [
     "history",
     "iam_policy",
     "import_resources",
+    "import_stack",
     "import_trace",
     "job_logs",
     "job_request",

@@ -53,6 +53,11 @@ WHERE: dict[str, dict[str, str]] = {
         "json": "quotactl.render.doctor",
     },
     "quotactl.core.formatting.Formatting": {"text": "quotactl.render.formatting"},
+    "quotactl.core.plan.adoption.Imported": {"text": "quotactl.render.adopt"},
+    "quotactl.core.iam.PolicyDocument": {
+        "text": "quotactl.render.documents",
+        "json": "quotactl.render.documents",
+    },
     "quotactl.core.validation.ConfigSchema": {
         "text": "quotactl.render.validation",
         "json": "quotactl.render.validation",
