@@ -100,6 +100,7 @@ if TYPE_CHECKING:
     from quotactl.core.formatting import Formatted, Formatting
     from quotactl.core.iam import PolicyDocument
     from quotactl.core.jobs.spec import SubmitOptions
+    from quotactl.core.local import ClockAdvanced, StateReset
     from quotactl.core.plan.adoption import Imported
     from quotactl.core.plan.model import Plan
     from quotactl.core.resources.desired import DesiredState
@@ -201,6 +202,7 @@ _WHERE = {
     "quotactl.core.formatting": ("Formatted", "Formatting"),
     "quotactl.core.iam": ("PolicyDocument",),
     "quotactl.core.plan.adoption": ("Imported",),
+    "quotactl.core.local": ("ClockAdvanced", "StateReset"),
     "quotactl.core.resources.observed": ("ObservedResource",),
     "quotactl.core.validation": ("ConfigSchema", "ConfigSummary", "Validation"),
 }
@@ -219,6 +221,7 @@ __all__ = [
     "Cancelled",
     "Check",
     "Checkup",
+    "ClockAdvanced",
     "ConfigSchema",
     "ConfigSummary",
     "DesiredState",
@@ -240,6 +243,7 @@ __all__ = [
     "Preview",
     "Refresh",
     "Retries",
+    "StateReset",
     "StatusWatch",
     "SubmitOptions",
     "SubmitResult",

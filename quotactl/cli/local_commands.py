@@ -4,12 +4,10 @@ from __future__ import annotations
 
 import ipaddress
 import signal
-from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from quotactl.core.words import count_of
 from quotactl.errors import UsageError
 
 if TYPE_CHECKING:
@@ -26,10 +24,6 @@ def _runtime(ctx: typer.Context) -> Runtime:
     from quotactl.cli.runtime import runtime_of
 
     return runtime_of(ctx)
-
-
-def _stamp(seconds: float) -> str:
-    return datetime.fromtimestamp(seconds, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 @local.command("serve")
@@ -154,16 +148,11 @@ def advance(
     state file sees the new time at once.
     """
     from quotactl import api
-    from quotactl.api.options import format_duration
 
     runtime = _runtime(ctx)
-    moved = api.advance(
-        runtime.state_path, seconds, faults=runtime.settings.faults, timing=runtime.settings.timing
-    )
-    print(
-        f"Clock at {_stamp(moved.now)} (+{format_duration(seconds)}); "
-        f"{count_of(moved.changes, 'job or resource change')}",
-        file=runtime.stdout,
+    settings = runtime.settings
+    runtime.show(
+        api.advance(runtime.state_path, seconds, faults=settings.faults, timing=settings.timing)
     )
 
 
@@ -173,10 +162,7 @@ def reset(ctx: typer.Context) -> None:
     from quotactl import api
 
     runtime = _runtime(ctx)
-    if api.reset(runtime.state_path):
-        print(f"Deleted the emulator state {runtime.state_path}", file=runtime.stdout)
-    else:
-        print(f"No emulator state at {runtime.state_path}; nothing to delete", file=runtime.stdout)
+    runtime.show(api.reset(runtime.state_path))
 
 
 def register(app: typer.Typer) -> None:

@@ -54,6 +54,8 @@ WHERE: dict[str, dict[str, str]] = {
     },
     "quotactl.core.formatting.Formatting": {"text": "quotactl.render.formatting"},
     "quotactl.core.plan.adoption.Imported": {"text": "quotactl.render.adopt"},
+    "quotactl.core.local.ClockAdvanced": {"text": "quotactl.render.local"},
+    "quotactl.core.local.StateReset": {"text": "quotactl.render.local"},
     "quotactl.core.iam.PolicyDocument": {
         "text": "quotactl.render.documents",
         "json": "quotactl.render.documents",
