@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import ipaddress
-import signal
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -74,6 +73,7 @@ def serve(
     Other quotactl commands and `local advance` may use the same state file meanwhile.
     """
     from quotactl import api
+    from quotactl.cli.support import serving
 
     runtime = _runtime(ctx)
     try:
@@ -93,30 +93,19 @@ def serve(
         status_delay=status_delay,
         timing=runtime.settings.timing,
     )
-    with server as running:
-        previous = signal.signal(signal.SIGTERM, _interrupt)
-        try:
-            url = running.server_url
-            out = runtime.stdout
-            print(
-                f"Serving the local AWS Batch account at {url} (state {runtime.state_path})",
-                file=out,
-            )
-            print(f"export AWS_ENDPOINT_URL_BATCH={url}", file=out)
-            runtime.notice(
-                "Any AWS client works with dummy credentials, e.g. AWS_ACCESS_KEY_ID=local "
-                "AWS_SECRET_ACCESS_KEY=local AWS_DEFAULT_REGION=us-east-1. Ctrl-C stops."
-            )
-            out.flush()
-            running.serve_forever(poll_interval=0.2)
-        except KeyboardInterrupt:
-            runtime.notice("stopped")
-        finally:
-            signal.signal(signal.SIGTERM, previous)
-
-
-def _interrupt(signum: int, frame: Any) -> None:
-    raise KeyboardInterrupt
+    with server as running, serving(runtime):
+        url = running.server_url
+        out = runtime.stdout
+        print(
+            f"Serving the local AWS Batch account at {url} (state {runtime.state_path})", file=out
+        )
+        print(f"export AWS_ENDPOINT_URL_BATCH={url}", file=out)
+        runtime.notice(
+            "Any AWS client works with dummy credentials, e.g. AWS_ACCESS_KEY_ID=local "
+            "AWS_SECRET_ACCESS_KEY=local AWS_DEFAULT_REGION=us-east-1. Ctrl-C stops."
+        )
+        out.flush()
+        running.serve_forever(poll_interval=0.2)
 
 
 def _seconds(text: str) -> float:

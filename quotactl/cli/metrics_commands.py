@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import signal
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -56,6 +55,7 @@ def serve(
     from quotactl import api
     from quotactl.api.options import format_duration
     from quotactl.cli.runtime import runtime_of
+    from quotactl.cli.support import serving
     from quotactl.errors import UsageError
 
     runtime = runtime_of(ctx)
@@ -76,28 +76,18 @@ def serve(
     def failed(error: QuotactlError) -> None:
         runtime.warn(f"read failed, serving the last good values: {error.message}")
 
-    previous = signal.signal(signal.SIGTERM, _interrupt)
-    try:
-        with runtime.connect(retries=api.WATCH_RETRIES) as account:
-            api.serve_metrics(
-                account,
-                host=host,
-                port=port,
-                interval=seconds,
-                queues=queues,
-                clock=runtime.clock,
-                sleep=runtime.sleep,
-                on_ready=ready,
-                on_error=failed,
-            )
-    except KeyboardInterrupt:
-        runtime.notice("stopped")
-    finally:
-        signal.signal(signal.SIGTERM, previous)
-
-
-def _interrupt(signum: int, frame: Any) -> None:
-    raise KeyboardInterrupt
+    with serving(runtime), runtime.connect(retries=api.WATCH_RETRIES) as account:
+        api.serve_metrics(
+            account,
+            host=host,
+            port=port,
+            interval=seconds,
+            queues=queues,
+            clock=runtime.clock,
+            sleep=runtime.sleep,
+            on_ready=ready,
+            on_error=failed,
+        )
 
 
 def register(app: typer.Typer) -> None:
