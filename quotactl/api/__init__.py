@@ -70,6 +70,7 @@ if TYPE_CHECKING:
         plan,
         read_plan,
         save_plan,
+        unlock,
     )
     from quotactl.api.submission import (
         JobRequest,
@@ -96,6 +97,7 @@ if TYPE_CHECKING:
     from quotactl.aws.session import Retries
     from quotactl.config import LoadedConfig
     from quotactl.core.apply.hooks import ApplyResult
+    from quotactl.core.apply.lock import LockCleared, LockHolding
     from quotactl.core.checkup import Check, Checkup
     from quotactl.core.formatting import Formatted, Formatting
     from quotactl.core.iam import PolicyDocument
@@ -164,6 +166,7 @@ _WHERE = {
         "plan",
         "read_plan",
         "save_plan",
+        "unlock",
     ),
     "quotactl.api.live_status": ("WATCH_RETRIES", "status", "watch"),
     "quotactl.core.status.watching": ("Refresh", "StatusWatch"),
@@ -203,6 +206,7 @@ _WHERE = {
     "quotactl.core.iam": ("PolicyDocument",),
     "quotactl.core.plan.adoption": ("Imported",),
     "quotactl.core.local": ("ClockAdvanced", "StateReset"),
+    "quotactl.core.apply.lock": ("LockCleared", "LockHolding"),
     "quotactl.core.resources.observed": ("ObservedResource",),
     "quotactl.core.validation": ("ConfigSchema", "ConfigSummary", "Validation"),
 }
@@ -237,6 +241,8 @@ __all__ = [
     "JobList",
     "JobRequest",
     "LoadedConfig",
+    "LockCleared",
+    "LockHolding",
     "ObservedResource",
     "Plan",
     "PolicyDocument",
@@ -309,6 +315,7 @@ __all__ = [
     "tuned_edits",
     "tuned_recording",
     "tuned_rules",
+    "unlock",
     "usage",
     "validate",
     "versions",

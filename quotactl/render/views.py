@@ -56,6 +56,8 @@ WHERE: dict[str, dict[str, str]] = {
     "quotactl.core.plan.adoption.Imported": {"text": "quotactl.render.adopt"},
     "quotactl.core.local.ClockAdvanced": {"text": "quotactl.render.local"},
     "quotactl.core.local.StateReset": {"text": "quotactl.render.local"},
+    "quotactl.core.apply.lock.LockHolding": {"text": "quotactl.render.lock"},
+    "quotactl.core.apply.lock.LockCleared": {"text": "quotactl.render.lock"},
     "quotactl.core.iam.PolicyDocument": {
         "text": "quotactl.render.documents",
         "json": "quotactl.render.documents",
