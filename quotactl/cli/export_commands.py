@@ -8,7 +8,6 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from quotactl.cli.options import LockTimeoutOption, PathsArgument
-from quotactl.core.words import count_of
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -70,8 +69,9 @@ def export(
         runtime.notice(f"Removed {out / removed} (its team no longer exists)")
     for other in written.others:
         runtime.notice(f"warning: {out / other} was not written by this export; plan reads it too")
+    files = len(written.written)
     runtime.notice(
-        f"Wrote {count_of(len(written.written), 'file')} to {out}; check them with:"
+        f"Wrote {files:,} file{'' if files == 1 else 's'} to {out}; check them with:"
         f" quotactl plan {out}"
     )
 
