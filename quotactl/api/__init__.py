@@ -107,7 +107,7 @@ if TYPE_CHECKING:
     from quotactl.core.plan.model import Plan
     from quotactl.core.resources.desired import DesiredState
     from quotactl.core.resources.observed import ObservedResource
-    from quotactl.core.rules import refusal
+    from quotactl.core.rules import Rule, refusal
     from quotactl.core.status.watching import Refresh, StatusWatch
     from quotactl.core.validation import ConfigSchema, ConfigSummary, Validation
 
@@ -200,7 +200,7 @@ _WHERE = {
     "quotactl.core.apply.hooks": ("ApplyResult",),
     "quotactl.core.plan.model": ("Plan",),
     "quotactl.core.resources.desired": ("DesiredState",),
-    "quotactl.core.rules": ("refusal",),
+    "quotactl.core.rules": ("Rule", "refusal"),
     "quotactl.core.checkup": ("Check", "Checkup"),
     "quotactl.core.formatting": ("Formatted", "Formatting"),
     "quotactl.core.iam": ("PolicyDocument",),
@@ -249,6 +249,7 @@ __all__ = [
     "Preview",
     "Refresh",
     "Retries",
+    "Rule",
     "StateReset",
     "StatusWatch",
     "SubmitOptions",

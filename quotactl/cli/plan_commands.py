@@ -21,7 +21,8 @@ from quotactl.cli.options import (
 from quotactl.errors import UsageError
 
 if TYPE_CHECKING:
-    from quotactl.api import DesiredState, Plan
+    from quotactl.api import DesiredState, Plan, Rule
+    from quotactl.cli.runtime import Runtime
 
 
 def plan(
@@ -123,7 +124,7 @@ def apply(
     """
     from quotactl import api
     from quotactl.cli.runtime import runtime_of
-    from quotactl.cli.support import confirm, load
+    from quotactl.cli.support import confirm
     from quotactl.render.progress import ProgressHooks
 
     runtime = runtime_of(ctx)
@@ -131,13 +132,7 @@ def apply(
         raise UsageError("give config PATHs or --plan FILE, not both")
     if max_disruption is not None and max_disruption < 0:
         raise UsageError(f"--max-disruption must be 0 or more, not {max_disruption}")
-    source: DesiredState | Plan
-    if plan_file is not None:
-        source = api.read_plan(plan_file, runtime.environ.get(api.PLAN_KEY))
-        chosen = api.rules_for_paths(rules) if rules else None
-    else:
-        loaded = load(runtime, paths)
-        source, chosen = loaded.desired, api.rules_for(loaded, rules)
+    source, chosen = _source(runtime, paths, plan_file, rules)
     with runtime.account(source.region) as account:
         hooks = ProgressHooks(runtime.console(), on_finished=runtime.interrupts.finish)
         with hooks.closing():
@@ -156,7 +151,7 @@ def apply(
                 allow_delete=allow_delete,
                 allow_disruption=allow_disruption,
                 max_disruption=max_disruption,
-                lock_timeout=0.0 if dry_run or lock_timeout is None else lock_timeout,
+                lock_timeout=lock_timeout or 0.0,  # a dry run takes no lock
                 on_lock_warning=runtime.warn,
                 rules=chosen,
                 overrides=override or (),
@@ -165,6 +160,21 @@ def apply(
             runtime.notice("Dry run: nothing was changed.")
     if result is not None:
         runtime.show(result)
+
+
+def _source(
+    runtime: Runtime, paths: list[Path] | None, plan_file: Path | None, rules: list[Path] | None
+) -> tuple[DesiredState | Plan, tuple[Rule, ...] | None]:
+    """What apply makes live match (the config at ``paths``, or the saved plan), and the rules
+    it judges by (None: those the saved plan recorded)."""
+    from quotactl import api
+    from quotactl.cli.support import load
+
+    if plan_file is not None:
+        plan_rules = api.rules_for_paths(rules) if rules else None
+        return api.read_plan(plan_file, runtime.environ.get(api.PLAN_KEY)), plan_rules
+    loaded = load(runtime, paths)
+    return loaded.desired, api.rules_for(loaded, rules)
 
 
 def register(app: typer.Typer) -> None:
