@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     from quotactl.config.export import Export
     from quotactl.config.writer import Written
     from quotactl.core.apply.flow import LockRequest
+    from quotactl.core.plan.adoption import Imported
     from quotactl.core.resources.desired import DesiredState
     from quotactl.core.resources.observed import ObservedResource, ObservedState
 
@@ -98,6 +99,27 @@ def import_resources(
             if on_imported is not None:
                 on_imported(resource)
     return list(found)
+
+
+def import_stack(
+    account: Account,
+    desired: DesiredState,
+    *,
+    review: Callable[[Sequence[ObservedResource]], None],
+    on_imported: Callable[[ObservedResource], None] | None = None,
+    lock_timeout: float = 0.0,
+    on_lock_warning: Callable[[str], None] | None = None,
+) -> Imported:
+    """``import``: in the account ``desired`` names (``platform.account_id``), tag into its
+    stack what it names and no stack owns, under the stack's lock (waiting ``lock_timeout``
+    seconds for another holder); ``review`` sees them first and raises to refuse."""
+    from quotactl.api.stack import lock_request
+    from quotactl.core.plan.adoption import Imported
+
+    account.reach(desired.account_id)
+    lock = lock_request(account, "import", lock_timeout, on_warning=on_lock_warning)
+    found = import_resources(account, desired, lock, review=review, on_imported=on_imported)
+    return Imported(desired.stack, tuple(found))
 
 
 def _stack_of(observed: ObservedState, queues: list[str]) -> str:

@@ -10,44 +10,21 @@ from __future__ import annotations
 
 import platform
 import re
-from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING
 
 from quotactl import __version__
+from quotactl.core.checkup import Check, Checkup
+
+__all__ = ["Check", "Checkup", "doctor", "version_line", "versions"]
 
 if TYPE_CHECKING:
     import boto3
 
     from quotactl.aws.session import Target
 
-Status = Literal["pass", "warn", "fail"]
 REGION = re.compile(r"^[a-z]{2}(-[a-z]+)+-[0-9]+$")
-
-
-@dataclass(frozen=True)
-class Check:
-    """One thing doctor looked at."""
-
-    name: str
-    status: Status
-    message: str
-
-
-@dataclass
-class Checkup:
-    """Every check, in the order made."""
-
-    backend: str
-    checks: list[Check] = field(default_factory=list)
-
-    @property
-    def failed(self) -> list[Check]:
-        return [c for c in self.checks if c.status == "fail"]
-
-    def add(self, name: str, status: Status, message: str) -> None:
-        self.checks.append(Check(name, status, message))
 
 
 def versions() -> dict[str, str]:

@@ -3,38 +3,15 @@
 
 from __future__ import annotations
 
-import difflib
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from quotactl.core.formatting import Formatted, Formatting
+
+__all__ = ["Formatted", "Formatting", "fmt", "format_files", "write_formatted"]
+
 if TYPE_CHECKING:
     from collections.abc import Sequence
-
-
-@dataclass(frozen=True)
-class Formatted:
-    """One file as it is and as fmt would write it."""
-
-    path: Path
-    original: str
-    formatted: str
-
-    @property
-    def changed(self) -> bool:
-        return self.original != self.formatted
-
-    def diff(self) -> str:
-        """A unified diff from the file to its canonical layout (empty when unchanged)."""
-        name = str(self.path)
-        return "".join(
-            difflib.unified_diff(
-                self.original.splitlines(keepends=True),
-                self.formatted.splitlines(keepends=True),
-                fromfile=f"{name} (original)",
-                tofile=f"{name} (formatted)",
-            )
-        )
 
 
 def format_files(paths: Sequence[Path | str] | None = None) -> list[Formatted]:
@@ -63,3 +40,15 @@ def write_formatted(formatted: Formatted) -> None:
     from quotactl.core.files import write_text
 
     write_text(formatted.path, "config file", formatted.formatted)
+
+
+def fmt(
+    paths: Sequence[Path | str] | None = None, *, check: bool = False, diff: bool = False
+) -> Formatting:
+    """Rewrite every config file at ``paths`` not in its canonical layout (with ``check``,
+    write nothing); the result names those files, and carries ``diff`` for its view."""
+    changed = tuple(f for f in format_files(paths) if f.changed)
+    if not check:
+        for formatted in changed:
+            write_formatted(formatted)
+    return Formatting(changed, check=check, diff=diff)

@@ -14,28 +14,31 @@ if TYPE_CHECKING:
     from collections.abc import Iterator
 
     from quotactl.core.engine import Timing
+    from quotactl.core.local import ClockAdvanced, StateReset
     from quotactl.emulator.server import EmulatorServer
-    from quotactl.emulator.service import Advanced
 
 
 def advance(
     state: Path | str, seconds: float, *, faults: str | None = None, timing: Timing = TIMING
-) -> Advanced:
+) -> ClockAdvanced:
     """Move the emulator's clock forward ``seconds``, running the scheduler on the way (jobs
     start, finish and time out in order at their own times), with ``faults`` (such as
     ``capacity=0.3``) where they apply to what happens on the way."""
+    from quotactl.core.local import ClockAdvanced
     from quotactl.emulator import Emulator
 
     with Emulator(Path(state), faults=faults, timing=timing) as emulator:
-        return emulator.advance(seconds)
+        moved = emulator.advance(seconds)
+    return ClockAdvanced(moved.before, moved.now, moved.changes, seconds)
 
 
-def reset(state: Path | str) -> bool:
-    """Delete the emulator's state (every resource and job, and its clock); False when there
-    was none."""
+def reset(state: Path | str) -> StateReset:
+    """Delete the emulator's state (every resource and job, and its clock); ``deleted`` is
+    False when there was none."""
+    from quotactl.core.local import StateReset
     from quotactl.emulator import delete_state
 
-    return delete_state(Path(state))
+    return StateReset(Path(state), delete_state(Path(state)))
 
 
 @contextlib.contextmanager

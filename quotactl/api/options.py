@@ -3,7 +3,7 @@ from (the CLI imports ``quotactl.api`` and ``quotactl.render`` only)."""
 
 from __future__ import annotations
 
-from quotactl.core.durations import DurationError, parse_duration
+from quotactl.core.durations import DurationError, format_duration, parse_duration
 from quotactl.core.outputs import Output, ReportOutput, StatusOutput
 
 __all__ = [
@@ -11,5 +11,6 @@ __all__ = [
     "Output",
     "ReportOutput",
     "StatusOutput",
+    "format_duration",
     "parse_duration",
 ]

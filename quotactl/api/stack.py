@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from quotactl.aws.account import Account
     from quotactl.core.apply.flow import LockRequest
     from quotactl.core.apply.hooks import ApplyHooks, ApplyResult
-    from quotactl.core.apply.lock import LockInfo
+    from quotactl.core.apply.lock import LockCleared, LockHolding, LockInfo
     from quotactl.core.plan.model import Plan
     from quotactl.core.resources.desired import DesiredState
     from quotactl.core.rules import Rule
@@ -166,3 +166,23 @@ def force_unlock(account: Account, stack: str) -> None:
     from quotactl.core.apply.lock import force_unlock as clear
 
     clear(account.lock_store(), stack)
+
+
+def unlock(
+    account: Account,
+    desired: DesiredState,
+    *,
+    review: Callable[[LockHolding], None],
+    clock: Callable[[], float],
+) -> LockHolding | LockCleared:
+    """``force-unlock``: in the account ``desired`` names, remove its stack's lock once
+    ``review`` has seen who holds it (it raises to refuse); the holding when nobody does."""
+    from quotactl.core.apply.lock import LockCleared, LockHolding
+
+    account.reach(desired.account_id)
+    holding = LockHolding(desired.stack, lock_holder(account, desired.stack), clock())
+    if holding.holder is None:
+        return holding
+    review(holding)
+    force_unlock(account, desired.stack)
+    return LockCleared(desired.stack)

@@ -7,7 +7,6 @@ from typing import Annotated
 import typer
 
 from quotactl.cli.options import Output
-from quotactl.errors import DoctorFailedError
 
 
 def doctor(
@@ -26,7 +25,6 @@ def doctor(
     """
     from quotactl import api
     from quotactl.cli.runtime import runtime_of
-    from quotactl.render.doctor import doctor_json, doctor_text
 
     runtime = runtime_of(ctx, output)
     checkup = api.doctor(
@@ -36,16 +34,7 @@ def doctor(
         region=runtime.region,
         endpoint_url=runtime.endpoint_url,
     )
-    if output is Output.JSON:
-        runtime.write_json(doctor_json(checkup))
-    else:
-        runtime.stdout.write(doctor_text(checkup))
-    if checkup.failed:
-        names = ", ".join(c.name for c in checkup.failed)
-        raise DoctorFailedError(
-            f"{len(checkup.failed)} check{'' if len(checkup.failed) == 1 else 's'} failed: {names}",
-            hint="each failed check above says what it found",
-        )
+    runtime.show(checkup)
 
 
 def register(app: typer.Typer) -> None:

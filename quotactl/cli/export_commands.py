@@ -8,12 +8,11 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from quotactl.cli.options import LockTimeoutOption, PathsArgument
-from quotactl.core.words import count_of
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from quotactl.core.resources.observed import ObservedResource
+    from quotactl.api import ObservedResource
 
 
 def export(
@@ -70,8 +69,9 @@ def export(
         runtime.notice(f"Removed {out / removed} (its team no longer exists)")
     for other in written.others:
         runtime.notice(f"warning: {out / other} was not written by this export; plan reads it too")
+    files = len(written.written)
     runtime.notice(
-        f"Wrote {count_of(len(written.written), 'file')} to {out}; check them with:"
+        f"Wrote {files:,} file{'' if files == 1 else 's'} to {out}; check them with:"
         f" quotactl plan {out}"
     )
 
@@ -91,18 +91,15 @@ def import_(
     """
     from quotactl import api
     from quotactl.cli.runtime import runtime_of
-    from quotactl.cli.support import confirm, duration, load
-    from quotactl.core.resources.desired import STACK_TAG
+    from quotactl.cli.support import confirm, load
+    from quotactl.render.adopt import ImportProgress
 
     runtime = runtime_of(ctx)
     desired = load(runtime, paths).desired
-    console = runtime.console()
-    tag = f"{STACK_TAG}={desired.stack}"
+    progress = ImportProgress(runtime.console(), desired.stack)
 
     def review(found: Sequence[ObservedResource]) -> None:
-        console.print(f"quotactl will tag {count_of(len(found), 'resource')} with {tag}:")
-        for resource in found:
-            console.print(f"  + {resource.address}  ({resource.arn})", markup=False)
+        progress.review(found)
         confirm(
             runtime,
             "Import these resources?",
@@ -110,25 +107,16 @@ def import_(
             review="the resources listed above",
         )
 
-    with runtime.connect(desired.region) as account:
-        account.reach(desired.account_id)
-        timeout = duration("--lock-timeout", lock_timeout)
-        lock = api.lock_request(account, "import", timeout, on_warning=runtime.warn)
-        imported = api.import_resources(
+    with runtime.account(desired.region) as account:
+        imported = api.import_stack(
             account,
             desired,
-            lock,
             review=review,
-            on_imported=lambda r: console.print(f"  {r.address}: imported", markup=False),
+            on_imported=progress.imported,
+            lock_timeout=lock_timeout or 0.0,
+            on_lock_warning=runtime.warn,
         )
-    if not imported:
-        console.print(f"Nothing to import: stack {desired.stack!r} owns every resource it names.")
-        return
-    console.print(
-        f"Imported {count_of(len(imported), 'resource')}."
-        " Run `quotactl plan` to see what still differs.",
-        markup=False,
-    )
+    runtime.show(imported)
 
 
 def register(app: typer.Typer) -> None:

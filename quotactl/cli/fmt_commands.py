@@ -33,14 +33,9 @@ def fmt(
     from quotactl.cli.runtime import runtime_of
 
     runtime = runtime_of(ctx)
-    changed = [f for f in api.format_files(paths) if f.changed]
-    for formatted in changed:
-        if diff:
-            runtime.stdout.write(formatted.diff())
-        if not check:
-            api.write_formatted(formatted)
-        print(formatted.path, file=runtime.stdout if not diff else runtime.stderr)
-    if check and changed:
+    result = api.fmt(paths, check=check, diff=diff)
+    runtime.show(result)
+    if check and result.changed:
         raise typer.Exit(ExitCode.FILES_WOULD_CHANGE)
 
 

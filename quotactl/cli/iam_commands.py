@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from typing import Annotated
 
 import typer
@@ -54,7 +53,7 @@ def iam_policy(
             f"quotactl: no {api.DEFAULT_CONFIG}/ here: the policy is for every region and account"
         )
     document = api.iam_policy(region=region, account=account, read_only=read_only, commands=only)
-    runtime.stdout.write(json.dumps(document, indent=2) + "\n")
+    runtime.show(api.PolicyDocument(document))
 
 
 def register(app: typer.Typer) -> None:

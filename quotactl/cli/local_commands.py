@@ -3,13 +3,10 @@
 from __future__ import annotations
 
 import ipaddress
-import signal
-from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from quotactl.core.words import count_of
 from quotactl.errors import UsageError
 
 if TYPE_CHECKING:
@@ -26,10 +23,6 @@ def _runtime(ctx: typer.Context) -> Runtime:
     from quotactl.cli.runtime import runtime_of
 
     return runtime_of(ctx)
-
-
-def _stamp(seconds: float) -> str:
-    return datetime.fromtimestamp(seconds, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 @local.command("serve")
@@ -80,6 +73,7 @@ def serve(
     Other quotactl commands and `local advance` may use the same state file meanwhile.
     """
     from quotactl import api
+    from quotactl.cli.support import serving
 
     runtime = _runtime(ctx)
     try:
@@ -99,36 +93,43 @@ def serve(
         status_delay=status_delay,
         timing=runtime.settings.timing,
     )
-    with server as running:
-        previous = signal.signal(signal.SIGTERM, _interrupt)
-        try:
-            url = running.server_url
-            out = runtime.stdout
-            print(
-                f"Serving the local AWS Batch account at {url} (state {runtime.state_path})",
-                file=out,
-            )
-            print(f"export AWS_ENDPOINT_URL_BATCH={url}", file=out)
-            runtime.notice(
-                "Any AWS client works with dummy credentials, e.g. AWS_ACCESS_KEY_ID=local "
-                "AWS_SECRET_ACCESS_KEY=local AWS_DEFAULT_REGION=us-east-1. Ctrl-C stops."
-            )
-            out.flush()
-            running.serve_forever(poll_interval=0.2)
-        except KeyboardInterrupt:
-            runtime.notice("stopped")
-        finally:
-            signal.signal(signal.SIGTERM, previous)
+    with server as running, serving(runtime):
+        url = running.server_url
+        out = runtime.stdout
+        print(
+            f"Serving the local AWS Batch account at {url} (state {runtime.state_path})", file=out
+        )
+        print(f"export AWS_ENDPOINT_URL_BATCH={url}", file=out)
+        runtime.notice(
+            "Any AWS client works with dummy credentials, e.g. AWS_ACCESS_KEY_ID=local "
+            "AWS_SECRET_ACCESS_KEY=local AWS_DEFAULT_REGION=us-east-1. Ctrl-C stops."
+        )
+        out.flush()
+        running.serve_forever(poll_interval=0.2)
 
 
-def _interrupt(signum: int, frame: Any) -> None:
-    raise KeyboardInterrupt
+def _seconds(text: str) -> float:
+    """``local advance``'s DURATION in seconds; anything else is ``usage``."""
+    from quotactl.api.options import DurationError, parse_duration
+
+    try:
+        return parse_duration(text)
+    except DurationError as exc:
+        raise UsageError(str(exc)) from None
 
 
 @local.command("advance")
 def advance(
     ctx: typer.Context,
-    duration: Annotated[str, typer.Argument(help="How far: 90s, 30m, 2h, 1d or plain seconds.")],
+    seconds: Annotated[
+        float,
+        typer.Argument(
+            metavar="DURATION",
+            parser=_seconds,
+            help="How far: 90s, 30m, 2h, 1d or plain seconds.",
+            show_default=False,
+        ),
+    ],
 ) -> None:
     """Move the emulator's clock forward and run the scheduler on the way.
 
@@ -136,20 +137,11 @@ def advance(
     state file sees the new time at once.
     """
     from quotactl import api
-    from quotactl.core.durations import DurationError, format_duration, parse_duration
 
     runtime = _runtime(ctx)
-    try:
-        seconds = parse_duration(duration)
-    except DurationError as exc:
-        raise UsageError(str(exc)) from None
-    moved = api.advance(
-        runtime.state_path, seconds, faults=runtime.settings.faults, timing=runtime.settings.timing
-    )
-    print(
-        f"Clock at {_stamp(moved.now)} (+{format_duration(seconds)}); "
-        f"{count_of(moved.changes, 'job or resource change')}",
-        file=runtime.stdout,
+    settings = runtime.settings
+    runtime.show(
+        api.advance(runtime.state_path, seconds, faults=settings.faults, timing=settings.timing)
     )
 
 
@@ -159,10 +151,7 @@ def reset(ctx: typer.Context) -> None:
     from quotactl import api
 
     runtime = _runtime(ctx)
-    if api.reset(runtime.state_path):
-        print(f"Deleted the emulator state {runtime.state_path}", file=runtime.stdout)
-    else:
-        print(f"No emulator state at {runtime.state_path}; nothing to delete", file=runtime.stdout)
+    runtime.show(api.reset(runtime.state_path))
 
 
 def register(app: typer.Typer) -> None:

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from quotactl.cli.options import PathsArgument
+
+if TYPE_CHECKING:
+    from quotactl.api import LockHolding
 
 
 def force_unlock(
@@ -28,25 +31,19 @@ def force_unlock(
 
     runtime = runtime_of(ctx)
     desired = load(runtime, paths).desired
-    console = runtime.console()
-    with runtime.connect(desired.region) as account:
-        account.reach(desired.account_id)
-        info = api.lock_holder(account, desired.stack)
-        if info is None:
-            console.print(f"Stack {desired.stack!r} is not locked: nothing to do.", markup=False)
-            return
-        console.print(
-            f"Stack {desired.stack!r} is locked by {info.describe(runtime.clock())}.",
-            markup=False,
-        )
+
+    def review(holding: LockHolding) -> None:
+        runtime.show(holding)
         confirm(
             runtime,
             "Remove this lock?",
             auto_approve=auto_approve,
             review="that the holder above is dead (an apply still running would lose its lock)",
         )
-        api.force_unlock(account, desired.stack)
-    console.print(f"Removed the lock of stack {desired.stack!r}.", markup=False)
+
+    with runtime.connect(desired.region) as account:
+        result = api.unlock(account, desired, review=review, clock=runtime.clock)
+    runtime.show(result)
 
 
 def register(app: typer.Typer) -> None:

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-import signal
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 import typer
+
+from quotactl.cli.options import Duration
 
 if TYPE_CHECKING:
     from quotactl.errors import QuotactlError
@@ -15,7 +16,7 @@ metrics = typer.Typer(
     help="Prometheus metrics of who uses, borrows and lends what.",
     no_args_is_help=True,
 )
-DEFAULT_INTERVAL = "30s"
+DEFAULT_INTERVAL = 30.0
 MIN_INTERVAL = 1.0
 
 
@@ -30,9 +31,12 @@ def serve(
         ),
     ] = 9464,
     interval: Annotated[
-        str,
-        typer.Option(metavar="DURATION", help="Time between reads of the account (at least 1s)."),
-    ] = DEFAULT_INTERVAL,
+        float | None,
+        Duration(
+            "--interval",
+            help="Time between reads of the account (at least 1s).  [default: 30s]",
+        ),
+    ] = None,
     queues: Annotated[
         list[str] | None,
         typer.Option(
@@ -49,17 +53,16 @@ def serve(
     errors the last good values stay served and quotactl_up is 0. Ctrl-C stops.
     """
     from quotactl import api
+    from quotactl.api.options import format_duration
     from quotactl.cli.runtime import runtime_of
-    from quotactl.core.durations import DurationError, parse_duration
+    from quotactl.cli.support import serving
     from quotactl.errors import UsageError
 
     runtime = runtime_of(ctx)
-    try:
-        seconds = parse_duration(interval)
-    except DurationError as exc:
-        raise UsageError(f"--interval: {exc}") from None
+    seconds = DEFAULT_INTERVAL if interval is None else interval
+    every = format_duration(seconds)
     if seconds < MIN_INTERVAL:
-        raise UsageError(f"--interval must be at least {MIN_INTERVAL:g}s, got {interval!r}")
+        raise UsageError(f"--interval must be at least {MIN_INTERVAL:g}s, got {every!r}")
 
     def ready(bound_host: str, bound_port: int) -> None:
         shown = f"[{bound_host}]" if ":" in bound_host else bound_host
@@ -68,33 +71,23 @@ def serve(
             file=runtime.stdout,
         )
         runtime.stdout.flush()
-        runtime.notice(f"reading the account every {interval}; Ctrl-C stops")
+        runtime.notice(f"reading the account every {every}; Ctrl-C stops")
 
     def failed(error: QuotactlError) -> None:
         runtime.warn(f"read failed, serving the last good values: {error.message}")
 
-    previous = signal.signal(signal.SIGTERM, _interrupt)
-    try:
-        with runtime.connect(retries=api.WATCH_RETRIES) as account:
-            api.serve_metrics(
-                account,
-                host=host,
-                port=port,
-                interval=seconds,
-                queues=queues,
-                clock=runtime.clock,
-                sleep=runtime.sleep,
-                on_ready=ready,
-                on_error=failed,
-            )
-    except KeyboardInterrupt:
-        runtime.notice("stopped")
-    finally:
-        signal.signal(signal.SIGTERM, previous)
-
-
-def _interrupt(signum: int, frame: Any) -> None:
-    raise KeyboardInterrupt
+    with serving(runtime), runtime.connect(retries=api.WATCH_RETRIES) as account:
+        api.serve_metrics(
+            account,
+            host=host,
+            port=port,
+            interval=seconds,
+            queues=queues,
+            clock=runtime.clock,
+            sleep=runtime.sleep,
+            on_ready=ready,
+            on_error=failed,
+        )
 
 
 def register(app: typer.Typer) -> None:

@@ -51,13 +51,11 @@ PathsArgument = Annotated[
     ),
 ]
 LockTimeoutOption = Annotated[
-    str | None,
-    typer.Option(
+    float | None,
+    Duration(
         "--lock-timeout",
-        metavar="DURATION",
         help="Wait this long for another apply/import of the stack to finish "
         "(30s, 5m, ...) [default: 0, refuse at once].",
-        show_default=False,
     ),
 ]
 OverrideOption = Annotated[

@@ -5,7 +5,6 @@ The reference is docs/plan-and-apply.md.
 
 from __future__ import annotations
 
-import contextlib
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -19,16 +18,11 @@ from quotactl.cli.options import (
     ReportOutput,
     RulesOption,
 )
-from quotactl.core.words import count_of
-from quotactl.errors import ApplyFailedError, UsageError, WorkInterruptedError
+from quotactl.errors import UsageError
 
 if TYPE_CHECKING:
-    from collections.abc import Iterator
-
+    from quotactl.api import DesiredState, Plan, Rule
     from quotactl.cli.runtime import Runtime
-    from quotactl.core.plan.model import Plan
-    from quotactl.core.resources.desired import DesiredState
-    from quotactl.render.progress import ProgressHooks
 
 
 def plan(
@@ -60,23 +54,20 @@ def plan(
     from quotactl import api
     from quotactl.cli.runtime import runtime_of
     from quotactl.cli.support import load
-    from quotactl.core.rules import refusal
 
     runtime = runtime_of(ctx, output)
     loaded = load(runtime, paths)
     desired = loaded.desired
     chosen = api.rules_for(loaded, rules)
-    with runtime.connect(desired.region) as account:
+    with runtime.account(desired.region) as account:
         the_plan = api.plan(account, desired, rules=chosen, overrides=override or ())
-        runtime.report_calls(account)
-    _show(runtime, the_plan, output)
-    failed = refusal(the_plan.rules.results)
+    runtime.show(the_plan)
     if out is not None:  # with a failed rule too: the file records it, and apply judges again
         api.save_plan(the_plan, out, runtime.environ.get(api.PLAN_KEY))
         runtime.notice(
             f"Saved the plan to {out}; apply exactly it with: quotactl apply --plan {out}"
         )
-    if failed is not None:
+    if (failed := api.refusal(the_plan.rules.results)) is not None:
         raise failed
     if detailed_exitcode and not the_plan.empty:
         raise typer.Exit(ExitCode.CHANGES_PRESENT)
@@ -133,7 +124,7 @@ def apply(
     """
     from quotactl import api
     from quotactl.cli.runtime import runtime_of
-    from quotactl.cli.support import confirm, duration, load
+    from quotactl.cli.support import confirm
     from quotactl.render.progress import ProgressHooks
 
     runtime = runtime_of(ctx)
@@ -141,21 +132,14 @@ def apply(
         raise UsageError("give config PATHs or --plan FILE, not both")
     if max_disruption is not None and max_disruption < 0:
         raise UsageError(f"--max-disruption must be 0 or more, not {max_disruption}")
-    key = runtime.environ.get(api.PLAN_KEY)
-    source: DesiredState | Plan
-    if plan_file is not None:
-        source = api.read_plan(plan_file, key)
-        chosen = api.rules_for_paths(rules) if rules else None
-    else:
-        loaded = load(runtime, paths)
-        source, chosen = loaded.desired, api.rules_for(loaded, rules)
-    with runtime.connect(source.region) as account:
+    source, chosen = _source(runtime, paths, plan_file, rules)
+    with runtime.account(source.region) as account:
         hooks = ProgressHooks(runtime.console(), on_finished=runtime.interrupts.finish)
-        with _interruptible(runtime, hooks):
+        with hooks.closing():
             result = api.apply(
                 account,
                 source,
-                show=lambda p: _show(runtime, p, ReportOutput.TEXT),
+                show=lambda the_plan: runtime.show(the_plan, ReportOutput.TEXT),
                 approve=lambda _: confirm(
                     runtime,
                     "Apply this plan?",
@@ -167,60 +151,30 @@ def apply(
                 allow_delete=allow_delete,
                 allow_disruption=allow_disruption,
                 max_disruption=max_disruption,
-                lock_timeout=0.0 if dry_run else duration("--lock-timeout", lock_timeout),
+                lock_timeout=lock_timeout or 0.0,  # a dry run takes no lock
                 on_lock_warning=runtime.warn,
                 rules=chosen,
                 overrides=override or (),
             )
         if dry_run:
             runtime.notice("Dry run: nothing was changed.")
-        runtime.report_calls(account)
-    if result is not None and not result.ok:
-        raise ApplyFailedError(
-            f"{count_of(len(result.failed), 'change')} failed and {len(result.skipped)}"
-            f" {'was' if len(result.skipped) == 1 else 'were'} skipped",
-            hint="fix the cause above and run apply again: it picks up where this one stopped",
-        )
+    if result is not None:
+        runtime.show(result)
 
 
-@contextlib.contextmanager
-def _interruptible(runtime: Runtime, hooks: ProgressHooks) -> Iterator[None]:
-    """Progress closed however apply ends; on Ctrl-C, says exactly which changes were made
-    (the stack's lock is released by then) and that running it again resumes."""
-    try:
-        yield
-    except KeyboardInterrupt:
-        hooks.close()
-        raise apply_interrupted(hooks) from None
-    finally:
-        hooks.close()
+def _source(
+    runtime: Runtime, paths: list[Path] | None, plan_file: Path | None, rules: list[Path] | None
+) -> tuple[DesiredState | Plan, tuple[Rule, ...] | None]:
+    """What apply makes live match (the config at ``paths``, or the saved plan), and the rules
+    it judges by (None: those the saved plan recorded)."""
+    from quotactl import api
+    from quotactl.cli.support import load
 
-
-def apply_interrupted(hooks: ProgressHooks) -> WorkInterruptedError:
-    """What an interrupted apply had done: each change made, failed, and in flight."""
-    done = [o.address for o in hooks.ended if o.status == "done"]
-    failed = [o.address for o in hooks.ended if o.status != "done"]
-    parts = [f"{count_of(len(done), 'change')} made" + (f" ({', '.join(done)})" if done else "")]
-    if failed:
-        parts.append(f"{len(failed)} failed or skipped ({', '.join(failed)})")
-    if hooks.inflight:
-        parts.append(f"in flight, may still complete: {', '.join(sorted(hooks.inflight))}")
-    return WorkInterruptedError(
-        "apply interrupted: " + "; ".join(parts) + "; the stack lock is not held",
-        hint="run apply again: it picks up where this one stopped",
-    )
-
-
-def _show(runtime: Runtime, the_plan: Plan, output: ReportOutput) -> None:
-    from quotactl.render.plan import plan_json, plan_markdown, print_plan
-
-    if output is ReportOutput.JSON:
-        runtime.stdout.write(plan_json(the_plan))
-        runtime.json_written = True  # a failed rule adds no error document after it
-    elif output is ReportOutput.MARKDOWN:
-        runtime.stdout.write(plan_markdown(the_plan))
-    else:
-        print_plan(the_plan, runtime.console())
+    if plan_file is not None:
+        plan_rules = api.rules_for_paths(rules) if rules else None
+        return api.read_plan(plan_file, runtime.environ.get(api.PLAN_KEY)), plan_rules
+    loaded = load(runtime, paths)
+    return loaded.desired, api.rules_for(loaded, rules)
 
 
 def register(app: typer.Typer) -> None:

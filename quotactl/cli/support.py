@@ -1,16 +1,18 @@
 """What several commands share: the configuration with its warnings on stderr, a duration
-option, the terminal confirmation, and writing a ``--report`` page. Each call into the library
-goes through ``quotactl.api``.
+option, a server's block, the terminal confirmation, and writing a ``--report`` page. Each
+call into the library goes through ``quotactl.api``.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import contextlib
+import signal
+from typing import TYPE_CHECKING, Any
 
 from quotactl.errors import ApprovalRequiredError, NotConfirmedError, UsageError
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Iterator, Sequence
     from pathlib import Path
 
     from quotactl.api import LoadedConfig
@@ -45,6 +47,23 @@ def duration(option: str, text: str | None, default: float = 0.0) -> float:
         return parse_duration(text)
     except DurationError as exc:
         raise UsageError(f"{option}: {exc}") from None
+
+
+@contextlib.contextmanager
+def serving(runtime: Runtime) -> Iterator[None]:
+    """A server's block: SIGTERM stops it as Ctrl-C does, and either says ``stopped`` on
+    stderr (``-q`` hides it) instead of failing."""
+    previous = signal.signal(signal.SIGTERM, _interrupt)
+    try:
+        yield
+    except KeyboardInterrupt:
+        runtime.notice("stopped")
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _interrupt(signum: int, frame: Any) -> None:
+    raise KeyboardInterrupt
 
 
 def confirm(runtime: Runtime, question: str, *, auto_approve: bool, review: str) -> None:

@@ -2,35 +2,26 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any
 
-if TYPE_CHECKING:
-    from collections.abc import Sequence
+from quotactl.core.checkup import Checkup
+from quotactl.core.outputs import Output
+from quotactl.render.views import Screen, view
 
 FORMAT_VERSION = "1"
 
 
-class CheckView(Protocol):
-    """What is drawn of one check (``quotactl.api.Check``)."""
-
-    @property
-    def name(self) -> str: ...
-    @property
-    def status(self) -> str: ...
-    @property
-    def message(self) -> str: ...
+@view(Checkup, Output.TEXT)
+def show_checkup(checkup: Checkup, screen: Screen) -> None:
+    screen.write(doctor_text(checkup))
 
 
-class CheckupView(Protocol):
-    """What is drawn of a checkup (``quotactl.api.Checkup``)."""
-
-    @property
-    def backend(self) -> str: ...
-    @property
-    def checks(self) -> Sequence[CheckView]: ...
+@view(Checkup, Output.JSON)
+def show_checkup_json(checkup: Checkup, screen: Screen) -> None:
+    screen.write_json(doctor_json(checkup))
 
 
-def doctor_text(checkup: CheckupView) -> str:
+def doctor_text(checkup: Checkup) -> str:
     """``pass  credentials     from environment variables, access key ****WXYZ`` per check,
     then the counts."""
     width = max((len(c.name) for c in checkup.checks), default=0)
@@ -46,7 +37,7 @@ def doctor_text(checkup: CheckupView) -> str:
 _STATUSES = ("pass", "warn", "fail")
 
 
-def doctor_json(checkup: CheckupView) -> dict[str, Any]:
+def doctor_json(checkup: Checkup) -> dict[str, Any]:
     """``{"format_version": "1", "backend", "ok", "checks": [{"name", "status", "message"}]}``."""
     return {
         "format_version": FORMAT_VERSION,

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any, TextIO
 
-from quotactl.errors import ConfigError, QuotactlError, SubmitIncomplete
+from quotactl.errors import ConfigError, Diagnostic, QuotactlError, SubmitIncomplete
 
 
 def format_error(error: QuotactlError) -> str:
@@ -36,6 +36,19 @@ def error_fields(error: QuotactlError) -> dict[str, str | None]:
     return {"code": error.code, "message": error.message, "hint": error.hint}
 
 
+def diagnostic_json(diagnostic: Diagnostic) -> dict[str, Any]:
+    """One finding about a config file in every JSON document: ``{file, line, column,
+    severity, message}``."""
+    d = diagnostic
+    return {
+        "file": d.file,
+        "line": d.line,
+        "column": d.column,
+        "severity": d.severity,
+        "message": d.message,
+    }
+
+
 def error_document(error: QuotactlError) -> dict[str, Any]:
     """What a command run with ``-o json`` prints on stdout when it fails.
 
@@ -48,16 +61,7 @@ def error_document(error: QuotactlError) -> dict[str, Any]:
         "error": error_fields(error),
     }
     if isinstance(error, ConfigError):
-        document["diagnostics"] = [
-            {
-                "file": d.file,
-                "line": d.line,
-                "column": d.column,
-                "severity": d.severity,
-                "message": d.message,
-            }
-            for d in error.diagnostics
-        ]
+        document["diagnostics"] = [diagnostic_json(d) for d in error.diagnostics]
     if isinstance(error, SubmitIncomplete):
         document["submitted"] = error.submitted
     return document

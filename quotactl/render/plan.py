@@ -12,19 +12,21 @@ from typing import TYPE_CHECKING
 
 from rich.text import Text
 
+from quotactl.core.outputs import ReportOutput
 from quotactl.core.plan.disruption import DISRUPTING, counts, disrupted_jobs
 from quotactl.core.plan.document import to_document
-from quotactl.core.plan.model import Action, Impact
+from quotactl.core.plan.model import Action, Impact, Plan
 from quotactl.core.resources.attributes import flatten
 from quotactl.core.rules import RuleReport
 from quotactl.render.markdown import fenced
 from quotactl.render.rules import rules_markdown, rules_text
 from quotactl.render.symbols import ARROW, TIMES
+from quotactl.render.views import Screen, view
 
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from quotactl.core.plan.model import Change, Plan
+    from quotactl.core.plan.model import Change
     from quotactl.core.resources.attributes import JSONValue
 
 STYLES = {
@@ -166,6 +168,25 @@ def _impact(impact: Impact, out: Text, address: str, named: dict[str, str]) -> N
 
 def print_plan(plan: Plan, console: Console) -> None:
     console.print(plan_text(plan), end="", soft_wrap=True)
+
+
+@view(Plan, ReportOutput.TEXT)
+def show_plan(plan: Plan, screen: Screen) -> None:
+    """The human view, on stdout."""
+    print_plan(plan, screen.console())
+
+
+@view(Plan, ReportOutput.JSON)
+def show_plan_json(plan: Plan, screen: Screen) -> None:
+    """The plan document; a failed rule adds no error document after it."""
+    screen.write(plan_json(plan))
+    screen.json_written = True
+
+
+@view(Plan, ReportOutput.MARKDOWN)
+def show_plan_markdown(plan: Plan, screen: Screen) -> None:
+    """The PR comment."""
+    screen.write(plan_markdown(plan))
 
 
 def plan_json(plan: Plan) -> str:

@@ -6,6 +6,7 @@ tests) one plain line per change as it ends, so logs stay readable and diffable.
 
 from __future__ import annotations
 
+import contextlib
 from typing import TYPE_CHECKING
 
 from rich.progress import (
@@ -18,16 +19,20 @@ from rich.progress import (
 )
 from rich.text import Text
 
-from quotactl.core.apply.hooks import NullHooks, Status
+from quotactl.core.apply.hooks import ApplyResult, NullHooks, Status
+from quotactl.core.outputs import Output
 from quotactl.core.plan.model import Action
+from quotactl.core.words import count_of
+from quotactl.errors import WorkInterruptedError
 from quotactl.render.plan import STYLES
+from quotactl.render.views import Screen, view
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Iterator
 
     from rich.console import Console
 
-    from quotactl.core.apply.hooks import ApplyResult, ChangeOutcome
+    from quotactl.core.apply.hooks import ChangeOutcome
     from quotactl.core.plan.model import Change, Plan
 
 PAST = {
@@ -103,6 +108,33 @@ class ProgressHooks(NullHooks):
             self.bar.stop()
             self.bar = None
 
+    @contextlib.contextmanager
+    def closing(self) -> Iterator[None]:
+        """The bar closed however apply ends; on Ctrl-C, the error says exactly which changes
+        were made (the stack's lock is released by then) and that running it again resumes."""
+        try:
+            yield
+        except KeyboardInterrupt:
+            self.close()
+            raise self.interrupted() from None
+        finally:
+            self.close()
+
+    def interrupted(self) -> WorkInterruptedError:
+        """What an interrupted apply had done: each change made, failed, and in flight."""
+        done = [o.address for o in self.ended if o.status == "done"]
+        failed = [o.address for o in self.ended if o.status != "done"]
+        made = f"{count_of(len(done), 'change')} made" + (f" ({', '.join(done)})" if done else "")
+        parts = [made]
+        if failed:
+            parts.append(f"{len(failed)} failed or skipped ({', '.join(failed)})")
+        if self.inflight:
+            parts.append(f"in flight, may still complete: {', '.join(sorted(self.inflight))}")
+        return WorkInterruptedError(
+            "apply interrupted: " + "; ".join(parts) + "; the stack lock is not held",
+            hint="run apply again: it picks up where this one stopped",
+        )
+
     def _print(self, text: Text) -> None:
         (self.bar.console if self.bar else self.console).print(text)
 
@@ -147,3 +179,9 @@ def result_text(result: ApplyResult, *, clock: float | None = None) -> Text:
         f"{len(done)} done in {seconds:.1f}s.",
         style="bold red",
     )
+
+
+@view(ApplyResult, Output.TEXT)
+def show_applied(result: ApplyResult, screen: Screen) -> None:
+    """Nothing more: the hooks drew each change and the closing line (``result_text``) as
+    apply ran; the command then fails when a change failed or was skipped."""

@@ -82,6 +82,35 @@ WHERE: dict[str, dict[str, str]] = {
         )
     },
     "quotactl.core.jobs.results.JobLogs": {"text": "quotactl.render.job_logs"},
+    # plan, apply, validate, doctor, export/import, lock, fmt, metrics, local (house-g3)
+    "quotactl.core.plan.model.Plan": {
+        "text": "quotactl.render.plan",
+        "json": "quotactl.render.plan",
+        "markdown": "quotactl.render.plan",
+    },
+    "quotactl.core.apply.hooks.ApplyResult": {"text": "quotactl.render.progress"},
+    "quotactl.core.validation.Validation": {
+        "text": "quotactl.render.validation",
+        "json": "quotactl.render.validation",
+    },
+    "quotactl.core.checkup.Checkup": {
+        "text": "quotactl.render.doctor",
+        "json": "quotactl.render.doctor",
+    },
+    "quotactl.core.formatting.Formatting": {"text": "quotactl.render.formatting"},
+    "quotactl.core.plan.adoption.Imported": {"text": "quotactl.render.adopt"},
+    "quotactl.core.local.ClockAdvanced": {"text": "quotactl.render.local"},
+    "quotactl.core.local.StateReset": {"text": "quotactl.render.local"},
+    "quotactl.core.apply.lock.LockHolding": {"text": "quotactl.render.lock"},
+    "quotactl.core.apply.lock.LockCleared": {"text": "quotactl.render.lock"},
+    "quotactl.core.iam.PolicyDocument": {
+        "text": "quotactl.render.documents",
+        "json": "quotactl.render.documents",
+    },
+    "quotactl.core.validation.ConfigSchema": {
+        "text": "quotactl.render.validation",
+        "json": "quotactl.render.validation",
+    },
 }
 _VIEWS: dict[tuple[type, str], Callable[[Any, Screen], None]] = {}
 

@@ -10,8 +10,11 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import TYPE_CHECKING, Protocol
 
+from quotactl.core.results import Failable
+
 if TYPE_CHECKING:
     from quotactl.core.plan.model import Action, Change, Plan
+    from quotactl.errors import QuotactlError
 
 
 class Status(StrEnum):
@@ -33,7 +36,9 @@ class ChangeOutcome:
 
 
 @dataclass(frozen=True)
-class ApplyResult:
+class ApplyResult(Failable):
+    """What an apply did, change by change; it failed when a change failed or was skipped."""
+
     outcomes: tuple[ChangeOutcome, ...]
     seconds: float
 
@@ -55,6 +60,19 @@ class ApplyResult:
     @property
     def ok(self) -> bool:
         return not self.failed and not self.skipped
+
+    def failure(self) -> QuotactlError | None:
+        from quotactl.core.words import count_of
+        from quotactl.errors import ApplyFailedError
+
+        if self.ok:
+            return None
+        skipped = len(self.skipped)
+        return ApplyFailedError(
+            f"{count_of(len(self.failed), 'change')} failed and {skipped}"
+            f" {'was' if skipped == 1 else 'were'} skipped",
+            hint="fix the cause above and run apply again: it picks up where this one stopped",
+        )
 
 
 class ApplyHooks(Protocol):

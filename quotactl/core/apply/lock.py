@@ -96,6 +96,22 @@ class LockInfo:
         )
 
 
+@dataclass(frozen=True)
+class LockHolding:
+    """Who held ``stack``'s lock (None: nobody) when read at ``now`` (epoch seconds)."""
+
+    stack: str
+    holder: LockInfo | None
+    now: float
+
+
+@dataclass(frozen=True)
+class LockCleared:
+    """``force-unlock`` removed ``stack``'s lock."""
+
+    stack: str
+
+
 def tag_value(text: str) -> str:
     """``text`` in AWS's tag-value alphabet and length."""
     return _TAG_VALUE_UNSAFE.sub("-", text)[:256]

@@ -8,6 +8,7 @@ that stack planning to delete it.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from quotactl.errors import UnmanagedResourceError
@@ -15,6 +16,14 @@ from quotactl.errors import UnmanagedResourceError
 if TYPE_CHECKING:
     from quotactl.core.resources.desired import DesiredState
     from quotactl.core.resources.observed import ObservedResource, ObservedState
+
+
+@dataclass(frozen=True)
+class Imported:
+    """What ``import`` adopted into ``stack`` (tagged): nothing when it owned everything."""
+
+    stack: str
+    resources: tuple[ObservedResource, ...]
 
 
 def unmanaged(desired: DesiredState, observed: ObservedState) -> list[ObservedResource]:

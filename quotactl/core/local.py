@@ -1,0 +1,28 @@
+"""What the embedded emulated account's commands did: its clock moved, its state deleted."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+
+@dataclass(frozen=True)
+class ClockAdvanced:
+    """``local advance``: the clock moved ``seconds`` from ``before`` to ``now``, with
+    ``changes`` job or resource changes on the way."""
+
+    before: float
+    now: float
+    changes: int
+    seconds: float
+
+
+@dataclass(frozen=True)
+class StateReset:
+    """``local reset``: the state file, and whether there was one to delete."""
+
+    state: Path
+    deleted: bool
