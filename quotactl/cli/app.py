@@ -16,6 +16,7 @@ import typer
 from quotactl.cli import completion_commands, helptext
 from quotactl.cli.boundary import discard_stdout, report, unexpected
 from quotactl.cli.exitcodes import ExitCode
+from quotactl.cli.options import Duration
 from quotactl.cli.runtime import BACKENDS, DEFAULT_STATE, Runtime
 from quotactl.errors import QuotactlError, UsageError, WorkInterruptedError
 
@@ -91,18 +92,18 @@ def root(
     quiet: Annotated[bool, typer.Option("-q", "--quiet", help="Only results and errors.")] = False,
     debug: Annotated[bool, typer.Option("--debug", help="Show tracebacks for errors.")] = False,
     connect_timeout: Annotated[
-        str | None,
-        typer.Option(
-            metavar="DURATION",
+        float | None,
+        Duration(
+            "--connect-timeout",
             help="Give up opening a connection to AWS after this long [default: 10s].",
             envvar="QUOTACTL_CONNECT_TIMEOUT",
             show_envvar=True,
         ),
     ] = None,
     read_timeout: Annotated[
-        str | None,
-        typer.Option(
-            metavar="DURATION",
+        float | None,
+        Duration(
+            "--read-timeout",
             help="Give up waiting for an AWS answer after this long [default: 30s].",
             envvar="QUOTACTL_READ_TIMEOUT",
             show_envvar=True,
@@ -155,18 +156,10 @@ def root(
     runtime.max_attempts = max_attempts
 
 
-def _seconds(option: str, text: str | None) -> float | None:
-    """A timeout option's duration in seconds (more than zero), or None when not given."""
-    from quotactl.core.durations import DurationError, parse_duration
-
-    if text is None:
-        return None
-    try:
-        seconds = parse_duration(text)
-    except DurationError as exc:
-        raise UsageError(f"{option}: {exc}") from None
-    if seconds <= 0:
-        raise UsageError(f"{option} must be more than 0 seconds, not {text!r}")
+def _seconds(option: str, seconds: float | None) -> float | None:
+    """A timeout option's seconds, which must be more than zero; None when not given."""
+    if seconds is not None and seconds <= 0:
+        raise UsageError(f"{option} must be more than 0 seconds, not {seconds:g}s")
     return seconds
 
 

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from quotactl.errors import UsageError
+from quotactl.cli.options import DurationArgument
 
 if TYPE_CHECKING:
     from quotactl.cli.runtime import Runtime
@@ -108,27 +108,12 @@ def serve(
         running.serve_forever(poll_interval=0.2)
 
 
-def _seconds(text: str) -> float:
-    """``local advance``'s DURATION in seconds; anything else is ``usage``."""
-    from quotactl.api.options import DurationError, parse_duration
-
-    try:
-        return parse_duration(text)
-    except DurationError as exc:
-        raise UsageError(str(exc)) from None
-
-
 @local.command("advance")
 def advance(
     ctx: typer.Context,
     seconds: Annotated[
         float,
-        typer.Argument(
-            metavar="DURATION",
-            parser=_seconds,
-            help="How far: 90s, 30m, 2h, 1d or plain seconds.",
-            show_default=False,
-        ),
+        DurationArgument(help="How far: 90s, 30m, 2h, 1d or plain seconds."),
     ],
 ) -> None:
     """Move the emulator's clock forward and run the scheduler on the way.

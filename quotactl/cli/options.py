@@ -7,6 +7,7 @@ takes one of the output enums, whose values key render's views.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -17,6 +18,7 @@ from quotactl.errors import UsageError
 
 __all__ = [
     "Duration",
+    "DurationArgument",
     "Output",
     "OutputOption",
     "ReportOutput",
@@ -27,15 +29,27 @@ __all__ = [
 def Duration(flag: str, *, help: str, **settings: Any) -> Any:
     """A duration option ``flag``, in seconds: ``90s``, ``30m``, ``2h``, ``1d``, ``1h30m`` or
     plain seconds; anything else is ``usage`` (``--since: invalid duration 'x': ...``)."""
+    settings.setdefault("show_default", False)
+    return typer.Option(
+        flag, metavar="DURATION", parser=_seconds_parser(f"{flag}: "), help=help, **settings
+    )
 
+
+def DurationArgument(*, help: str) -> Any:
+    """A duration argument (``local advance DURATION``), parsed as ``Duration`` is."""
+    return typer.Argument(
+        metavar="DURATION", parser=_seconds_parser(""), help=help, show_default=False
+    )
+
+
+def _seconds_parser(prefix: str) -> Callable[[str], float]:
     def seconds(text: str) -> float:
         try:
             return parse_duration(text)
         except DurationError as exc:
-            raise UsageError(f"{flag}: {exc}") from None
+            raise UsageError(f"{prefix}{exc}") from None
 
-    settings.setdefault("show_default", False)
-    return typer.Option(flag, metavar="DURATION", parser=seconds, help=help, **settings)
+    return seconds
 
 
 OutputOption = Annotated[

@@ -101,11 +101,11 @@ class Runtime:
     def show(self, result: object, output: str | None = None) -> None:
         """Draw ``result`` with its view in ``output`` (default: the command's ``-o``); then,
         if the result says its command failed after all, raise that error."""
-        from quotactl.core.results import Failable
-        from quotactl.render.views import show
+        from quotactl.render.views import failure_of, show
 
         show(self.screen, result, self.output if output is None else output)
-        if isinstance(result, Failable) and (error := result.failure()) is not None:
+        error = failure_of(result)
+        if error is not None:
             raise error
 
     def notice(self, message: str) -> None:

@@ -1,6 +1,6 @@
-"""What several commands share: the configuration with its warnings on stderr, a duration
-option, a server's block, the terminal confirmation, and writing a ``--report`` page. Each
-call into the library goes through ``quotactl.api``.
+"""What several commands share: the configuration with its warnings on stderr, a server's
+block, the terminal confirmation, and writing a ``--report`` page. Each call into the library
+goes through ``quotactl.api``.
 """
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import contextlib
 import signal
 from typing import TYPE_CHECKING, Any
 
-from quotactl.errors import ApprovalRequiredError, NotConfirmedError, UsageError
+from quotactl.errors import ApprovalRequiredError, NotConfirmedError
 
 if TYPE_CHECKING:
     from collections.abc import Iterator, Sequence
@@ -35,18 +35,6 @@ def write_report(runtime: Runtime, path: Path, page: str) -> None:
 
     api.write_report(path, page)
     runtime.notice(f"quotactl: report written to {path} ({len(page.encode()) / 1024:,.0f} KiB)")
-
-
-def duration(option: str, text: str | None, default: float = 0.0) -> float:
-    """A duration option (``--lock-timeout 2m``) in seconds; ``default`` when not given."""
-    from quotactl.core.durations import DurationError, parse_duration
-
-    if text is None:
-        return default
-    try:
-        return parse_duration(text)
-    except DurationError as exc:
-        raise UsageError(f"{option}: {exc}") from None
 
 
 @contextlib.contextmanager

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, TextIO, TypeVar
 if TYPE_CHECKING:
     from collections.abc import Callable
 
+    from quotactl.errors import QuotactlError
     from quotactl.render.console import Console
 
 R = TypeVar("R")
@@ -171,6 +172,13 @@ def view(
 def show(screen: Screen, result: object, output: str) -> None:
     """Draw ``result`` on ``screen`` with its view in ``output``."""
     find(type(result), output)(result, screen)
+
+
+def failure_of(result: object) -> QuotactlError | None:
+    """The error a shown result ends its command with (a ``Failable`` that failed), if any."""
+    from quotactl.core.results import Failable
+
+    return result.failure() if isinstance(result, Failable) else None
 
 
 def find(kind: type, output: str) -> Callable[[Any, Screen], None]:
