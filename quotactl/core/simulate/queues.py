@@ -8,6 +8,8 @@ from typing import TYPE_CHECKING
 from quotactl.core.engine import QueueModel
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from quotactl.core.resources.desired import DesiredState
 
 
@@ -25,7 +27,7 @@ def queue_models(desired: DesiredState) -> list[QueueModel]:
     return models
 
 
-def routes(queues: list[QueueModel] | tuple[QueueModel, ...]) -> dict[str, str]:
+def routes(queues: Sequence[QueueModel]) -> dict[str, str]:
     """Trace ``share`` values that take jobs in this config, to their ``queue/share`` name."""
     found: dict[str, str] = {}
     for queue in queues:

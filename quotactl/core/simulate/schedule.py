@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING
 
 from quotactl.core.collector import collector_paused
 from quotactl.core.engine import TIMING
-from quotactl.core.simulate.shared import SharedReplay, shares_environments
-from quotactl.core.simulate.simulator import MeteredEngine, _replay
+from quotactl.core.simulate.metered import MeteredEngine
+from quotactl.core.simulate.replay import replay
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Sequence
@@ -60,13 +60,7 @@ def attempts(
     """Replay ``rows`` as ``simulate`` does (with ``timing``, else the default) and return
     every job's attempts (see module doc)."""
     with collector_paused():
-        if shares_environments(queues):
-            shared = SharedReplay(queues, timing, _Recorder)
-            shared.run(rows, source)
-            engines: list[_Recorder] = [e for e in shared.engines if isinstance(e, _Recorder)]
-        else:
-            engines = [_Recorder(queues, timing)]
-            _replay(queues, rows, source, engines[0])
+        _, engines = replay(queues, rows, source, lambda qs: _Recorder(qs, timing))
     return {
         name: [(a, b) for a, b in runs]
         for engine in engines
