@@ -10,12 +10,17 @@ from typing import TYPE_CHECKING
 import pytest
 
 from quotactl.cli.app import run
+from quotactl.core.engine import parse_timing
 
 # The suite's scheduling tests reason about decisions, not start-up: their emulators (in this
 # process and in every `local serve` or `quotactl` subprocess) start jobs with no SCHEDULED or
 # STARTING time, and stop preempted or terminated jobs at once. Tests of the default timing
 # model unset it (tests/emulator/test_simulate_agreement.py, test_jobs_serve.py).
 os.environ["QUOTACTL_EMULATOR_TIMING"] = "scheduled=0,starting=0,preemption=0,termination=0"
+TEST_TIMING = parse_timing(os.environ["QUOTACTL_EMULATOR_TIMING"])
+"""That timing as a value, for tests that build an emulator or run an engine themselves: the
+environment is read by the CLI's Runtime only, so they pass it."""
+
 
 if TYPE_CHECKING:
     from collections.abc import Callable

@@ -51,7 +51,7 @@ from itertools import islice
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from quotactl.core.engine import INSTANT, QueueModel, ShareModel
+from quotactl.core.engine import INSTANT, TIMING, QueueModel, ShareModel
 from quotactl.core.resources.desired import Strategy
 from quotactl.core.simulate import generate_trace, read_trace, simulate, summarise, write_trace
 from quotactl.core.simulate.reader import trace_rows
@@ -151,7 +151,7 @@ def peak_mib() -> float:
 
 def run_quotactl(trace: Path, kind: str, workload: str) -> dict[str, float]:
     queue = workload_queue(workload)
-    timing = None  # the emulator's: SCHEDULED 120 s, STARTING 30 s, victims leave after 20 s
+    timing = TIMING  # the emulator's: SCHEDULED 120 s, STARTING 30 s, victims leave after 20 s
     if kind == "quotactl-reserve":
         queue = queue.with_strategy(Strategy.RESERVE)
         timing = INSTANT  # SimPy's models have no phases

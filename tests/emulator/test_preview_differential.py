@@ -19,7 +19,6 @@ job that preempts them starts, at the window's end: when the preview says it sta
 
 from __future__ import annotations
 
-import os
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -30,13 +29,14 @@ from hypothesis import strategies as st
 from quotactl.aws.backend import AwsBackend
 from quotactl.aws.live import describe_all, read_queue
 from quotactl.aws.session import Target, client, make_session
-from quotactl.core.engine import TIMING_VARIABLE, Timing
+from quotactl.core.engine import Timing
 from quotactl.core.jobs.placement import preview
 from quotactl.core.jobs.reprioritise import consequences
 from quotactl.core.plan.impact import assess
 from quotactl.core.plan.model import Action, Effect
 from quotactl.core.resources.desired import ShareSpec
 from quotactl.emulator import Emulator
+from tests.conftest import TEST_TIMING
 from tests.emulator.emulator_support import TYPE
 from tests.emulator.test_dry_run_agreement import HOLDING, _queue, _state, _submit, share_st
 
@@ -70,23 +70,17 @@ def _leaving(now: dict[str, Any]) -> set[str]:
 
 
 class _Windows:
-    """The scenario's timing: ``QUOTACTL_EMULATOR_TIMING`` for the previews (restored after)."""
+    """The scenario's timing, which the emulator and the previews are both given."""
 
     def __init__(self, on: bool) -> None:
         self.on = on
-        self.timing = WINDOWED if on else None
-        self._saved = os.environ.get(TIMING_VARIABLE)
+        self.timing = WINDOWED if on else TEST_TIMING
 
     def __enter__(self) -> _Windows:
-        if self.on:
-            os.environ[TIMING_VARIABLE] = WINDOWED_SETTING
         return self
 
     def __exit__(self, *exc: object) -> None:
-        if self._saved is None:
-            os.environ.pop(TIMING_VARIABLE, None)
-        else:
-            os.environ[TIMING_VARIABLE] = self._saved
+        return None
 
 
 def _settle(emulator: Emulator, batch: Any, ids: list[str], windows: _Windows) -> set[str]:
@@ -136,7 +130,7 @@ def test_every_preview_is_what_the_emulator_then_does(
                 queue = read_queue(batch, "q", describe=describe_all)
                 subject = queue.job(job_id)
                 assert subject is not None
-                predicted = consequences(queue, subject, priority)
+                predicted = consequences(queue, subject, priority, timing=windows.timing)
                 before = _state(batch, ids)
                 batch.update_service_job(jobId=job_id, schedulingPriority=priority)
                 leaving = _settle(emulator, batch, ids, windows)
@@ -177,7 +171,12 @@ def test_every_preview_is_what_the_emulator_then_does(
             share %= len(shares)
             queue = read_queue(batch, "q", describe=describe_all)
             placement = preview(
-                queue, share=f"s{share}", instance_type=TYPE, count=count, priority=priority
+                queue,
+                share=f"s{share}",
+                instance_type=TYPE,
+                count=count,
+                priority=priority,
+                timing=windows.timing,
             )
             before = _state(batch, ids)
             new = _submit(batch, share, count, priority, "candidate")

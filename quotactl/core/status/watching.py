@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Iterator
+    from collections.abc import Iterator
 
     from quotactl.core.status.changes import Changes
     from quotactl.core.status.report import StatusReport
@@ -30,8 +30,11 @@ class StatusWatch:
     """A live view: ``refreshes`` come one every ``interval`` seconds until the reader stops
     (an endless iterator; Ctrl-C ends the command's)."""
 
-    refreshes: Iterable[Refresh]
+    refreshes: Iterator[Refresh]
     interval: float
 
     def __iter__(self) -> Iterator[Refresh]:
-        return iter(self.refreshes)
+        return self
+
+    def __next__(self) -> Refresh:
+        return next(self.refreshes)
