@@ -20,47 +20,26 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from quotactl.api.adopt import (
         check_config_out as check_config_out,
-    )
-    from quotactl.api.adopt import (
         config_yaml as config_yaml,
-    )
-    from quotactl.api.adopt import (
         export as export,
-    )
-    from quotactl.api.adopt import (
+        export_config as export_config,
         import_resources as import_resources,
-    )
-    from quotactl.api.adopt import (
         import_stack as import_stack,
-    )
-    from quotactl.api.adopt import (
         write_config as write_config,
     )
     from quotactl.api.checkup import (
         doctor as doctor,
-    )
-    from quotactl.api.checkup import (
         versions as versions,
     )
     from quotactl.api.config import (
         DEFAULT_CONFIG as DEFAULT_CONFIG,
-    )
-    from quotactl.api.config import (
         load as load,
-    )
-    from quotactl.api.config import (
         schema as schema,
-    )
-    from quotactl.api.config import (
         validate as validate,
     )
     from quotactl.api.connection import (
         BACKENDS as BACKENDS,
-    )
-    from quotactl.api.connection import (
         DEFAULT_STATE as DEFAULT_STATE,
-    )
-    from quotactl.api.connection import (
         connect as connect,
     )
     from quotactl.api.estimates import (
@@ -68,11 +47,7 @@ if TYPE_CHECKING:
     )
     from quotactl.api.formatting import (
         fmt as fmt,
-    )
-    from quotactl.api.formatting import (
         format_files as format_files,
-    )
-    from quotactl.api.formatting import (
         write_formatted as write_formatted,
     )
     from quotactl.api.history_ledger import (
@@ -80,203 +55,97 @@ if TYPE_CHECKING:
     )
     from quotactl.api.jobs import (
         JobList as JobList,
-    )
-    from quotactl.api.jobs import (
         cancel_jobs as cancel_jobs,
-    )
-    from quotactl.api.jobs import (
         describe_job as describe_job,
-    )
-    from quotactl.api.jobs import (
         job_logs as job_logs,
-    )
-    from quotactl.api.jobs import (
         job_rows as job_rows,
-    )
-    from quotactl.api.jobs import (
         list_jobs as list_jobs,
-    )
-    from quotactl.api.jobs import (
         read_live as read_live,
-    )
-    from quotactl.api.jobs import (
         set_priority as set_priority,
-    )
-    from quotactl.api.jobs import (
         stream_jobs as stream_jobs,
-    )
-    from quotactl.api.jobs import (
         why as why,
     )
     from quotactl.api.live_status import (
         WATCH_RETRIES as WATCH_RETRIES,
-    )
-    from quotactl.api.live_status import (
         status as status,
-    )
-    from quotactl.api.live_status import (
         watch as watch,
     )
     from quotactl.api.local import (
         advance as advance,
-    )
-    from quotactl.api.local import (
         reset as reset,
-    )
-    from quotactl.api.local import (
         serve as serve,
     )
     from quotactl.api.metrics import (
         openmetrics as openmetrics,
-    )
-    from quotactl.api.metrics import (
         read_metrics as read_metrics,
-    )
-    from quotactl.api.metrics import (
         serve_metrics as serve_metrics,
     )
     from quotactl.api.offline import (
         generate_trace as generate_trace,
-    )
-    from quotactl.api.offline import (
         iam_policy as iam_policy,
-    )
-    from quotactl.api.offline import (
         policy_commands as policy_commands,
-    )
-    from quotactl.api.offline import (
         simulate as simulate,
-    )
-    from quotactl.api.offline import (
         simulate_compare as simulate_compare,
-    )
-    from quotactl.api.offline import (
         simulate_judged as simulate_judged,
     )
     from quotactl.api.report_files import (
         check_report_path as check_report_path,
-    )
-    from quotactl.api.report_files import (
         report_page as report_page,
-    )
-    from quotactl.api.report_files import (
         write_report as write_report,
     )
     from quotactl.api.rules import (
         check_overrides as check_overrides,
-    )
-    from quotactl.api.rules import (
         judge_config as judge_config,
-    )
-    from quotactl.api.rules import (
         judge_simulation as judge_simulation,
-    )
-    from quotactl.api.rules import (
         rules_for as rules_for,
-    )
-    from quotactl.api.rules import (
         rules_for_paths as rules_for_paths,
     )
     from quotactl.api.settings import (
         FAULTS_VARIABLE as FAULTS_VARIABLE,
-    )
-    from quotactl.api.settings import (
         EmulatorSettings as EmulatorSettings,
     )
     from quotactl.api.stack import (
         PLAN_KEY as PLAN_KEY,
-    )
-    from quotactl.api.stack import (
         apply as apply,
-    )
-    from quotactl.api.stack import (
         force_unlock as force_unlock,
-    )
-    from quotactl.api.stack import (
         lock_holder as lock_holder,
-    )
-    from quotactl.api.stack import (
         lock_request as lock_request,
-    )
-    from quotactl.api.stack import (
         plan as plan,
-    )
-    from quotactl.api.stack import (
         read_plan as read_plan,
-    )
-    from quotactl.api.stack import (
         save_plan as save_plan,
-    )
-    from quotactl.api.stack import (
         unlock as unlock,
     )
     from quotactl.api.submission import (
         JobRequest as JobRequest,
-    )
-    from quotactl.api.submission import (
         job_request as job_request,
-    )
-    from quotactl.api.submission import (
         preview as preview,
-    )
-    from quotactl.api.submission import (
         submit as submit,
     )
     from quotactl.api.traces import (
         export_trace as export_trace,
-    )
-    from quotactl.api.traces import (
         import_trace as import_trace,
-    )
-    from quotactl.api.traces import (
         trace_mapping as trace_mapping,
     )
     from quotactl.api.trainer import (
         TrainerRequest as TrainerRequest,
-    )
-    from quotactl.api.trainer import (
         submit_trainer as submit_trainer,
-    )
-    from quotactl.api.trainer import (
         trainer_request as trainer_request,
     )
     from quotactl.api.tuning import (
         check_tuned_out as check_tuned_out,
-    )
-    from quotactl.api.tuning import (
         tune as tune,
-    )
-    from quotactl.api.tuning import (
         tune_and_write as tune_and_write,
-    )
-    from quotactl.api.tuning import (
         tune_request as tune_request,
-    )
-    from quotactl.api.tuning import (
         tuned_comparison as tuned_comparison,
-    )
-    from quotactl.api.tuning import (
         tuned_edits as tuned_edits,
-    )
-    from quotactl.api.tuning import (
         tuned_recording as tuned_recording,
-    )
-    from quotactl.api.tuning import (
         tuned_rules as tuned_rules,
-    )
-    from quotactl.api.tuning import (
         write_tuned as write_tuned,
     )
     from quotactl.api.usage_figures import (
         UsageWindow as UsageWindow,
-    )
-    from quotactl.api.usage_figures import (
         usage as usage,
-    )
-    from quotactl.api.usage_figures import (
         usage_run as usage_run,
-    )
-    from quotactl.api.usage_figures import (
         usage_window as usage_window,
     )
     from quotactl.aws.account import (
@@ -293,29 +162,19 @@ if TYPE_CHECKING:
     )
     from quotactl.core.apply.lock import (
         LockCleared as LockCleared,
-    )
-    from quotactl.core.apply.lock import (
         LockHolding as LockHolding,
     )
     from quotactl.core.checkup import (
         Check as Check,
-    )
-    from quotactl.core.checkup import (
         Checkup as Checkup,
     )
     from quotactl.core.estimate.answers import (
         Explained as Explained,
-    )
-    from quotactl.core.estimate.answers import (
         JobRows as JobRows,
-    )
-    from quotactl.core.estimate.answers import (
         Preview as Preview,
     )
     from quotactl.core.formatting import (
         Formatted as Formatted,
-    )
-    from quotactl.core.formatting import (
         Formatting as Formatting,
     )
     from quotactl.core.history.report import (
@@ -329,23 +188,11 @@ if TYPE_CHECKING:
     )
     from quotactl.core.jobs.results import (
         AttemptLog as AttemptLog,
-    )
-    from quotactl.core.jobs.results import (
         Cancelled as Cancelled,
-    )
-    from quotactl.core.jobs.results import (
         JobDescription as JobDescription,
-    )
-    from quotactl.core.jobs.results import (
         JobLogs as JobLogs,
-    )
-    from quotactl.core.jobs.results import (
         LogLine as LogLine,
-    )
-    from quotactl.core.jobs.results import (
         SubmitResult as SubmitResult,
-    )
-    from quotactl.core.jobs.results import (
         Submitted as Submitted,
     )
     from quotactl.core.jobs.spec import (
@@ -353,11 +200,10 @@ if TYPE_CHECKING:
     )
     from quotactl.core.local import (
         ClockAdvanced as ClockAdvanced,
-    )
-    from quotactl.core.local import (
         StateReset as StateReset,
     )
     from quotactl.core.plan.adoption import (
+        ConfigExport as ConfigExport,
         Imported as Imported,
     )
     from quotactl.core.plan.model import (
@@ -371,17 +217,11 @@ if TYPE_CHECKING:
     )
     from quotactl.core.rules import (
         Rule as Rule,
-    )
-    from quotactl.core.rules import (
         refusal as refusal,
     )
     from quotactl.core.simulate.written import (
         ExportedTrace as ExportedTrace,
-    )
-    from quotactl.core.simulate.written import (
         GeneratedTrace as GeneratedTrace,
-    )
-    from quotactl.core.simulate.written import (
         ImportedTrace as ImportedTrace,
     )
     from quotactl.core.states import (
@@ -389,17 +229,11 @@ if TYPE_CHECKING:
     )
     from quotactl.core.status.watching import (
         Refresh as Refresh,
-    )
-    from quotactl.core.status.watching import (
         StatusWatch as StatusWatch,
     )
     from quotactl.core.validation import (
         ConfigSchema as ConfigSchema,
-    )
-    from quotactl.core.validation import (
         ConfigSummary as ConfigSummary,
-    )
-    from quotactl.core.validation import (
         Validation as Validation,
     )
 
@@ -408,6 +242,7 @@ _WHERE: dict[str, tuple[str, ...]] = {
         "check_config_out",
         "config_yaml",
         "export",
+        "export_config",
         "import_resources",
         "import_stack",
         "write_config",
@@ -567,7 +402,7 @@ _WHERE: dict[str, tuple[str, ...]] = {
         "ClockAdvanced",
         "StateReset",
     ),
-    "quotactl.core.plan.adoption": ("Imported",),
+    "quotactl.core.plan.adoption": ("ConfigExport", "Imported"),
     "quotactl.core.plan.model": ("Plan",),
     "quotactl.core.resources.desired": ("DesiredState",),
     "quotactl.core.resources.observed": ("ObservedResource",),

@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     from quotactl.config.export import Export
     from quotactl.config.writer import Written
     from quotactl.core.apply.flow import LockRequest
-    from quotactl.core.plan.adoption import Imported
+    from quotactl.core.plan.adoption import ConfigExport, Imported
     from quotactl.core.resources.desired import DesiredState
     from quotactl.core.resources.observed import ObservedResource, ObservedState
 
@@ -29,8 +29,7 @@ def export(
 ) -> Export:
     """Configuration documents for ``queues`` (default: every quota-management queue) such
     that a plan on them shows no change; ``stack`` defaults to the queues' stack tag."""
-    from quotactl.config.export import export as to_config
-    from quotactl.config.export import quota_queues
+    from quotactl.config.export import export as to_config, quota_queues
     from quotactl.core.resources.desired import address_of
 
     observed = account.backend.observe("", queues or [])
@@ -51,6 +50,35 @@ def export(
     name = stack or _stack_of(observed, chosen)
     found_region, account_id = _region_and_account(observed, region)
     return to_config(observed, chosen, stack=name, region=found_region, account_id=account_id)
+
+
+def export_config(
+    account: Account,
+    queues: Sequence[str] | None = None,
+    *,
+    stack: str | None = None,
+    region: str | None = None,
+    out: Path | None = None,
+    force: bool = False,
+) -> ConfigExport:
+    """``export``: the configuration of ``queues`` as one YAML document, or written to
+    ``out`` (checked before the account is read) as ``platform.yaml`` and a file per team."""
+    from quotactl.core.plan.adoption import ConfigExport
+
+    if out is not None:
+        check_config_out(out)
+    exported = export(account, queues, stack=stack, region=region)
+    warnings = tuple(exported.warnings)
+    if out is None:
+        return ConfigExport(warnings, text=config_yaml(exported))
+    written = write_config(exported, out, force=force)
+    return ConfigExport(
+        warnings,
+        out=out,
+        written=tuple(written.written),
+        removed=tuple(written.removed),
+        others=tuple(written.others),
+    )
 
 
 def config_yaml(exported: Export) -> str:

@@ -239,8 +239,7 @@ def job_logs(
 ) -> JobLogs:
     """The job and the CloudWatch logs of each attempt's training job (aws backend); with
     ``follow``, the last attempt's lines keep coming until the job ends."""
-    from quotactl.aws.training import LogReader
-    from quotactl.aws.training import follow as follow_lines
+    from quotactl.aws.training import LogReader, follow as follow_lines
 
     detail = account.jobs.resolve(ref)
     if account.backend_name != "aws":

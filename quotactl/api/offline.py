@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from quotactl.core.engine import TIMING
 from quotactl.core.files import replacing
@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from typing import TextIO
 
     from quotactl.core.engine import QueueModel, Timing
+    from quotactl.core.iam import PolicyDocument
     from quotactl.core.resources.desired import DesiredState
     from quotactl.core.rules import Rule
     from quotactl.core.simulate import (
@@ -157,8 +158,12 @@ def generate_trace(
 ) -> GeneratedTrace:
     """Write ``jobs`` rows of synthetic workload for the enabled shares of ``desired`` to
     ``out`` (a stream or a file path; CSV, in submission order, streamed)."""
-    from quotactl.core.simulate import generate_trace as rows_of
-    from quotactl.core.simulate import queue_models, workloads, write_trace
+    from quotactl.core.simulate import (
+        generate_trace as rows_of,
+        queue_models,
+        workloads,
+        write_trace,
+    )
 
     queues = [q for q in queue_models(desired) if _has_jobs(q)]
     if not queues:
@@ -187,8 +192,7 @@ def _has_jobs(queue: QueueModel) -> bool:
 
 def policy_commands(commands: Collection[str] | None) -> frozenset[str] | None:
     """``commands`` checked against the ones that call AWS (None: every command)."""
-    from quotactl.aws.permissions import OFFLINE_COMMANDS
-    from quotactl.aws.permissions import commands as calling
+    from quotactl.aws.permissions import OFFLINE_COMMANDS, commands as calling
 
     if not commands:
         return None
@@ -209,10 +213,13 @@ def iam_policy(
     account: str = "*",
     read_only: bool = False,
     commands: Collection[str] | None = None,
-) -> dict[str, Any]:
+) -> PolicyDocument:
     """The least-privilege IAM policy document for quotactl's ``commands`` (default: all),
     derived from the calls each makes; ``read_only`` keeps the commands that change nothing."""
     from quotactl.aws.permissions import policy_document
+    from quotactl.core.iam import PolicyDocument
 
     only = policy_commands(commands)
-    return policy_document(region=region, account=account, read_only=read_only, only=only)
+    return PolicyDocument(
+        policy_document(region=region, account=account, read_only=read_only, only=only)
+    )

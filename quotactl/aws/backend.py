@@ -13,8 +13,7 @@ import threading
 from concurrent.futures import FIRST_COMPLETED, Future, wait
 from typing import TYPE_CHECKING, cast
 
-from quotactl.aws import convert
-from quotactl.aws import responses as live_responses
+from quotactl.aws import convert, responses as live_responses
 from quotactl.aws.calls import DESCRIBE_BATCH, READ_CONCURRENCY, BatchCalls
 from quotactl.aws.lock import BatchLockStore
 from quotactl.core.apply.lock import LOCK_TAG

@@ -197,12 +197,12 @@ def _translate(exc: Exception, operation: str, client: BaseClient | None = None)
     from botocore.exceptions import (
         BotoCoreError,
         ClientError,
+        ConnectionError as BotoConnectionError,
         ConnectTimeoutError,
         NoCredentialsError,
         NoRegionError,
         ReadTimeoutError,
     )
-    from botocore.exceptions import ConnectionError as BotoConnectionError
 
     endpoint, attempts, read_timeout, connect_timeout = _settings(client)
     if isinstance(exc, ClientError):

@@ -55,25 +55,11 @@ def export(
     from quotactl.cli.runtime import runtime_of
 
     runtime = runtime_of(ctx)
-    if out is not None:
-        api.check_config_out(out)
-    with runtime.connect() as account:
-        result = api.export(account, queue, stack=stack, region=runtime.region)
-    for warning in result.warnings:
-        runtime.notice(f"warning: {warning}")
-    if out is None:
-        runtime.stdout.write(api.config_yaml(result))
-        return
-    written = api.write_config(result, out, force=force)
-    for removed in written.removed:
-        runtime.notice(f"Removed {out / removed} (its team no longer exists)")
-    for other in written.others:
-        runtime.notice(f"warning: {out / other} was not written by this export; plan reads it too")
-    files = len(written.written)
-    runtime.notice(
-        f"Wrote {files:,} file{'' if files == 1 else 's'} to {out}; check them with:"
-        f" quotactl plan {out}"
-    )
+    with runtime.account() as account:
+        exported = api.export_config(
+            account, queue, stack=stack, region=runtime.region, out=out, force=force
+        )
+    runtime.show(exported)
 
 
 def import_(

@@ -52,8 +52,7 @@ def iam_policy(
         runtime.notice(
             f"quotactl: no {api.DEFAULT_CONFIG}/ here: the policy is for every region and account"
         )
-    document = api.iam_policy(region=region, account=account, read_only=read_only, commands=only)
-    runtime.show(api.PolicyDocument(document))
+    runtime.show(api.iam_policy(region=region, account=account, read_only=read_only, commands=only))
 
 
 def register(app: typer.Typer) -> None:

@@ -21,8 +21,7 @@ from quotactl.config.payload import check_payload, instances_of
 from quotactl.config.schema import INT32_MAX, Name, Tags
 from quotactl.core.durations import DurationError, parse_duration
 from quotactl.core.files import MAX_JOB_SPEC_BYTES, check_readable
-from quotactl.core.jobs.spec import DEFAULT_MAX_RUNTIME as SAGEMAKER_DEFAULT_RUNTIME
-from quotactl.core.jobs.spec import JobSpec
+from quotactl.core.jobs.spec import DEFAULT_MAX_RUNTIME as SAGEMAKER_DEFAULT_RUNTIME, JobSpec
 from quotactl.errors import Diagnostic, SpecInvalidError
 from quotactl.servicemodel.instance_types import training_instance_types
 

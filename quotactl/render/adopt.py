@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from quotactl.core.outputs import Output
-from quotactl.core.plan.adoption import Imported
+from quotactl.core.plan.adoption import ConfigExport, Imported
 from quotactl.core.resources.desired import STACK_TAG
 from quotactl.core.words import count_of
 from quotactl.render.views import Screen, view
@@ -47,4 +47,23 @@ def show_imported(result: Imported, screen: Screen) -> None:
         f"Imported {count_of(len(result.resources), 'resource')}."
         " Run `quotactl plan` to see what still differs.",
         markup=False,
+    )
+
+
+@view(ConfigExport, Output.TEXT)
+def show_export(result: ConfigExport, screen: Screen) -> None:
+    """``export``: the YAML on stdout, or what was written where (notices on stderr)."""
+    for warning in result.warnings:
+        screen.notice(f"warning: {warning}")
+    if result.out is None:
+        screen.write(result.text or "")
+        return
+    out = result.out
+    for removed in result.removed:
+        screen.notice(f"Removed {out / removed} (its team no longer exists)")
+    for other in result.others:
+        screen.notice(f"warning: {out / other} was not written by this export; plan reads it too")
+    screen.notice(
+        f"Wrote {count_of(len(result.written), 'file')} to {out}; check them with:"
+        f" quotactl plan {out}"
     )

@@ -100,6 +100,7 @@ WHERE: dict[str, dict[str, str]] = {
     },
     "quotactl.core.formatting.Formatting": {"text": "quotactl.render.formatting"},
     "quotactl.core.plan.adoption.Imported": {"text": "quotactl.render.adopt"},
+    "quotactl.core.plan.adoption.ConfigExport": {"text": "quotactl.render.adopt"},
     "quotactl.core.local.ClockAdvanced": {"text": "quotactl.render.local"},
     "quotactl.core.local.StateReset": {"text": "quotactl.render.local"},
     "quotactl.core.apply.lock.LockHolding": {"text": "quotactl.render.lock"},

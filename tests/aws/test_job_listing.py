@@ -7,8 +7,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 import pytest
-from hypothesis import given
-from hypothesis import strategies as st
+from hypothesis import given, strategies as st
 
 import quotactl
 from quotactl.aws.job_listing import DESCRIBE_PER_SECOND, JobListing, newest_first

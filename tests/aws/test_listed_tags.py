@@ -12,8 +12,7 @@ import json
 from typing import TYPE_CHECKING, Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 from quotactl.aws.backend import AwsBackend
 from quotactl.aws.live import LiveReader

@@ -23,8 +23,7 @@ from typing import TYPE_CHECKING, Any
 import botocore.session
 import pytest
 from botocore import parsers
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 from quotactl.aws.parser import ParserFactory, RestJsonParser
 from quotactl.aws.session import Target, client

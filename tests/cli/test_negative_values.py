@@ -6,8 +6,7 @@ from __future__ import annotations
 import io
 from typing import TYPE_CHECKING
 
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
 from quotactl.cli.app import app, run
 from quotactl.cli.argv import hoist_global_options

@@ -9,8 +9,7 @@ import shlex
 from typing import TYPE_CHECKING
 
 import pytest
-from hypothesis import given
-from hypothesis import strategies as st
+from hypothesis import given, strategies as st
 
 from quotactl.core.jobs.spec import SubmitOptions, requests, resume_options
 from tests.cli.jobs_support import Jobs, all_jobs, batch_client

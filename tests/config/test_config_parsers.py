@@ -13,8 +13,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 import yaml
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 from quotactl.config import loaders, source
 from quotactl.config.source import ParsedFile, parse_with_libyaml, parse_yaml

@@ -7,8 +7,7 @@ import json
 from dataclasses import replace
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
 from quotactl.config.value_checks import VALUE_CHECKS
 from quotactl.core.plan.diff import diff
@@ -17,8 +16,17 @@ from quotactl.core.plan.envelope import MAX_DEPTH, check_signature, nesting_dept
 from quotactl.core.plan.verify import load, verify
 from quotactl.core.resources.desired import ShareSpec, Strategy
 from quotactl.errors import PlanInvalidError, PlanSignatureError
-from tests.core.plan_support import ACCOUNT, desired, env, job, observed, policy, queue, share
-from tests.core.plan_support import live as live_resource
+from tests.core.plan_support import (
+    ACCOUNT,
+    desired,
+    env,
+    job,
+    live as live_resource,
+    observed,
+    policy,
+    queue,
+    share,
+)
 
 QUEUES = ("training", "inference")
 BASE = (

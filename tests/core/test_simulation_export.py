@@ -5,8 +5,7 @@ from __future__ import annotations
 import json
 import random
 
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
 from quotactl.aws.responses import requested_seconds
 from quotactl.core.engine import JobStatus

@@ -10,8 +10,7 @@ from __future__ import annotations
 
 import io
 
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
 from quotactl.core.engine import QueueModel, ShareModel
 from quotactl.core.resources.desired import Strategy

@@ -12,8 +12,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
 from quotactl.core.engine import (
     INSTANT,

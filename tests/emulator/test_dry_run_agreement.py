@@ -7,8 +7,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from hypothesis import HealthCheck, example, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, example, given, settings, strategies as st
 
 from quotactl.aws.live import describe_all, read_queue
 from quotactl.aws.session import Target, client, make_session

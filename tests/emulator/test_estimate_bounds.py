@@ -13,8 +13,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from hypothesis import HealthCheck, example, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, example, given, settings, strategies as st
 
 from quotactl.core.history.ledger import Attempt, AttemptOutcome, write_ledger
 from tests.emulator.estimate_support import G5, P5, DemoAccount, default_timing

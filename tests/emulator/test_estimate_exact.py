@@ -13,8 +13,7 @@ import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 from quotactl.core.engine import TIMING
 from tests.emulator.estimate_support import G5, P5, DemoAccount, default_timing

@@ -7,8 +7,7 @@ from __future__ import annotations
 import itertools
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
 from quotactl.emulator.wire.http1 import MAX_BODY, MAX_HEAD, FramingError, Parser, Request
 

@@ -21,8 +21,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import quote, urlencode
 
 import pytest
-from hypothesis import HealthCheck, Phase, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, Phase, given, settings, strategies as st
 
 from quotactl.aws.session import Target, client, make_session
 from quotactl.emulator import Emulator

@@ -23,8 +23,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 from quotactl.aws.backend import AwsBackend
 from quotactl.aws.live import describe_all, read_queue

@@ -13,8 +13,7 @@ import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from hypothesis import HealthCheck, example, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, example, given, settings, strategies as st
 
 from quotactl.aws.session import Target, client, make_session
 from quotactl.core.engine import TIMING, QueueModel, ShareModel

@@ -10,8 +10,7 @@ import sqlite3
 from typing import TYPE_CHECKING, Any
 
 import pytest
-from hypothesis import given
-from hypothesis import strategies as st
+from hypothesis import given, strategies as st
 
 from tests.emulator.emulator_support import POLICY, TYPE, make_queue, payload
 from tests.emulator.wire_support import output_problems, raw

@@ -6,8 +6,7 @@ from __future__ import annotations
 
 import io
 
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 from rich.table import Table
 
 from quotactl.core.resources.observed import LiveJob

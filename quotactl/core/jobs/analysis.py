@@ -12,8 +12,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import TYPE_CHECKING
 
-from quotactl.core.engine import TIMING, Job, QueueEngine, Timing
-from quotactl.core.engine import reasons as engine_reasons
+from quotactl.core.engine import TIMING, Job, QueueEngine, Timing, reasons as engine_reasons
 from quotactl.core.engine.model import PREEMPTING
 from quotactl.core.engine.order import dispatch_key
 from quotactl.core.resources.desired import UNLIMITED, Strategy

@@ -14,6 +14,8 @@ from typing import TYPE_CHECKING
 from quotactl.errors import UnmanagedResourceError
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from quotactl.core.resources.desired import DesiredState
     from quotactl.core.resources.observed import ObservedResource, ObservedState
 
@@ -68,3 +70,19 @@ def adoptable(desired: DesiredState, observed: ObservedState) -> list[ObservedRe
             hint="remove them from the other stack's config (and its tag) first",
         )
     return found
+
+
+@dataclass(frozen=True)
+class ConfigExport:
+    """What ``export`` made of the live account: the configuration as one YAML document
+    (without ``--out``), or the files written to ``out`` (relative to it), and what could not
+    be expressed."""
+
+    warnings: tuple[str, ...]
+    text: str | None = None
+    out: Path | None = None
+    written: tuple[str, ...] = ()
+    removed: tuple[str, ...] = ()
+    """Files of teams that no longer exist, removed (``--force``)."""
+    others: tuple[str, ...] = ()
+    """YAML files left alone in ``out`` that ``plan DIR`` would read too."""

@@ -18,8 +18,7 @@ from typing import Any
 
 from quotactl.emulator.account.arns import NAME
 from quotactl.emulator.errors import ClientException
-from quotactl.emulator.wire import rest_json as wire
-from quotactl.emulator.wire import shapes
+from quotactl.emulator.wire import rest_json as wire, shapes
 
 Params = dict[str, Any]
 MAX_TAGS = 50

@@ -6,8 +6,7 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from quotactl.core.states import FINAL, UNAVAILABLE, State
-from quotactl.emulator.account import engine_fields
-from quotactl.emulator.account import request_checks as v
+from quotactl.emulator.account import engine_fields, request_checks as v
 from quotactl.emulator.account.arns import job_id_of, new_job_id
 from quotactl.emulator.account.models import JobQueue, QuotaShare, SchedulingPolicy
 from quotactl.emulator.account.service_job import ServiceJob

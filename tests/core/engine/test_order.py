@@ -5,8 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
 from quotactl.core.engine import Job, JobStatus, QueueEngine, QueueModel, ShareModel
 from quotactl.core.engine.order import dispatch_key, submission_rank, victim_key

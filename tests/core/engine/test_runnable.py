@@ -8,8 +8,7 @@ popping must give the entries up in rank order (hypothesis, against a sorted lis
 
 from __future__ import annotations
 
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
 from quotactl.core.engine import Job
 from quotactl.core.engine.runnable import Entry, RunnableQueue, queue_rank

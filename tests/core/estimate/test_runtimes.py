@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from random import Random
 
-from hypothesis import given
-from hypothesis import strategies as st
+from hypothesis import given, strategies as st
 
 from quotactl.core.estimate import Basis, ShareHistory, live_history
 from quotactl.core.estimate.runtimes import known_run, time_limit

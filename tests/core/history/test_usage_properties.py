@@ -7,8 +7,7 @@ from __future__ import annotations
 import math
 from datetime import UTC, datetime, timedelta
 
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
 from quotactl.core.history.ledger import Attempt, AttemptOutcome
 from quotactl.core.history.report import By, Every

@@ -10,8 +10,7 @@ from collections import defaultdict
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING
 
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
 from quotactl.core.history.jobs import job_records
 from quotactl.core.history.ledger import Attempt, AttemptOutcome
