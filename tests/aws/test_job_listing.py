@@ -16,6 +16,7 @@ from quotactl.aws.responses import capacity_usage, job_status, live_job, seconds
 from quotactl.core.resources.observed import LiveJob
 from quotactl.core.states import LISTED, JobStatus
 from quotactl.emulator import Emulator
+from tests.conftest import TEST_TIMING
 from tests.emulator.emulator_support import inprocess_client, make_queue, submit_request
 
 if TYPE_CHECKING:
@@ -168,7 +169,7 @@ def test_wide_describes_every_job_in_order_paced(account: Account) -> None:
 
 
 def test_an_empty_account_lists_nothing(tmp_path: Path) -> None:
-    Emulator(tmp_path / "state.db").close()
+    Emulator(tmp_path / "state.db", timing=TEST_TIMING).close()
     with quotactl.connect("local", state=tmp_path / "state.db") as connected:
         assert list(quotactl.api.stream_jobs(connected)) == []
 

@@ -11,6 +11,7 @@ import pytest
 from quotactl.aws.session import Target, client, make_session
 from quotactl.emulator import Emulator
 from quotactl.errors import QuotactlError, UsageError
+from tests.conftest import TEST_TIMING
 
 if TYPE_CHECKING:
     from botocore.client import BaseClient
@@ -22,7 +23,7 @@ def test_local_ignores_the_users_aws_profile_and_config(
     monkeypatch.setenv("AWS_PROFILE", "does-not-exist")
     monkeypatch.setenv("AWS_ENDPOINT_URL_BATCH", "http://127.0.0.1:9")
     target = Target("local", tmp_path / "s.db")
-    emulator = Emulator(target.state_path)
+    emulator = Emulator(target.state_path, timing=TEST_TIMING)
     batch = client(target, session=make_session(target, emulator=emulator))
     try:
         assert batch.list_scheduling_policies()["schedulingPolicies"] == []

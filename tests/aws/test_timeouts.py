@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from quotactl.emulator import Emulator
+from tests.conftest import TEST_TIMING
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator
@@ -130,7 +131,7 @@ def silent() -> Iterator[SilentServer]:
 
 
 def serve(tmp_path: Path, failing: Callable[[str], bool]) -> tuple[ProxyServer, Emulator]:
-    emulator = Emulator(tmp_path / "proxied.db")
+    emulator = Emulator(tmp_path / "proxied.db", timing=TEST_TIMING)
     server = ProxyServer(emulator, failing)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     return server, emulator

@@ -14,6 +14,8 @@ from typing import TYPE_CHECKING, Any
 
 import boto3
 
+from tests.conftest import TEST_TIMING
+
 if TYPE_CHECKING:
     from collections.abc import Callable
     from pathlib import Path
@@ -154,5 +156,5 @@ def advance_clock(state: Path, seconds: float) -> None:
     """Move the emulated account's clock (``quotactl local advance``, in-process)."""
     from quotactl.emulator import Emulator
 
-    with Emulator(state) as emulator:
+    with Emulator(state, timing=TEST_TIMING) as emulator:
         emulator.advance(seconds)

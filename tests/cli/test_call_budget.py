@@ -13,6 +13,7 @@ import pytest
 
 from quotactl.cli.app import run
 from quotactl.emulator import Emulator
+from tests.conftest import TEST_TIMING
 from tests.emulator.emulator_support import payload
 
 if TYPE_CHECKING:
@@ -38,7 +39,7 @@ def account(tmp_path: Path, repo_root: Path, waiting: int) -> Path:
     """The demo platform with every p5 busy and ``waiting`` more jobs that never started."""
     state = tmp_path / f"state-{waiting}.db"
     assert run(["-q", "--state", str(state), "apply", str(repo_root / DEMO), "--auto-approve"]) == 0
-    with Emulator(state) as emulator:
+    with Emulator(state, timing=TEST_TIMING) as emulator:
         for i in range(8 + waiting):  # 8 run (the p5 pool), the rest wait
             emulator.call(
                 "SubmitServiceJob",

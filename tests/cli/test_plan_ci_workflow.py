@@ -14,6 +14,8 @@ from typing import Any
 
 import yaml
 
+from tests.conftest import TEST_TIMING
+
 
 def test_workflow_plans_on_pull_requests_and_applies_the_saved_plan_on_merge(
     repo_root: Path,
@@ -213,5 +215,5 @@ def _submit_and_run(state: Path, names: list[str]) -> None:
             serviceRequestPayload=json.dumps(payload),
             quotaShareName="nlp",
         )
-        with Emulator(state) as emulator:
+        with Emulator(state, timing=TEST_TIMING) as emulator:
             emulator.advance(600)

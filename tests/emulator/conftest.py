@@ -17,6 +17,7 @@ from botocore.config import Config
 
 from quotactl.aws.session import Target, client, make_session
 from quotactl.emulator import Emulator
+from tests.conftest import TEST_TIMING
 from tests.emulator.emulator_support import Served
 
 if TYPE_CHECKING:
@@ -38,7 +39,7 @@ class Account:
 
     def advance(self, seconds: float) -> None:
         """`local advance` on the same state file (works for both transports)."""
-        with Emulator(self.state) as emulator:
+        with Emulator(self.state, timing=TEST_TIMING) as emulator:
             emulator.advance(seconds)
 
 
@@ -70,7 +71,7 @@ def http_client(url: str, retries: dict[str, Any] | None = None) -> Any:
 @pytest.fixture
 def inproc(tmp_path: Path) -> Iterator[Account]:
     target = Target(backend="local", state_path=tmp_path / "state.db")
-    emulator = Emulator(target.state_path)
+    emulator = Emulator(target.state_path, timing=TEST_TIMING)
     session = make_session(target, emulator=emulator)
     batch = client(target, session=session, retries=NO_RETRIES)
     yield Account(batch, "inproc", target.state_path)

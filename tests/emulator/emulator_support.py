@@ -9,6 +9,8 @@ import sys
 import threading
 from typing import TYPE_CHECKING, Any
 
+from tests.conftest import TEST_TIMING
+
 if TYPE_CHECKING:
     from pathlib import Path
 
@@ -53,7 +55,7 @@ def inprocess_client(state: Path) -> tuple[Emulator, Any]:
     from quotactl.emulator import Emulator
 
     target = Target("local", state)
-    emulator = Emulator(state)
+    emulator = Emulator(state, timing=TEST_TIMING)
     session = make_session(target, emulator=emulator)
     return emulator, client(target, session=session, retries={"total_max_attempts": 1})
 

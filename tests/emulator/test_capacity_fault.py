@@ -11,6 +11,7 @@ import pytest
 
 from quotactl.emulator.faults import EVERY_TYPE, parse_faults
 from quotactl.errors import UsageError
+from tests.conftest import TEST_TIMING
 from tests.emulator.emulator_support import TYPE, make_queue, payload
 
 if TYPE_CHECKING:
@@ -29,7 +30,7 @@ def account(tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[tuple[Em
     from quotactl.emulator import Emulator
 
     target = Target("local", tmp_path / "state.db")
-    emulator = Emulator(target.state_path, faults=request.param)
+    emulator = Emulator(target.state_path, faults=request.param, timing=TEST_TIMING)
     batch = client(
         target,
         session=make_session(target, emulator=emulator),

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 from quotactl.emulator import Emulator
+from tests.conftest import TEST_TIMING
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -56,7 +57,7 @@ def test_two_processes_hammering_one_state_file(tmp_path: Path, inproc: object) 
         out, err = worker.communicate(timeout=120)
         assert worker.returncode == 0, err
         assert out.strip() == "ok"
-    with Emulator(state) as emulator:
+    with Emulator(state, timing=TEST_TIMING) as emulator:
         emulator.advance(60)
         policies = emulator.call("ListSchedulingPolicies", {})["schedulingPolicies"]
         by_name = {"jobQueue": "q", "filters": [{"name": "JOB_NAME", "values": ["w*"]}]}

@@ -13,6 +13,7 @@ from quotactl.aws.live import describe_all, read_queue
 from quotactl.aws.session import Target, client, make_session
 from quotactl.core.jobs.placement import preview
 from quotactl.emulator import Emulator
+from tests.conftest import TEST_TIMING
 from tests.emulator.emulator_support import TYPE, create_share, payload, wait_for
 
 STRATEGIES = ("RESERVE", "LEND", "LEND_AND_BORROW")
@@ -117,7 +118,7 @@ def test_dry_run_agrees_with_the_emulators_next_pass(
     with tempfile.TemporaryDirectory() as tmp:
         state = Path(tmp) / "state.db"
         target = Target(backend="local", state_path=state)
-        with Emulator(state) as emulator:
+        with Emulator(state, timing=TEST_TIMING) as emulator:
             batch = client(target, session=make_session(target, emulator=emulator))
             _queue(batch, shares, spare)
             ids = []

@@ -16,6 +16,7 @@ import pytest
 
 from quotactl.aws.session import Target, client, make_session
 from quotactl.emulator import Emulator
+from tests.conftest import TEST_TIMING
 from tests.core.engine.engine_scenarios import (
     G5,
     M5,
@@ -276,7 +277,7 @@ def test_a_running_clock_hands_freed_capacity_on_at_the_moment_it_is_freed(
     times, not at the time of the next request."""
     wall = [1_800_000_000.0]
     target = Target(backend="local", state_path=tmp_path / "state.db")
-    with Emulator(target.state_path, wall=lambda: wall[0]) as emulator:
+    with Emulator(target.state_path, wall=lambda: wall[0], timing=TEST_TIMING) as emulator:
         batch = client(target, session=make_session(target, emulator=emulator))
         driver = ApiDriver(
             Account(batch, "inproc", target.state_path),

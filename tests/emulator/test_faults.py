@@ -11,6 +11,7 @@ from quotactl.aws.session import Target, client, make_session
 from quotactl.emulator import Emulator
 from quotactl.emulator.faults import FaultSpec, parse_faults
 from quotactl.errors import UsageError
+from tests.conftest import TEST_TIMING
 from tests.emulator.conftest import http_client
 from tests.emulator.emulator_support import Served
 
@@ -19,7 +20,7 @@ if TYPE_CHECKING:
 
 
 def outcomes(path: Path, spec: str, count: int) -> list[int]:
-    with Emulator(path, faults=spec, sleep=lambda _: None) as emulator:
+    with Emulator(path, faults=spec, sleep=lambda _: None, timing=TEST_TIMING) as emulator:
         return [
             emulator.handle("POST", "/v1/listschedulingpolicies", "", {}, b"{}").status
             for _ in range(count)
@@ -36,14 +37,14 @@ def test_the_same_seed_gives_the_same_faults(tmp_path: Path) -> None:
 
 
 def test_a_fault_never_half_applies_a_write(tmp_path: Path) -> None:
-    with Emulator(tmp_path / "s.db", faults="error=0.5,seed=1") as emulator:
+    with Emulator(tmp_path / "s.db", faults="error=0.5,seed=1", timing=TEST_TIMING) as emulator:
         statuses = [
             emulator.handle(
                 "POST", "/v1/createschedulingpolicy", "", {}, f'{{"name": "p{i}"}}'.encode()
             ).status
             for i in range(40)
         ]
-    with Emulator(tmp_path / "s.db") as clean:
+    with Emulator(tmp_path / "s.db", timing=TEST_TIMING) as clean:
         stored = clean.call("ListSchedulingPolicies", {})["schedulingPolicies"]
     created = {p["arn"].rsplit("/", 1)[1] for p in stored}
     assert created == {f"p{i}" for i, status in enumerate(statuses) if status == 200}
@@ -52,7 +53,7 @@ def test_a_fault_never_half_applies_a_write(tmp_path: Path) -> None:
 
 def test_standard_retries_ride_through_throttling_for_reads(tmp_path: Path) -> None:
     target = Target("local", tmp_path / "s.db", faults="throttle=0.3,seed=3")
-    emulator = Emulator(target.state_path, faults=target.faults)
+    emulator = Emulator(target.state_path, faults=target.faults, timing=TEST_TIMING)
     batch = client(target, session=make_session(target, emulator=emulator))
     try:
         for _ in range(12):
@@ -99,7 +100,9 @@ def test_fault_spec_parses_every_key() -> None:
 
 def test_submit_tps_throttles_the_sixth_submit_in_a_second(tmp_path: Path) -> None:
     now = [1000.0]
-    with Emulator(tmp_path / "s.db", faults="submit_tps=5", wall=lambda: now[0]) as emulator:
+    with Emulator(
+        tmp_path / "s.db", faults="submit_tps=5", wall=lambda: now[0], timing=TEST_TIMING
+    ) as emulator:
         codes = [
             emulator.handle("POST", "/v1/submitservicejob", "", {}, b"{}").status for _ in range(6)
         ]

@@ -21,6 +21,7 @@ import pytest
 from quotactl.emulator import Emulator
 from quotactl.emulator.server import EmulatorServer
 from quotactl.emulator.wire.http1 import MAX_BODY, is_loopback_name
+from tests.conftest import TEST_TIMING
 from tests.emulator.conftest import http_client
 from tests.emulator.emulator_support import Served
 
@@ -35,7 +36,7 @@ LIST = "POST /v1/listschedulingpolicies HTTP/1.1\r\nHost: 127.0.0.1\r\n"
 def serve(tmp_path: Path) -> Iterator[Callable[..., EmulatorServer]]:
     """Start an in-process server (options as EmulatorServer's) in a thread."""
     started: list[tuple[EmulatorServer, threading.Thread]] = []
-    emulator = Emulator(tmp_path / "s.db")
+    emulator = Emulator(tmp_path / "s.db", timing=TEST_TIMING)
 
     def start(**options: Any) -> EmulatorServer:
         server = EmulatorServer(emulator, "127.0.0.1", 0, **options)

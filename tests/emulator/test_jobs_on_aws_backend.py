@@ -15,6 +15,7 @@ from moto import mock_aws
 
 from quotactl.aws.training import LOG_GROUP, LogReader, follow
 from quotactl.emulator import Emulator
+from tests.conftest import TEST_TIMING
 from tests.emulator.emulator_support import Served
 
 if TYPE_CHECKING:
@@ -143,7 +144,7 @@ def _running_job(aws: Callable[..., CliResult], served: Served, name: str) -> di
     result = aws("submit", "spec.yaml", "--name", name, "-o", "json")
     assert result.exit_code == 0, result.stderr
     (job,) = json.loads(result.stdout)["submitted"]
-    with Emulator(served.state) as emulator:
+    with Emulator(served.state, timing=TEST_TIMING) as emulator:
         emulator.advance(120)
     out = json.loads(aws("job", "describe", job["job_id"], "-o", "json").stdout)["job"]
     assert out["status"] == "RUNNING"
@@ -204,7 +205,7 @@ def test_job_logs_prints_the_training_jobs_streams(
         f"{clock[0]} algo-1-1700000000 epoch 1 loss 0.9",
         f"{clock[1]} algo-1-1700000000 epoch 2 loss 0.5",
     ]
-    with Emulator(served.state) as emulator:
+    with Emulator(served.state, timing=TEST_TIMING) as emulator:
         emulator.advance(7200)  # past max_runtime: the job ends
     followed = aws("job", "logs", "logged", "--follow")
     assert followed.exit_code == 0, followed.stderr

@@ -13,7 +13,9 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from quotactl.core.engine import TIMING
 from quotactl.emulator import Emulator
+from tests.conftest import TEST_TIMING
 from tests.emulator.conftest import http_client
 from tests.emulator.emulator_support import Served
 
@@ -209,7 +211,7 @@ def test_the_aws_cli_agrees_with_what_quotactl_submitted_and_reports(
     (job,) = quotactl(
         "submit", "spec.yaml", "--name", "cli-check", "--priority", "4", "--tag", "k=v"
     )["submitted"]
-    with Emulator(served.state) as emulator:
+    with Emulator(served.state, timing=TEST_TIMING) as emulator:
         emulator.advance(60)
     described = _aws(served, "describe-service-job", "--job-id", job["job_id"])
     mine = quotactl("job", "describe", job["job_id"])["job"]
@@ -285,12 +287,12 @@ def _provisioned(served: Served, tmp_path: Path) -> None:
 
     assert status() in {"SUBMITTED", "RUNNABLE", "SCHEDULED"}
     assert status() == "SCHEDULED"  # the clock stands still: it stays provisioning
-    with Emulator(served.state) as emulator:
+    with Emulator(served.state, timing=TIMING) as emulator:
         emulator.advance(119)
     assert status() == "SCHEDULED"
-    with Emulator(served.state) as emulator:
+    with Emulator(served.state, timing=TIMING) as emulator:
         emulator.advance(1)
     assert status() == "STARTING"
-    with Emulator(served.state) as emulator:
+    with Emulator(served.state, timing=TIMING) as emulator:
         emulator.advance(30)
     assert status() == "RUNNING"

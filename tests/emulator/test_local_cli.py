@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from quotactl.emulator import Emulator
+from tests.conftest import TEST_TIMING
 from tests.emulator.emulator_support import payload
 
 if TYPE_CHECKING:
@@ -17,12 +18,12 @@ if TYPE_CHECKING:
 
 def test_advance_moves_the_stored_clock(cli: Callable[..., object], tmp_path: Path) -> None:
     state = tmp_path / "s.db"
-    with Emulator(state) as emulator:
+    with Emulator(state, timing=TEST_TIMING) as emulator:
         before = emulator.now()
     result = cli("--state", str(state), "local", "advance", "1h30m")
     assert result.exit_code == 0  # type: ignore[attr-defined]
     assert "(+1h30m)" in result.stdout  # type: ignore[attr-defined]
-    with Emulator(state) as emulator:
+    with Emulator(state, timing=TEST_TIMING) as emulator:
         assert round(emulator.now() - before) == 5400
 
 
@@ -36,7 +37,7 @@ def test_advance_rejects_a_bad_duration_as_a_usage_error(
 
 def test_reset_deletes_the_state(cli: Callable[..., object], tmp_path: Path) -> None:
     state = tmp_path / "s.db"
-    Emulator(state).close()
+    Emulator(state, timing=TEST_TIMING).close()
     assert cli("--state", str(state), "local", "reset").exit_code == 0  # type: ignore[attr-defined]
     assert not state.exists()
     again = cli("--state", str(state), "local", "reset")

@@ -26,6 +26,7 @@ from hypothesis import HealthCheck, Phase, given, settings, strategies as st
 from quotactl.aws.session import Target, client, make_session
 from quotactl.emulator import Emulator
 from quotactl.emulator.handlers import HANDLERS
+from tests.conftest import TEST_TIMING
 from tests.emulator.conftest import http_client
 from tests.emulator.emulator_support import POLICY, TYPE, Served, make_queue, payload
 from tests.emulator.model_strategies import broken, mutations, places, replaced, valid
@@ -176,7 +177,7 @@ def seed(batch: Any) -> dict[str, list[Any]]:
 @pytest.fixture(scope="module")
 def inproc_account(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Fuzzed]:
     target = Target(backend="local", state_path=tmp_path_factory.mktemp("fuzz") / "state.db")
-    emulator = Emulator(target.state_path)
+    emulator = Emulator(target.state_path, timing=TEST_TIMING)
     batch = client(
         target, session=make_session(target, emulator=emulator), retries={"total_max_attempts": 1}
     )

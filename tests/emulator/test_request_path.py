@@ -11,6 +11,7 @@ import pytest
 from quotactl.emulator import Emulator
 from quotactl.emulator.account.service_job import ServiceJob
 from quotactl.emulator.store.database import SCHEMA_VERSION
+from tests.conftest import TEST_TIMING
 from tests.emulator.emulator_support import make_queue, payload, submit_request
 
 if TYPE_CHECKING:
@@ -62,7 +63,7 @@ def test_reads_answer_while_another_process_holds_the_write_lock(inproc: Account
 @pytest.fixture
 def emulator(inproc: Account) -> Iterator[Emulator]:
     make_queue(inproc.client, "q", shares={"a": {"limit": 1}})
-    with Emulator(inproc.state) as emulator:
+    with Emulator(inproc.state, timing=TEST_TIMING) as emulator:
         yield emulator
 
 
@@ -109,7 +110,9 @@ def test_two_emulators_on_one_state_file_see_each_others_writes(
     emulator: Emulator, inproc: Account
 ) -> None:
     running, waiting = one_running_one_waiting(emulator)
-    with Emulator(inproc.state) as other:  # another process, as far as the state file goes
+    with Emulator(
+        inproc.state, timing=TEST_TIMING
+    ) as other:  # another process, as far as the state file goes
         other.call("TerminateServiceJob", {"jobId": running, "reason": "done"})
         assert settle(other, waiting) == "RUNNING"
     third = submit(emulator, "third")  # this engine must know the share's instance is taken
@@ -145,7 +148,7 @@ def test_a_state_file_of_schema_1_is_upgraded_and_its_jobs_go_on(
     db = sqlite3.connect(inproc.state)
     db.executescript(VERSION_1)
     db.close()
-    with Emulator(inproc.state) as upgraded:
+    with Emulator(inproc.state, timing=TEST_TIMING) as upgraded:
         assert status(upgraded, running) == "RUNNING"
         upgraded.advance(300)  # the payload's MaxRuntimeInSeconds
         assert settle(upgraded, waiting) == "RUNNING"
@@ -172,7 +175,7 @@ def test_a_state_file_of_schema_2_lists_its_jobs_as_before(
         "DROP INDEX jobs_by_share; ALTER TABLE jobs DROP COLUMN summary; PRAGMA user_version = 2"
     )
     db.close()
-    with Emulator(inproc.state) as upgraded:
+    with Emulator(inproc.state, timing=TEST_TIMING) as upgraded:
         for status, before in listed.items():
             assert upgraded.call("ListServiceJobs", {"jobQueue": "q", "jobStatus": status}) == (
                 before

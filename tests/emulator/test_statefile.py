@@ -18,6 +18,7 @@ from quotactl.aws.session import Target, client, make_session
 from quotactl.emulator import Emulator
 from quotactl.emulator.store.statefile import BUSY_TIMEOUT_S
 from quotactl.errors import StateError
+from tests.conftest import TEST_TIMING
 from tests.emulator.conftest import http_client
 from tests.emulator.emulator_support import Served, make_queue, payload
 from tests.emulator.mounts import fill, read_only_view, small_tmpfs
@@ -77,13 +78,16 @@ def lock_holder(state: Path) -> Iterator[subprocess.Popen[str]]:
 
 @pytest.fixture
 def holder(tmp_path: Path) -> Iterator[subprocess.Popen[str]]:
-    Emulator(tmp_path / "s.db").close()
+    Emulator(tmp_path / "s.db", timing=TEST_TIMING).close()
     with lock_holder(tmp_path / "s.db") as process:
         yield process
 
 
 def test_the_busy_timeout_is_short(tmp_path: Path) -> None:
-    with Emulator(tmp_path / "s.db") as emulator, emulator.store.transaction() as tx:
+    with (
+        Emulator(tmp_path / "s.db", timing=TEST_TIMING) as emulator,
+        emulator.store.transaction() as tx,
+    ):
         waits_ms = tx.db.execute("PRAGMA busy_timeout").fetchone()[0]
     assert waits_ms == BUSY_TIMEOUT_S * 1000 <= 2000
 
@@ -92,7 +96,9 @@ def test_a_busy_holder_is_a_coded_error_naming_its_pid(
     tmp_path: Path, holder: subprocess.Popen[str], cli: Callable[..., CliResult]
 ) -> None:
     with (
-        Emulator(tmp_path / "s.db") as emulator,  # opening needs no lock, a write does
+        Emulator(
+            tmp_path / "s.db", timing=TEST_TIMING
+        ) as emulator,  # opening needs no lock, a write does
         pytest.raises(StateError, match=rf"locked \(in use by PID {holder.pid}") as caught,
     ):
         emulator.advance(60)
@@ -104,7 +110,7 @@ def test_a_busy_holder_is_a_coded_error_naming_its_pid(
 
 def test_a_busy_holder_fails_an_in_process_client_once_not_with_retries(tmp_path: Path) -> None:
     target = Target("local", tmp_path / "s.db")
-    emulator = Emulator(target.state_path)
+    emulator = Emulator(target.state_path, timing=TEST_TIMING)
     batch = client(target, session=make_session(target, emulator=emulator))  # standard retries
     sent: list[str] = []
     batch.meta.events.register("before-sign.batch", lambda **kw: sent.append("x"))
@@ -120,7 +126,7 @@ def test_a_busy_holder_fails_an_in_process_client_once_not_with_retries(tmp_path
 
 def realistic_state(path: Path, jobs: int = 40) -> None:
     target = Target("local", path)
-    with Emulator(path) as emulator:
+    with Emulator(path, timing=TEST_TIMING) as emulator:
         batch = client(target, session=make_session(target, emulator=emulator))
         make_queue(batch, "q", shares={f"s{i}": {} for i in range(4)})
         for i in range(jobs):
@@ -140,7 +146,7 @@ def realistic_state(path: Path, jobs: int = 40) -> None:
 def opened(path: Path) -> str:
     """ "refused" for the damaged-file error, else what happened instead."""
     try:
-        Emulator(path).close()
+        Emulator(path, timing=TEST_TIMING).close()
     except StateError as exc:
         return (
             "refused"
@@ -188,14 +194,14 @@ def test_a_zero_byte_file_is_refused_not_taken_for_an_empty_account(
     state = tmp_path / "s.db"
     state.write_bytes(b"")
     with pytest.raises(StateError, match=r"is empty \(0 bytes\)"):
-        Emulator(state)
+        Emulator(state, timing=TEST_TIMING)
     assert_state_error(cli("--state", str(state), "local", "advance", "1m"), "0 bytes")
     assert state.stat().st_size == 0  # left as found
 
 
 def test_a_new_state_file_appears_whole(tmp_path: Path) -> None:
     state = tmp_path / "new" / "s.db"
-    with Emulator(state) as emulator:
+    with Emulator(state, timing=TEST_TIMING) as emulator:
         assert state.stat().st_size > 0
         assert emulator.call("ListSchedulingPolicies", {})["schedulingPolicies"] == []
     assert sorted(p.name for p in state.parent.iterdir()) == ["s.db", "s.db-lock"]
@@ -207,11 +213,11 @@ def test_a_read_only_state_is_a_coded_error_for_serve_advance_and_apply(
 ) -> None:
     source = tmp_path / "src"
     source.mkdir()
-    Emulator(source / "s.db").close()
+    Emulator(source / "s.db", timing=TEST_TIMING).close()
     with read_only_view(source, tmp_path / "ro") as view:
         state = str(view / "s.db")
         with pytest.raises(StateError, match="read-only filesystem") as caught:
-            Emulator(view / "s.db")
+            Emulator(view / "s.db", timing=TEST_TIMING)
         assert caught.value.hint is not None
         assert "writable" in caught.value.hint
         assert_state_error(cli("--state", state, "local", "advance", "1m"), "read-only")
@@ -224,7 +230,7 @@ def test_a_read_only_state_is_a_coded_error_for_serve_advance_and_apply(
 def test_a_full_disk_is_a_coded_error_that_never_suggests_deleting(tmp_path: Path) -> None:
     with small_tmpfs(tmp_path / "small", "1m") as small:
         state = small / "s.db"
-        emulator = Emulator(state)
+        emulator = Emulator(state, timing=TEST_TIMING)
         try:
             saved = []
             filler = fill(small)
@@ -304,4 +310,4 @@ def test_a_path_that_is_no_state_file_is_a_coded_error(
     state = tmp_path / "s.db"
     make(state)
     with pytest.raises(StateError, match=message):
-        Emulator(state)
+        Emulator(state, timing=TEST_TIMING)

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from tests.conftest import TEST_TIMING
 from tests.emulator.emulator_support import (
     POLICY,
     TYPE,
@@ -449,5 +450,5 @@ def test_the_request_body_must_be_json(inproc: Account) -> None:
 def _raw(account: Account, method: str, path: str, body: bytes) -> Any:
     from quotactl.emulator import Emulator
 
-    with Emulator(account.state) as emulator:
+    with Emulator(account.state, timing=TEST_TIMING) as emulator:
         return emulator.handle(method, path, "", {}, body)

@@ -12,6 +12,7 @@ from urllib.parse import urlsplit
 
 from quotactl.emulator import Emulator
 from quotactl.emulator.wire.shapes import service_model
+from tests.conftest import TEST_TIMING
 
 if TYPE_CHECKING:
     from botocore.model import Shape
@@ -63,7 +64,7 @@ def _encode(body: str | dict[str, Any]) -> bytes:
 def send(account: Account, method: str, target: str, data: bytes) -> Answer:
     path, _, query = target.partition("?")
     if account.transport == "inproc":
-        with Emulator(account.state) as emulator:
+        with Emulator(account.state, timing=TEST_TIMING) as emulator:
             response = emulator.handle(method, path, query, {}, data)
         return Answer(
             response.status, response.headers.get("x-amzn-ErrorType"), _decode(response.body)

@@ -28,6 +28,7 @@ from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from tests.cli.jobs_support import batch_client
+from tests.conftest import TEST_TIMING
 from tests.emulator.emulator_support import payload
 
 if TYPE_CHECKING:
@@ -117,7 +118,7 @@ class Scenario:
         from quotactl.emulator import Emulator
 
         self.state = state
-        with Emulator(state) as emulator:
+        with Emulator(state, timing=TEST_TIMING) as emulator:
             now = emulator.now()
         start = datetime.fromtimestamp(now, UTC).replace(minute=0, second=0, microsecond=0)
         start = start.replace(hour=22)
@@ -133,7 +134,7 @@ class Scenario:
     def advance_to(self, hours: float) -> None:
         from quotactl.emulator import Emulator
 
-        with Emulator(self.state) as emulator:
+        with Emulator(self.state, timing=TEST_TIMING) as emulator:
             emulator.advance(self.at(hours).timestamp() - emulator.now())
 
     def submit(self, name: str, share: str, count: int, hours: float, priority: int = 5) -> None:
