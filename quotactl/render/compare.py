@@ -38,7 +38,11 @@ from quotactl.core.simulate import ShareVerdict, instance_hours
 from quotactl.core.simulate.judged import JudgedComparison
 from quotactl.render.markdown import code_span
 from quotactl.render.mermaid import wait_unit, xychart
-from quotactl.render.rules import rules_json, rules_markdown, rules_text
+from quotactl.render.rules import (
+    rules_after_markdown,
+    rules_after_text,
+    rules_json,
+)
 from quotactl.render.simulate import (
     FORMAT_VERSION,
     ratio,
@@ -79,17 +83,14 @@ def show_json(run: JudgedComparison, screen: Screen) -> None:
 @view(JudgedComparison, ReportOutput.MARKDOWN)
 def show_markdown(run: JudgedComparison, screen: Screen) -> None:
     screen.write(comparison_markdown(run.comparison, trace=run.trace))
-    if run.rules:
-        screen.write("\n" + "\n".join(rules_markdown(run.rules)))
+    rules_after_markdown(screen, run.rules)
 
 
 @view(JudgedComparison, Output.TEXT)
 def show_text(run: JudgedComparison, screen: Screen) -> None:
     console = screen.console()
     print_comparison(console, run.comparison, trace=run.trace)
-    if run.rules:
-        console.print()
-        console.print(rules_text(run.rules), end="", soft_wrap=True)
+    rules_after_text(console, run.rules)
 
 
 def comparison_json(comparison: Comparison, *, trace: str, rules: Sequence[RuleResult] = ()) -> str:

@@ -13,9 +13,11 @@ from quotactl.render.markdown import code_span
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
+    from rich.console import Console
     from rich.text import Text
 
     from quotactl.core.rules import RuleResult
+    from quotactl.render.views import Screen
 
 STYLES = {"pass": "green", "fail": "bold red", "overridden": "yellow"}
 WORDS = {"pass": "pass", "fail": "FAIL", "overridden": "overridden"}
@@ -89,3 +91,16 @@ def rules_markdown(results: Sequence[RuleResult]) -> list[str]:
         )
     lines.append("")
     return lines
+
+
+def rules_after_markdown(screen: Screen, results: Sequence[RuleResult]) -> None:
+    """Every rule's result under a markdown report (nothing when no rule was judged)."""
+    if results:
+        screen.write("\n" + "\n".join(rules_markdown(results)))
+
+
+def rules_after_text(console: Console, results: Sequence[RuleResult]) -> None:
+    """Every rule's result under a text report, after a blank line (nothing without rules)."""
+    if results:
+        console.print()
+        console.print(rules_text(results), end="", soft_wrap=True)

@@ -43,7 +43,11 @@ from quotactl.core.outputs import Output, ReportOutput
 from quotactl.core.simulate import instance_hours
 from quotactl.core.simulate.judged import JudgedSimulation
 from quotactl.render.markdown import code_span
-from quotactl.render.rules import rules_json, rules_markdown, rules_text
+from quotactl.render.rules import (
+    rules_after_markdown,
+    rules_after_text,
+    rules_json,
+)
 from quotactl.render.symbols import DASH, STRATEGIES, TIMES
 from quotactl.render.views import Screen, view
 
@@ -67,17 +71,14 @@ def show_json(run: JudgedSimulation, screen: Screen) -> None:
 @view(JudgedSimulation, ReportOutput.MARKDOWN)
 def show_markdown(run: JudgedSimulation, screen: Screen) -> None:
     screen.write(simulation_markdown(run.result, trace=run.trace))
-    if run.rules:
-        screen.write("\n" + "\n".join(rules_markdown(run.rules)))
+    rules_after_markdown(screen, run.rules)
 
 
 @view(JudgedSimulation, Output.TEXT)
 def show_text(run: JudgedSimulation, screen: Screen) -> None:
     console = screen.console()
     print_simulation(console, run.result, trace=run.trace)
-    if run.rules:
-        console.print()
-        console.print(rules_text(run.rules), end="", soft_wrap=True)
+    rules_after_text(console, run.rules)
 
 
 def simulation_json(
