@@ -130,7 +130,12 @@ def test_dry_run_agrees_with_the_emulators_next_pass(
             share %= len(shares)
             queue = read_queue(batch, "q", describe=describe_all)
             placement = preview(
-                queue, share=f"s{share}", instance_type=TYPE, count=count, priority=priority
+                queue,
+                share=f"s{share}",
+                instance_type=TYPE,
+                count=count,
+                priority=priority,
+                timing=TEST_TIMING,
             )
             before = _state(batch, ids)
             new = _submit(batch, share, count, priority, "candidate")

@@ -34,6 +34,8 @@ from tests.emulator.emulator_support import payload
 if TYPE_CHECKING:
     from pathlib import Path
 
+    from quotactl.core.engine import Timing
+
 P5 = "ml.p5.48xlarge"
 HOUR = 3600
 STACK = """\
@@ -114,11 +116,12 @@ def close(found: tuple[float, ...], expected: tuple[float, ...]) -> bool:
 class Scenario:
     """Drives the emulated account at ``state`` through the script, step by step."""
 
-    def __init__(self, state: Path) -> None:
+    def __init__(self, state: Path, timing: Timing = TEST_TIMING) -> None:
         from quotactl.emulator import Emulator
 
         self.state = state
-        with Emulator(state, timing=TEST_TIMING) as emulator:
+        self.timing = timing
+        with Emulator(state, timing=timing) as emulator:
             now = emulator.now()
         start = datetime.fromtimestamp(now, UTC).replace(minute=0, second=0, microsecond=0)
         start = start.replace(hour=22)
@@ -134,7 +137,7 @@ class Scenario:
     def advance_to(self, hours: float) -> None:
         from quotactl.emulator import Emulator
 
-        with Emulator(self.state, timing=TEST_TIMING) as emulator:
+        with Emulator(self.state, timing=self.timing) as emulator:
             emulator.advance(self.at(hours).timestamp() - emulator.now())
 
     def submit(self, name: str, share: str, count: int, hours: float, priority: int = 5) -> None:

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from quotactl.core.engine.model import Timing
+from quotactl.core.engine.model import Timing, parse_timing
 from quotactl.core.history.ledger import iso
 from tests.history.scenario import Scenario
 
@@ -49,12 +49,12 @@ def test_the_preemption_window_is_a_miss_of_its_length(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, cli: Cli
 ) -> None:
     monkeypatch.chdir(tmp_path)
-    monkeypatch.setenv(
-        "QUOTACTL_EMULATOR_TIMING", f"scheduled=0,starting=0,preemption={WINDOW},termination=0"
-    )
+    setting = f"scheduled=0,starting=0,preemption={WINDOW},termination=0"
+    monkeypatch.setenv("QUOTACTL_EMULATOR_TIMING", setting)  # the CLI's emulator
+    timing = parse_timing(setting)  # the scenario's own
     Path("stack.yaml").write_text(STACK)
     assert cli("apply", "stack.yaml", "--auto-approve").exit_code == 0
-    scenario = Scenario(Path(".quotactl/emulator.db"))
+    scenario = Scenario(Path(".quotactl/emulator.db"), timing)
     scenario.submit("A1", "a", 8, 10)  # borrows all of b's capacity
     scenario.advance_to(0.5)
     scenario.submit("B1", "b", 4, 1)  # reclaims it: A1 takes the window to stop

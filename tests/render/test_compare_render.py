@@ -16,6 +16,7 @@ from quotactl.core.resources.desired import Strategy
 from quotactl.core.simulate import Side, compare, run_both
 from quotactl.render.compare import comparison_markdown, print_comparison
 from quotactl.render.console import make_console
+from tests.conftest import TEST_TIMING
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -85,7 +86,7 @@ def comparison(tmp_path: Path) -> Comparison:
     trace.write_text("submit_time,share,instance_type,count,duration\n" + "\n".join(lines) + "\n")
     before = Side("main/", (QueueModel("q", {P5: 5}, (A, B, C)),))
     after = Side("proposal/", (QueueModel("q", {P5: 5}, (A, B)),))
-    return compare(*run_both(before, after, trace))
+    return compare(*run_both(before, after, trace, timing=TEST_TIMING))
 
 
 def test_text_view_is_exact(comparison: Comparison) -> None:
