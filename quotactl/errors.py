@@ -46,6 +46,7 @@ not classes)::
     │   ├── ShareDisabledError ........ share-disabled
     │   ├── PreflightFailedError ...... preflight-failed
     │   ├── SubmitIncomplete .......... submit-incomplete
+    │   │   └── SubmitUnconfirmed ..... submit-unconfirmed
     │   ├── SageMakerSdkMissingError .. sagemaker-sdk-missing
     │   ├── AmbiguousJobError ......... ambiguous-job
     │   ├── JobFinishedError .......... job-finished
@@ -346,6 +347,41 @@ class SubmitIncomplete(QuotactlError):
         )
         self.submitted = [dict(job) for job in submitted]
         """Each job submitted: ``job_id``, ``job_arn``, ``name``, ``queue``, ``share``."""
+
+
+class SubmitUnconfirmed(SubmitIncomplete):
+    """A submit whose answer was lost (and whose repeat AWS rejected or also lost): its job
+    was looked for by its ``quotactl:submit-token`` tag and not found in the time allowed. It
+    may still appear; submitting it again could run it twice."""
+
+    code = "submit-unconfirmed"
+
+    def __init__(
+        self,
+        cause: QuotactlError,
+        submitted: Sequence[dict[str, str]],
+        total: int,
+        *,
+        name: str,
+        token: str,
+        queue: str,
+        rest: str | None,
+    ) -> None:
+        QuotactlError.__init__(
+            self,
+            f"could not confirm that job {name!r} was submitted: {cause.message}; no job with "
+            f"tag quotactl:submit-token={token} was found in {queue!r} "
+            f"(after {len(submitted)} of {total} jobs were confirmed)",
+            hint=f"{_stand(len(submitted))}; {name} may still appear: look for it with "
+            f"`quotactl jobs --queue {queue}` before anything else"
+            + (
+                f"; the jobs after it were not sent: run the same submit with {rest}"
+                if rest
+                else ""
+            ),
+        )
+        self.submitted = [dict(job) for job in submitted]
+        self.unconfirmed = name
 
 
 def _stand(n: int) -> str:

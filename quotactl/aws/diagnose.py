@@ -83,7 +83,12 @@ def required_actions() -> list[str]:
 
 def commands_needing(action: str) -> list[str]:
     """The commands that make the calls ``action`` allows."""
-    found = {c for op in OPERATIONS.values() if op.action == action for c in op.commands}
+    found = {
+        c
+        for op in OPERATIONS.values()
+        if op.action == action or action in {f"{op.service}:{a}" for a, _ in op.implied}
+        for c in op.commands
+    }
     if action == "iam:CreateServiceLinkedRole":
         found.add("apply")
     return sorted(found)

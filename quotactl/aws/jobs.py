@@ -19,13 +19,14 @@ from quotactl.aws.calls import BatchCalls
 from quotactl.aws.live import LiveReader
 from quotactl.aws.responses import detail_of
 from quotactl.core.jobs.results import Submitted
-from quotactl.core.jobs.spec import resume_options
+from quotactl.core.jobs.spec import SUBMIT_TOKEN_TAG, resume_options
 from quotactl.errors import (
     AmbiguousJobError,
     NotFoundError,
     QuotactlError,
     SubmitIncomplete,
     SubmitInterrupted,
+    SubmitUnconfirmed,
 )
 
 if TYPE_CHECKING:
@@ -41,7 +42,22 @@ SUBMIT_PER_SECOND = 5
 """AWS's fixed SubmitServiceJob limit per account (5 TPS)."""
 TERMINATE_BATCH = 50
 """TerminateServiceJobs takes at most 50 jobs."""
+FIND_WAITS = (0.0, 1.0, 2.0, 4.0, 8.0)
+"""Seconds before each look for a job whose submit's answer was lost (reads may lag the
+write): some 15 s in all, then ``submit-unconfirmed``."""
 JOB_ID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
+
+
+def _unanswered(exc: QuotactlError) -> bool:
+    """Whether the one attempt of a call may have run without its answer reaching us (a 5xx,
+    a timeout, a dropped connection); a throttle or any other refusal did not run it."""
+    from botocore.exceptions import ClientError
+
+    cause = exc.__cause__
+    if isinstance(cause, ClientError):
+        status = int(cause.response.get("ResponseMetadata", {}).get("HTTPStatusCode", 0))
+        return status >= 500
+    return bool(getattr(exc, "retryable", False))
 
 
 class Pacer:
@@ -99,18 +115,24 @@ class JobsApi:
 
     def submit(self, requests: Sequence[SubmitRequest]) -> list[Submitted]:
         """Send each request, paced to AWS's limit. A failure stops the rest and says how
-        many went through (the client token makes botocore's own retries safe)."""
+        many went through. A submit whose outcome is unknown (its answer lost, then botocore's
+        retry rejected as a repeated client token, or every attempt lost) is resolved by
+        finding its job by the ``quotactl:submit-token`` tag: never sent again."""
         done: list[Submitted] = []
         for request in requests:
             try:
                 self.pacer.wait()
             except KeyboardInterrupt:
                 raise SubmitInterrupted(done, len(requests), None) from None
+            sent = self.api.attempts["SubmitServiceJob"]
             try:
                 out = self.api.call("SubmitServiceJob", **request.params)
             except KeyboardInterrupt:
                 raise SubmitInterrupted(done, len(requests), request.name) from None
             except QuotactlError as exc:
+                if self.api.attempts["SubmitServiceJob"] - sent > 1 or _unanswered(exc):
+                    done.append(self._confirm(request, exc, done, requests))
+                    continue
                 if not done:
                     raise
                 raise SubmitIncomplete(
@@ -123,6 +145,47 @@ class JobsApi:
                 Submitted(out["jobId"], out["jobArn"], request.name, request.queue, request.share)
             )
         return done
+
+    def _confirm(
+        self,
+        request: SubmitRequest,
+        cause: QuotactlError,
+        done: list[Submitted],
+        requests: Sequence[SubmitRequest],
+    ) -> Submitted:
+        """The job ``request`` created, found by its token tag, polling a bounded time."""
+        token = str(request.params["clientToken"])
+        for wait in FIND_WAITS:
+            if wait:
+                self.pacer.sleep(wait)
+            found = self._by_token(request, token)
+            if found is not None:
+                return found
+        after = requests[len(done) + 1 :]
+        raise SubmitUnconfirmed(
+            cause,
+            [dataclasses.asdict(job) for job in done],
+            len(requests),
+            name=request.name,
+            token=token,
+            queue=request.queue,
+            rest=shlex.join(resume_options(after)) if after else None,
+        ) from cause
+
+    def _by_token(self, request: SubmitRequest, token: str) -> Submitted | None:
+        filters = [{"name": "JOB_NAME", "values": [request.name]}]
+        items = self.api.pages(
+            "ListServiceJobs", "jobSummaryList", jobQueue=request.queue, filters=filters
+        )
+        for item in items:
+            if item.get("jobName") != request.name:
+                continue
+            job = self.api.call("DescribeServiceJob", jobId=item["jobId"])
+            if (job.get("tags") or {}).get(SUBMIT_TOKEN_TAG) == token:
+                return Submitted(
+                    job["jobId"], job["jobArn"], request.name, request.queue, request.share
+                )
+        return None
 
     # -- reads ----------------------------------------------------------------------------
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import hashlib
 from typing import TYPE_CHECKING
 
-from quotactl.core.apply.lock import LOCK_TAG
+from quotactl.core.apply.lock import ID_TAG, LOCK_TAG
 from quotactl.errors import BackendError, LockNameTakenError
 
 if TYPE_CHECKING:
@@ -46,7 +46,11 @@ class BatchLockStore:
             out = self.api.call("CreateSchedulingPolicy", name=lock_name(stack), tags=dict(tags))
         except BackendError as exc:
             if "already exists" in exc.message.lower():
-                return False
+                # botocore may have resent a create whose answer was lost: a lock that
+                # exists with this acquisition's own id is ours
+                self._arns.pop(stack, None)
+                found = self.read(stack)
+                return found is not None and found.get(ID_TAG) == tags.get(ID_TAG)
             raise
         self._arns[stack] = str(out["arn"])
         return True

@@ -33,14 +33,24 @@ class Operation:
     commands: tuple[str, ...]
     iam_action: str | None = None
     """The IAM action when it is not named after the operation (S3 HeadBucket: ListBucket)."""
+    implied: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    """Further (action, resources) AWS authorises on the call (a create that tags: TagResource
+    on what it creates), in the same service."""
 
     @property
     def action(self) -> str:
         return f"{self.service}:{self.iam_action or self.name}"
 
 
-def _batch(name: str, resources: tuple[str, ...], writes: bool, *commands: str) -> Operation:
-    return Operation("batch", name, resources, writes, commands)
+def _batch(
+    name: str,
+    resources: tuple[str, ...],
+    writes: bool,
+    *commands: str,
+    iam_action: str | None = None,
+    implied: tuple[tuple[str, tuple[str, ...]], ...] = (),
+) -> Operation:
+    return Operation("batch", name, resources, writes, commands, iam_action, implied)
 
 
 # Who makes which call, in one place: a command that calls AWS lists itself (its full name,
@@ -88,19 +98,31 @@ OPERATIONS: dict[str, Operation] = {
         _batch("CreateSchedulingPolicy", (POLICY,), True, *_LOCKED),
         _batch("DeleteSchedulingPolicy", (POLICY,), True, *_LOCKED, "force-unlock"),
         _batch("CreateJobQueue", (QUEUE, POLICY, ENVIRONMENT), True, "apply"),
-        _batch("UpdateJobQueue", (QUEUE, POLICY, ENVIRONMENT), True, "apply"),
+        # the reference authorises UpdateJobQueue on the queue and its scheduling policy only
+        _batch("UpdateJobQueue", (QUEUE, POLICY), True, "apply"),
         _batch("DeleteJobQueue", (QUEUE,), True, "apply"),
         _batch("CreateQuotaShare", (QUEUE, SHARE), True, "apply"),
         _batch("UpdateQuotaShare", (SHARE,), True, "apply"),
         _batch("DeleteQuotaShare", (SHARE,), True, "apply"),
         _batch("TagResource", (ENVIRONMENT, POLICY, QUEUE, SHARE), True, *_LOCKED),
         _batch("UntagResource", (ENVIRONMENT, POLICY, QUEUE, SHARE), True, "apply"),
-        _batch("SubmitServiceJob", (QUEUE,), True, "submit"),
+        # AWS authorises a submit on the queue, the service job it creates and the quota share
+        # it names; a submit carrying tags (every one: quotactl:submit-token) on TagResource too
+        _batch(
+            "SubmitServiceJob",
+            (QUEUE, SHARE, JOB),
+            True,
+            "submit",
+            implied=(("TagResource", (JOB,)),),
+        ),
         _batch("DescribeServiceJob", (ANY,), False, "trace export", *_JOBS, *_RECORD),
         _batch("UpdateServiceJob", (JOB,), True, "job priority"),
         _batch("TerminateServiceJob", (JOB,), True, "job cancel"),
-        # The bulk call is authorised as batch:TerminateServiceJob on each job (AWS's docs).
-        _batch("TerminateServiceJobs", (JOB,), True, "job cancel"),
+        # The bulk call is authorised as batch:TerminateServiceJob on each job: there is no
+        # batch:TerminateServiceJobs IAM action (the Service Authorization Reference).
+        _batch(
+            "TerminateServiceJobs", (JOB,), True, "job cancel", iam_action="TerminateServiceJob"
+        ),
         _batch("GetJobQueueSnapshot", (QUEUE,), False, *_JOBS, "trace export", *_RECORD),
         Operation("sts", "GetCallerIdentity", (ANY,), False, (*_IDENTITY, "doctor")),
         # submit's pre-flight on the aws backend: the job's role and output bucket exist;
@@ -168,22 +190,27 @@ def policy_document(
     chosen = [op for op in OPERATIONS.values() if wanted & set(op.commands)]
     prefix = f"arn:aws:batch:{region}:{account}:"
     statements: list[dict[str, Any]] = []
-    reads = sorted(o.action for o in chosen if not o.writes and o.service == "batch")
+    reads = sorted({o.action for o in chosen if not o.writes and o.service == "batch"})
     if reads:
         statements.append(
             {"Sid": "ReadQuotaManagement", "Effect": "Allow", "Action": reads, "Resource": "*"}
         )
-    by_resources: dict[tuple[str, ...], list[str]] = {}
+    granted: dict[str, dict[str, None]] = {}  # action -> its resources, in the table's order
     for op in chosen:
         if op.writes and op.service == "batch":
-            by_resources.setdefault(op.resources, []).append(op.action)
-    for index, (resources, actions) in enumerate(sorted(by_resources.items()), start=1):
+            granted.setdefault(op.action, {}).update(dict.fromkeys(op.resources))
+            for action, implied in op.implied:
+                granted.setdefault(f"{op.service}:{action}", {}).update(dict.fromkeys(implied))
+    by_resources: dict[tuple[str, ...], list[str]] = {}
+    for action, resources in granted.items():
+        by_resources.setdefault(tuple(resources), []).append(action)
+    for index, (arns, actions) in enumerate(sorted(by_resources.items()), start=1):
         statements.append(
             {
                 "Sid": f"ManageQuotaManagement{index}",
                 "Effect": "Allow",
                 "Action": sorted(actions),
-                "Resource": [prefix + r for r in resources],
+                "Resource": [prefix + r for r in arns],
             }
         )
     if any(op.name == "CreateServiceEnvironment" for op in chosen):

@@ -227,7 +227,15 @@ def client(
         "total_max_attempts": target.max_attempts,
     }
     endpoint = target.endpoint_url if service == "batch" else None
-    chosen_region = region or target.region or configured or _region(target)
+    chosen_region = region or target.region or configured
+    if not chosen_region:
+        if target.backend == "aws":  # never a silent default on a real account
+            raise UsageError(
+                "no AWS region for the aws backend",
+                hint="pass --region, set platform.region in the config, or set AWS_DEFAULT_REGION "
+                "(or the AWS profile's region)",
+            )
+        chosen_region = _region(target)
     # The embedded emulator answers in-process and checks no signature: SigV4 would only
     # cost CPU on every call. Over an endpoint (`local serve`) requests are signed as on AWS.
     unsigned = (

@@ -13,6 +13,13 @@ SCHEDULED to STARTING fails with probability P instead, as AWS reports it
 ``quotactl.emulator.scheduling.jobs.capacity_failed``). ``capacity=ml.p5.48xlarge:0.5``
 limits it to one instance type and may be repeated, one per type; a bare ``capacity=P`` is
 every other type. A job with several types fails if any of them draws short.
+
+``lose_answer=P`` loses the answer of a write with probability P: the handler has run and its
+effect stands, but the client gets HTTP 500 ServerException instead (a connection dropped on
+the way back), so botocore retries it. ``lose_every=N`` loses the answer of every Nth write
+that succeeded (deterministic: ``lose_every=2`` every second one). ``reject_repeated_token=1``
+answers a SubmitServiceJob that repeats a clientToken with ClientException, AWS's model text's
+reading, instead of the first job (the default reading, AWS's idempotency docs').
 """
 
 from __future__ import annotations
@@ -29,7 +36,17 @@ from quotactl.errors import UsageError
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
 
-KEYS = ("latency_ms", "throttle", "error", "seed", "submit_tps", "capacity")
+KEYS = (
+    "latency_ms",
+    "throttle",
+    "error",
+    "seed",
+    "submit_tps",
+    "capacity",
+    "lose_answer",
+    "lose_every",
+    "reject_repeated_token",
+)
 EVERY_TYPE = ""
 """The instance type of a bare ``capacity=P``: every type not named on its own."""
 
@@ -43,6 +60,9 @@ class FaultSpec:
     submit_tps: float = 0.0
     capacity: tuple[tuple[str, float], ...] = ()
     """(instance type, probability) of an insufficient-capacity start; ``EVERY_TYPE`` for all."""
+    lose_answer: float = 0.0
+    lose_every: int = 0
+    reject_repeated_token: bool = False
 
     def capacity_of(self, instance_type: str) -> float:
         """The probability that SageMaker has no ``instance_type`` for an attempt."""
@@ -76,16 +96,27 @@ def parse_faults(text: str | None) -> FaultSpec:
             values[key] = float(raw)
         except ValueError:
             raise UsageError(f"fault {key} needs a number, got {raw!r}") from None
-    for key in ("throttle", "error"):
+    for key in ("throttle", "error", "lose_answer"):
         if not 0 <= values.get(key, 0) <= 1:
             raise UsageError(f"fault {key} is a probability between 0 and 1, got {values[key]}")
     if values.get("throttle", 0) + values.get("error", 0) > 1:
         raise UsageError("fault probabilities throttle + error add up to more than 1")
     if values.get("latency_ms", 0) < 0 or values.get("submit_tps", 0) < 0:
         raise UsageError("latency_ms and submit_tps cannot be negative")
+    counts = {}
+    for key in ("lose_every", "reject_repeated_token"):
+        if key in values:
+            number = values.pop(key)
+            if number < 0 or number != int(number):
+                raise UsageError(f"fault {key} is a whole number of at least 0, got {number:g}")
+            counts[key] = int(number)
     seed = values.pop("seed", None)
     return FaultSpec(
-        **values, seed=None if seed is None else int(seed), capacity=tuple(capacity.items())
+        **values,
+        seed=None if seed is None else int(seed),
+        capacity=tuple(capacity.items()),
+        lose_every=counts.get("lose_every", 0),
+        reject_repeated_token=bool(counts.get("reject_repeated_token", 0)),
     )
 
 
@@ -122,6 +153,8 @@ class Faults:
         self._random = random.Random(spec.seed)
         # Its own sequence: whether a start finds capacity depends on the starts alone.
         self._capacity = random.Random(spec.seed)
+        self._lost = random.Random(spec.seed)  # and whether an answer is lost, on the writes
+        self._writes = 0
         self._lock = threading.Lock()
         self._tokens = spec.submit_tps
         self._filled_at = wall()
@@ -148,6 +181,21 @@ class Faults:
         if self.spec.latency_ms:
             self._sleep(self.spec.latency_ms / 1000)
         return fault
+
+    def after_write(self, operation: str) -> ServiceError | None:
+        """The error the client gets instead of the answer of a write that succeeded (its
+        effect stands), or None: ``lose_answer`` and ``lose_every``."""
+        if not (self.spec.lose_answer or self.spec.lose_every):
+            return None
+        with self._lock:
+            self._writes += 1
+            lost = bool(self.spec.lose_every) and self._writes % self.spec.lose_every == 0
+            if self.spec.lose_answer and self._lost.random() < self.spec.lose_answer:
+                lost = True
+            if not lost:
+                return None
+            self.injected["answer-lost"] += 1
+        return ServerException(f"{operation}: the answer was lost (injected fault)")
 
     def short_of(self, instances: Mapping[str, int]) -> bool:
         """Whether SageMaker has too few instances for an attempt asking for ``instances``

@@ -98,6 +98,9 @@ class Emulator:
             if fault is not None:
                 raise fault
             result, now = self._answer(operation, params)
+            lost = None if operation in READ_ONLY else self.faults.after_write(operation)
+            if lost is not None:  # the write stands; its answer never reaches the client
+                raise lost
             response = wire.ok(result, rid)
             # the emulated clock, for clients that read the account's own time
             response.headers[CLOCK_HEADER] = str(round(now * 1000))
@@ -169,6 +172,7 @@ class Emulator:
                 account = self._account(account_id, region)
                 ctx = Context(tx, clock.at(self.wall()), account, self.engines, self.status_delay)
                 ctx.strict, ctx.short_of = True, self.faults.short_of
+                ctx.reject_repeated_token = self.faults.spec.reject_repeated_token
                 if next_due is not None and next_due < ctx.now - EPSILON:
                     ticks.catch_up(ctx)
                 yield ctx

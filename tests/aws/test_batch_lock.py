@@ -65,11 +65,12 @@ def test_the_second_apply_is_refused_by_the_atomic_create_and_names_the_holder(
         expected_params={"name": "quotactl-lock-demo", "tags": ANY},
     )
     other.add_response("list_scheduling_policies", {"schedulingPolicies": [{"arn": LOCK_ARN}]})
-    other.add_response(
-        "describe_scheduling_policies",
-        {"schedulingPolicies": [lock_item(held.info.tags())]},
-        {"arns": [LOCK_ARN]},
-    )
+    for _ in range(2):  # is it ours (a resent create)? then: whose is it?
+        other.add_response(
+            "describe_scheduling_policies",
+            {"schedulingPolicies": [lock_item(held.info.tags())]},
+            {"arns": [LOCK_ARN]},
+        )
     with pytest.raises(StateLockedError) as info:
         acquire(AwsBackend(second).lock_store(), "demo", holder="bob", command="apply")
     assert "stack demo is locked by alice@ci pid 1 (apply" in info.value.message
@@ -114,3 +115,29 @@ def test_the_lock_name_is_a_valid_policy_name_for_every_stack_name(stack: str) -
     assert name.startswith("quotactl-lock-")
     assert lock_name(stack) == name
     assert lock_name(stack + "y") != name
+
+
+def test_a_lock_create_whose_answer_was_lost_is_ours_on_the_retry(tmp_path: Any) -> None:
+    """botocore resends a CreateSchedulingPolicy whose answer was lost; the resend finds the
+    lock already there, with this acquisition's own id: it is ours, not another holder's."""
+    import time
+
+    from quotactl.aws.session import Target, client, make_session
+    from quotactl.core.apply.lock import ID_TAG, LockInfo
+    from quotactl.emulator import Emulator
+    from tests.conftest import TEST_TIMING
+
+    target = Target("local", tmp_path / "s.db")
+    emulator = Emulator(target.state_path, faults="lose_every=1", timing=TEST_TIMING)
+    batch = client(target, session=make_session(target, emulator=emulator))
+    try:
+        store: Any = AwsBackend(batch).lock_store()
+        now = time.time()
+        mine = LockInfo("demo", "id-1", "me", "apply", now, now + 60).tags()
+        assert store.create("demo", mine) is True
+        assert store.read("demo")[ID_TAG] == "id-1"
+        theirs = LockInfo("demo", "id-2", "them", "apply", now, now + 60).tags()
+        assert store.create("demo", theirs) is False  # someone else's lock stays theirs
+    finally:
+        batch.close()
+        emulator.close()

@@ -37,7 +37,7 @@ def test_the_full_policy_grants_the_job_commands_calls() -> None:
     actions = _actions(policy_document(region="us-east-1", account="123456789012"))
     assert {
         "batch:SubmitServiceJob",
-        "batch:TerminateServiceJobs",
+        "batch:TerminateServiceJob",  # TerminateServiceJobs is authorised as this, per job
         "batch:UpdateServiceJob",
         "iam:GetRole",
         "s3:ListBucket",  # HeadBucket is authorised as s3:ListBucket
@@ -58,7 +58,7 @@ def test_read_only_covers_exactly_the_reads_of_the_read_commands() -> None:
     assert {"batch:ListServiceJobs", "batch:DescribeServiceJob", "logs:GetLogEvents"} <= actions
     assert not actions & {
         "batch:SubmitServiceJob",
-        "batch:TerminateServiceJobs",
+        "batch:TerminateServiceJob",
         "batch:UpdateServiceJob",
         "s3:ListBucket",  # submit's pre-flight: only a real submit makes it
     }

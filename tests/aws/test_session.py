@@ -14,7 +14,13 @@ from quotactl.errors import QuotactlError, UsageError
 from tests.conftest import TEST_TIMING
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from botocore.client import BaseClient
+
+    from tests.conftest import CliResult
+
+    Cli = Callable[..., CliResult]
 
 
 def test_local_ignores_the_users_aws_profile_and_config(
@@ -79,3 +85,25 @@ def _retries(batch: BaseClient) -> dict[str, object]:
     """The client's retry settings (botocore-stubs does not declare ``Config``'s attributes)."""
     retries: dict[str, object] = vars(batch.meta.config)["retries"]
     return retries
+
+
+def test_aws_with_no_region_anywhere_is_a_usage_error_naming_the_three_ways(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, cli: Cli
+) -> None:
+    for variable in ("AWS_REGION", "AWS_DEFAULT_REGION", "AWS_PROFILE"):
+        monkeypatch.delenv(variable, raising=False)
+    (tmp_path / "config").write_text("[default]\n")
+    monkeypatch.setenv("AWS_CONFIG_FILE", str(tmp_path / "config"))
+    monkeypatch.setenv("AWS_SHARED_CREDENTIALS_FILE", str(tmp_path / "config"))
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(UsageError) as raised:
+        client(Target("aws", tmp_path / "s.db"))
+    assert "--region" in str(raised.value.hint)
+    result = cli("--backend", "aws", "jobs")
+    assert result.exit_code == 64
+    assert "error[usage]: no AWS region for the aws backend" in result.stderr
+    for way in ("--region", "platform.region", "AWS_DEFAULT_REGION"):
+        assert way in result.stderr
+    # one of them is enough
+    monkeypatch.setenv("AWS_DEFAULT_REGION", "eu-west-1")
+    assert client(Target("aws", tmp_path / "s.db")).meta.region_name == "eu-west-1"

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from typing import TYPE_CHECKING
+from unittest.mock import ANY
 
 import pytest
 
@@ -53,7 +54,7 @@ def test_submit_sends_every_flag_in_the_request(jobs: Jobs) -> None:
     assert described["schedulingPriority"] == 7
     assert described["preemptionConfiguration"] == {"preemptionRetriesBeforeTermination": 2}
     assert described["timeoutConfig"] == {"attemptDurationSeconds": 43200}
-    assert described["tags"] == {"team": "x", "run": "42"}
+    assert described["tags"] == {"team": "x", "run": "42", "quotactl:submit-token": ANY}
     payload = json.loads(described["serviceRequestPayload"])
     assert payload["ResourceConfig"] == {
         "InstanceType": TYPE,
@@ -97,7 +98,7 @@ def test_a_raw_payload_needs_queue_and_share_flags(jobs: Jobs, repo_root: Path) 
     (job,) = json.loads(result.stdout)["submitted"]
     assert job["name"] == "ranking-retrain"
     tags = batch_client(jobs.tmp / "state.db").describe_service_job(jobId=job["job_id"])["tags"]
-    assert tags == {"tier": "production"}
+    assert tags == {"tier": "production", "quotactl:submit-token": ANY}
 
 
 def test_submit_warns_with_aws_reason_when_the_share_can_never_run_the_job(jobs: Jobs) -> None:

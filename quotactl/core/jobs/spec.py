@@ -63,6 +63,12 @@ class SubmitOptions:
     tags: Mapping[str, str] = field(default_factory=dict)
 
 
+SUBMIT_TOKEN_TAG = "quotactl:submit-token"
+"""Every submitted job carries its request's client token in this tag: neither
+ListServiceJobs nor DescribeServiceJob returns the token, and a submit whose answer was lost
+finds its job by it."""
+
+
 @dataclass(frozen=True)
 class SubmitRequest:
     """One SubmitServiceJob call, ready to send (``params``), and where it goes."""
@@ -167,8 +173,7 @@ def requests(
             params["preemptionConfiguration"] = {"preemptionRetriesBeforeTermination": retries}
         if options.timeout_seconds is not None:
             params["timeoutConfig"] = {"attemptDurationSeconds": options.timeout_seconds}
-        if tags:
-            params["tags"] = dict(tags)
+        params["tags"] = {**tags, SUBMIT_TOKEN_TAG: params["clientToken"]}
         out.append(SubmitRequest(name, queue, share, params, base, index if numbered else 0))
     return out
 

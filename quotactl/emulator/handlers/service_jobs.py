@@ -133,6 +133,11 @@ def submit_service_job(ctx: Context, params: Params) -> dict[str, Any]:
                     f"clientToken {token!r} was already used for a different SubmitServiceJob "
                     "request"
                 )
+            if ctx.reject_repeated_token:
+                raise ClientException(
+                    f"clientToken {token!r} was already used: this SubmitServiceJob request is "
+                    "rejected as a repeat of an earlier one"
+                )
             return {"jobArn": earlier.arn, "jobName": earlier.name, "jobId": earlier.job_id}
     if queue.state == State.DISABLED or queue.status in UNAVAILABLE:
         state = queue.state if queue.state == State.DISABLED else queue.status

@@ -35,6 +35,8 @@ class Context:
     everything: bool = False  # the scheduling model of every queue may have changed
     short_of: Callable[[Mapping[str, int]], bool] = _never_short
     """Whether SageMaker has too few of these instances for a start (the ``capacity`` fault)."""
+    reject_repeated_token: bool = False
+    """A SubmitServiceJob repeating a clientToken is rejected (AWS's model text's reading)."""
 
     def due(self, at: float, key: str) -> bool:
         """Whether a step due at emulated time ``at`` for resource/job ``key`` happens now.
