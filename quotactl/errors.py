@@ -18,7 +18,8 @@ of their own)::
     │   └── ExecutorError ............. executor
     ├── InputError: fix the file
     │   ├── ConfigError ............... config-invalid
-    │   │   └── SpecInvalidError ...... spec-invalid
+    │   │   ├── SpecInvalidError ...... spec-invalid
+    │   │   └── ConfigOutsideTreeError  config-outside-tree
     │   ├── FileTooLargeError ......... file-too-large
     │   ├── TraceError ................ trace-invalid
     │   │   └── TraceUnsorted
@@ -64,6 +65,7 @@ of their own)::
     │   ├── PortInUseError ............ port-in-use
     │   ├── FileIOError ............... io-error
     │   ├── UnsafePathError ........... unsafe-path
+    │   ├── NotOursError .............. not-ours
     │   └── OutNotEmptyError .......... out-not-empty
     ├── WorkInterruptedError .......... interrupted
     │   └── SubmitInterrupted
@@ -225,6 +227,13 @@ class SpecInvalidError(ConfigError):
         hint: str | None = None,
     ) -> None:
         super().__init__(list(diagnostics), message=message, hint=hint)
+
+
+class ConfigOutsideTreeError(ConfigError):
+    """A symbolic link among the config files leads outside the paths named on the command
+    line; what it leads to is never read."""
+
+    code = "config-outside-tree"
 
 
 class FileTooLargeError(InputError):
@@ -504,6 +513,13 @@ class UnsafePathError(LocalStateError):
     """A file name built from live data would leave its directory."""
 
     code = "unsafe-path"
+
+
+class NotOursError(LocalStateError):
+    """A command would delete or overwrite a file that is not of the kind it made (a config
+    for a state file, a state file for a report, a device, a link): it refuses."""
+
+    code = "not-ours"
 
 
 class OutNotEmptyError(LocalStateError):

@@ -6,7 +6,13 @@ empty account. Every open runs ``PRAGMA quick_check`` (a damaged page is reporte
 anything reads it). Each process using the file holds a shared ``flock`` on ``<file>-lock``
 for as long as it has the file open, which is how ``local reset`` knows to refuse. SQLite's
 failures (busy, read-only, disk full, damaged, unopenable) become ``StateError`` with a hint
-that fits: only a damaged or foreign file is ever worth deleting.
+that fits.
+
+A state file carries quotactl's mark, SQLite's ``PRAGMA application_id`` set to
+``APPLICATION_ID`` when it is created; one made before the mark is recognised by its tables
+and stamped when opened. Only a file so recognised is ever deleted (``local reset``) or
+suggested for deleting in a hint: a config, a text file, a device or another program's
+database given as ``--state`` is refused and left as it is.
 """
 
 from __future__ import annotations
@@ -22,6 +28,7 @@ import uuid
 from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
+from quotactl.core.files import check_ours, kind
 from quotactl.errors import StateError
 
 if TYPE_CHECKING:
@@ -33,12 +40,81 @@ emulator's own transactions take milliseconds; a longer hold is a stuck or forei
 COMPANIONS = ("-wal", "-shm", "-lock")
 _SHM_WRITE_LOCK = 120  # the WAL write lock's byte in the -shm file (SQLite's wal.c)
 
+APPLICATION_ID = 0x7163746C
+"""quotactl's mark in a state file's header (``PRAGMA application_id``): "qctl" in ASCII."""
+WHAT = "quotactl emulator state file"
+_TABLES = frozenset({"account", "resources", "tags", "jobs"})
+_SQLITE_MAGIC = b"SQLite format 3\0"
+_NOT_OURS_HINT = (
+    "point --state (or QUOTACTL_STATE) at another path; quotactl creates a state file there "
+    "and leaves this one as it is"
+)
+
 SQLITE_BUSY, SQLITE_LOCKED, SQLITE_READONLY, SQLITE_IOERR = 5, 6, 8, 10
 SQLITE_CORRUPT, SQLITE_FULL, SQLITE_CANTOPEN, SQLITE_NOTADB = 11, 13, 14, 26
 
 
 def companion(path: Path, suffix: str) -> Path:
     return Path(f"{path}{suffix}")
+
+
+def recognised(path: Path) -> bool:
+    """Whether ``path`` is a quotactl state file: an SQLite database with quotactl's mark,
+    or without any mark and with quotactl's tables (a file made before the mark)."""
+    try:
+        with open(path, "rb") as handle:
+            header = handle.read(100)
+    except OSError:
+        return False
+    if len(header) < 100 or not header.startswith(_SQLITE_MAGIC):
+        return False
+    mark = int.from_bytes(header[68:72], "big")
+    if mark == APPLICATION_ID:
+        return True
+    return mark == 0 and _our_tables(path)
+
+
+def _our_tables(path: Path) -> bool:
+    try:
+        uri = f"{path.absolute().as_uri()}?mode=ro"
+        with contextlib.closing(sqlite3.connect(uri, uri=True)) as db:
+            rows = db.execute("SELECT name FROM sqlite_master WHERE type = 'table'").fetchall()
+    except (sqlite3.Error, ValueError):
+        return False
+    return {str(row[0]) for row in rows} >= _TABLES
+
+
+def _refuse_foreign(path: Path) -> None:
+    """Refuse, before anything is created beside it, a ``--state`` that is no state file."""
+    if not os.path.lexists(path):
+        return
+    found = kind(path)
+    if found == "missing":  # a link to nothing: SQLite would create the file it names
+        raise StateError(f"{path} is a symbolic link to nothing, not a {WHAT}", hint=_NOT_OURS_HINT)
+    if found is not None:
+        raise StateError(f"{path} is {found}, not a {WHAT}", hint=_NOT_OURS_HINT)
+    try:
+        with open(path, "rb") as handle:
+            header = handle.read(100)
+    except OSError:
+        return  # opening it says what is wrong
+    wal = companion(path, "-wal")
+    if not header and not (wal.exists() and wal.stat().st_size):
+        raise StateError(
+            f"{path} is empty (0 bytes): it is not a {WHAT} (quotactl never leaves one empty)",
+            hint=_NOT_OURS_HINT,
+        )
+    if not header.startswith(_SQLITE_MAGIC):
+        raise StateError(
+            f"{path} is not a {WHAT} (it is no SQLite database: a config, a text file?)",
+            hint=_NOT_OURS_HINT,
+        )
+    mark = int.from_bytes(header[68:72], "big") if len(header) >= 72 else 0
+    if mark not in (0, APPLICATION_ID):
+        raise StateError(
+            f"{path} is not a {WHAT} (it is another program's SQLite database)",
+            hint=_NOT_OURS_HINT,
+        )
 
 
 # -- opening ------------------------------------------------------------------------------
@@ -49,6 +125,7 @@ def prepare(path: Path, initialise: Callable[[sqlite3.Connection], None]) -> IO[
         path.parent.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise _os_error(exc, path, f"cannot create {exc.filename or path.parent}") from exc
+    _refuse_foreign(path)
     for _ in range(5):  # a concurrent `local reset` may delete the file under us: start over
         if not path.exists():
             _create(path, initialise)
@@ -65,8 +142,8 @@ def prepare(path: Path, initialise: Callable[[sqlite3.Connection], None]) -> IO[
     if path.stat().st_size == 0 and not (wal.exists() and wal.stat().st_size):
         hold.close()
         raise StateError(
-            f"{path} is empty (0 bytes): it is not an emulator state file, or it was truncated",
-            hint="move it aside, or delete it with `quotactl local reset` to start a new account",
+            f"{path} is empty (0 bytes): it is not a {WHAT} (quotactl never leaves one empty)",
+            hint=_NOT_OURS_HINT,
         )
     return hold
 
@@ -78,6 +155,7 @@ def _create(path: Path, initialise: Callable[[sqlite3.Connection], None]) -> Non
             db.execute("PRAGMA journal_mode = WAL")
             db.execute("BEGIN IMMEDIATE")
             initialise(db)
+            db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
             db.execute("COMMIT")
         with contextlib.suppress(FileExistsError):  # another process created it first
             os.link(draft, path)
@@ -121,18 +199,28 @@ def _same_file(handle: IO[bytes], path: Path) -> bool:
 
 def check(db: sqlite3.Connection, path: Path) -> int:
     """``PRAGMA quick_check`` (every page's structure, before a request reads any of it);
-    returns the file's schema version (``PRAGMA user_version``)."""
+    returns the file's schema version (``PRAGMA user_version``). A state file made before
+    quotactl's mark is stamped with it."""
     try:
         rows = db.execute("PRAGMA quick_check(5)").fetchall()
         version = int(db.execute("PRAGMA user_version").fetchone()[0])
+        mark = int(db.execute("PRAGMA application_id").fetchone()[0])
     except sqlite3.DatabaseError as exc:
         raise error_for(exc, path) or _damaged(path, str(exc)) from exc
     if [tuple(r) for r in rows] != [("ok",)]:
         raise _damaged(path, "; ".join(str(r[0]) for r in rows))
+    if mark == 0 and version and _our_tables(path):
+        with contextlib.suppress(sqlite3.Error):  # a read-only file stays usable unstamped
+            db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
     return version
 
 
 def _damaged(path: Path, detail: str) -> StateError:
+    if not recognised(path):
+        return StateError(
+            f"{path} is not a {WHAT} ({detail[:80]})",
+            hint=_NOT_OURS_HINT,
+        )
     return StateError(
         f"the state file {path} is damaged ({detail[:300]})",
         hint="move it aside (`sqlite3 FILE .recover` may salvage it) or start over with "
@@ -141,9 +229,16 @@ def _damaged(path: Path, detail: str) -> StateError:
 
 
 def remove(path: Path) -> bool:
-    """Delete the state and its companions unless another process has it open."""
-    if not path.exists() and not any(companion(path, s).exists() for s in COMPANIONS):
+    """Delete the state and its companions unless another process has it open; refuse
+    (``not-ours``, nothing deleted) anything that is no quotactl state file."""
+    if os.path.lexists(path):
+        check_ours(path, WHAT, recognised)
+    elif not any(os.path.lexists(companion(path, s)) for s in COMPANIONS):
         return False
+    for suffix in COMPANIONS:
+        found = kind(companion(path, suffix))
+        if found not in (None, "missing"):
+            raise StateError(f"{companion(path, suffix)} is {found}: nothing was deleted")
     existed = path.exists()
     lock = companion(path, "-lock")
     with open(lock, "ab") as hold:
