@@ -28,6 +28,7 @@ DEFAULT_MAX_RUNTIME = 86_400.0
 """SageMaker's default ``StoppingCondition.MaxRuntimeInSeconds``: one day."""
 MAX_JOB_NAME = 128
 MAX_TRAINING_JOB_NAME = 63
+_NAME_CHARACTERS = re.compile(r"[A-Za-z0-9_-]*")
 SAGEMAKER_TRAINING = "SAGEMAKER_TRAINING"
 
 
@@ -118,6 +119,12 @@ def requests(
     """
     if not 1 <= options.count <= MAX_COUNT:
         raise UsageError(f"--count must be 1 to {MAX_COUNT}, got {options.count}")
+    if options.name is not None and not (options.name and _NAME_CHARACTERS.fullmatch(options.name)):
+        raise UsageError(
+            f"--name {options.name[:40]!r} is no job name: use 1 to {MAX_JOB_NAME} letters, "
+            "digits, '-' or '_'",
+            hint="leave --name out to use the spec's name",
+        )
     queue, share = resolve_target(spec, options)
     raw_name = spec.payload.get("TrainingJobName") if spec.form == "raw" else None
     base = options.name or spec.name or raw_name or default_name(spec, now)
