@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 from typing import TYPE_CHECKING, TextIO
 
@@ -26,7 +27,8 @@ def print_trimmed(console: Console, renderable: RenderableType, *, crop: bool = 
 
 PIPE_WIDTH = 100_000
 """The width of output that goes to a pipe or a file: a table there takes the width its values
-need, never cut or folded to 80 columns (kubectl's rule: a script or a CI log gets whole names)."""
+need, never cut or folded to 80 columns (kubectl's rule: a script or a CI log gets whole
+names). ``COLUMNS`` set in the environment is still obeyed."""
 
 
 def make_console(file: TextIO, *, color: bool = True, width: int | None = None) -> Console:
@@ -41,6 +43,6 @@ def make_console(file: TextIO, *, color: bool = True, width: int | None = None) 
         soft_wrap=width is None,
         emoji=False,
     )
-    if width is None and not console.is_terminal:
+    if width is None and not console.is_terminal and not os.environ.get("COLUMNS"):
         console.width = PIPE_WIDTH
     return console

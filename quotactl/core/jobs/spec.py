@@ -28,7 +28,6 @@ DEFAULT_MAX_RUNTIME = 86_400.0
 """SageMaker's default ``StoppingCondition.MaxRuntimeInSeconds``: one day."""
 MAX_JOB_NAME = 128
 MAX_TRAINING_JOB_NAME = 63
-_NAME_CHARACTERS = re.compile(r"[A-Za-z0-9_-]*")
 SAGEMAKER_TRAINING = "SAGEMAKER_TRAINING"
 
 
@@ -119,10 +118,9 @@ def requests(
     """
     if not 1 <= options.count <= MAX_COUNT:
         raise UsageError(f"--count must be 1 to {MAX_COUNT}, got {options.count}")
-    if options.name is not None and not (options.name and _NAME_CHARACTERS.fullmatch(options.name)):
+    if options.name == "":  # not "no --name": an empty one would quietly be the spec's
         raise UsageError(
-            f"--name {options.name[:40]!r} is no job name: use 1 to {MAX_JOB_NAME} letters, "
-            "digits, '-' or '_'",
+            "--name is empty: a job name has 1 to 128 letters, digits, '-' or '_'",
             hint="leave --name out to use the spec's name",
         )
     queue, share = resolve_target(spec, options)
