@@ -83,6 +83,20 @@ if TYPE_CHECKING:
 Severity = Literal["error", "warning"]
 
 
+_CONTROL = {
+    code: f"\\x{code:02x}" for code in (*range(0x20), 0x7F, *range(0x80, 0xA0)) if code != 0x0A
+}
+_CONTROL[0x09] = "\\t"
+
+
+def printable(text: str, *, keep_newlines: bool = True) -> str:
+    """``text`` with every control character but the newline (and that too unless
+    ``keep_newlines``) written as an escape: a file or job name from a pull request can
+    neither drive the terminal nor forge a line of a CI log."""
+    table = _CONTROL if keep_newlines else {**_CONTROL, 0x0A: "\\n"}
+    return text.translate(table)
+
+
 class QuotactlError(Exception):
     """Base of every error a user may see; never shown with a traceback unless --debug."""
 
@@ -189,8 +203,10 @@ class Diagnostic:
     severity: Severity = "error"
 
     def __str__(self) -> str:
-        """``FILE:LINE:COL: error: message`` (or ``warning:``), the form compilers print."""
-        return f"{self.file}:{self.line}:{self.column}: {self.severity}: {self.message}"
+        """``FILE:LINE:COL: error: message`` (or ``warning:``), the form compilers print, on
+        one line whatever the file's name holds (a control character is shown escaped)."""
+        text = f"{self.file}:{self.line}:{self.column}: {self.severity}: {self.message}"
+        return printable(text, keep_newlines=False)
 
 
 class ConfigError(InputError):
