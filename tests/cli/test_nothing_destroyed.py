@@ -378,3 +378,18 @@ def test_the_workflow_applies_the_plan_of_the_merged_commit_only() -> None:
     gitlab = (REPO_ROOT / "configs" / "ci" / "quotactl-gitops.gitlab-ci.yml.example").read_text()
     assert "/jobs/artifacts/" not in gitlab  # the branch's latest, whatever commit made it
     assert 'merged[0]["sha"]' in gitlab
+
+
+def test_export_force_removes_only_team_files_an_export_wrote(tmp_path: Path, cli: Cli) -> None:
+    from quotactl.config.writer import HEADER
+
+    state = str(tmp_path / "s.db")
+    assert cli("--state", state, "apply", str(DEMO), "--auto-approve").exit_code == 0
+    teams = tmp_path / "out" / "teams"
+    teams.mkdir(parents=True)
+    (teams / "gone.yaml").write_text(HEADER + "teams: []\n")
+    (teams / "handmade.yaml").write_text("# my own notes on a team\n")
+    result = cli("--state", state, "export", "--out", str(tmp_path / "out"), "--force")
+    assert result.exit_code == 0, result.stderr
+    assert not (teams / "gone.yaml").exists()
+    assert (teams / "handmade.yaml").read_text() == "# my own notes on a team\n"
