@@ -108,28 +108,16 @@ def _size(count: int, other: int | None = None) -> str:
 
 
 def check_writable(path: Path, what: str) -> None:
-    """Raise ``io-error`` unless ``path`` can be written as a file: missing or a regular file,
-    in a directory that exists (it is not created)."""
-    found = kind(path)
-    if found is not None and found != "missing":
-        raise FileIOError(
-            f"{what} {path} is {found}, not a file; nothing was written",
-            hint="give the path of a file to create or replace",
-        )
-    parent = path.parent
-    parent_kind = kind(parent)
-    if parent_kind != "a directory":
-        shown = "does not exist" if parent_kind == "missing" else f"is {parent_kind}"
-        raise FileIOError(
-            f"cannot write {what} {path}: directory {parent} {shown}; nothing was written",
-            hint="create the directory first, or give a path in one that exists",
-        )
+    """Raise unless ``path`` can be written as a ``what``: missing or a regular file (or a
+    link to one), in a directory that exists (it is not created); see ``write_target``."""
+    write_target(path, what)
 
 
 def write_target(path: Path, what: str) -> Path:
     """The file a write to ``path`` replaces: ``path`` itself, or the file a symbolic link
-    there leads to (the link is kept). ``io-error`` for a link to nothing, and ``not-ours``
-    for an existing file that is not text (a state file, a database, any binary)."""
+    there leads to (the link is kept). ``io-error`` for a link to nothing, a directory, a
+    device or a missing directory; ``not-ours`` for an existing file that is not text (a
+    state file, a database, any binary) or, for a plan file or a report, not one."""
     target = path
     if path.is_symlink():
         try:
@@ -139,25 +127,53 @@ def write_target(path: Path, what: str) -> Path:
                 f"{what} {path} is a symbolic link to nothing (or a loop); nothing was written",
                 hint="give the path of a file to create or replace, or fix the link",
             ) from None
-    check_writable(target, what)
-    if _binary(target):
+    found = kind(target)
+    if found is not None and found != "missing":
+        raise FileIOError(
+            f"{what} {path} is {found}, not a file; nothing was written",
+            hint="give the path of a file to create or replace",
+        )
+    parent = target.parent
+    parent_kind = kind(parent)
+    if parent_kind != "a directory":
+        shown = "does not exist" if parent_kind == "missing" else f"is {parent_kind}"
+        raise FileIOError(
+            f"cannot write {what} {path}: directory {parent} {shown}; nothing was written",
+            hint="create the directory first, or give a path in one that exists",
+        )
+    head = _head(target)
+    if b"\0" in head:
         raise NotOursError(
             f"{what} {path} exists and is not a text file (a quotactl state file, a database "
             "or other binary data): quotactl does not replace it; nothing was written",
             hint="give another path, or move that file aside yourself",
         )
+    recognise = _KINDS.get(what)
+    if head.strip() and recognise is not None and not recognise(head):
+        raise NotOursError(
+            f"{what} {path} exists and is no {what}: quotactl does not replace it with one; "
+            "nothing was written",
+            hint="give another path, or move that file aside yourself",
+        )
     return target
 
 
-def _binary(path: Path) -> bool:
+_KINDS: dict[str, Callable[[bytes], bool]] = {
+    "plan file": lambda head: head.lstrip().startswith(b"{"),
+    "report": lambda head: head.lstrip()[:15].lower() == b"<!doctype html>",
+}
+"""What an existing file must look like to be replaced by a writer of that name: a plan
+(JSON) never overwrites a config or a job spec, a report never overwrites a page someone wrote."""
+
+
+def _head(path: Path) -> bytes:
     try:
         with open(path, "rb") as handle:
-            head = handle.read(HEAD_BYTES)
+            return handle.read(HEAD_BYTES)
     except FileNotFoundError:
-        return False
+        return b""
     except OSError as exc:
         raise FileIOError(f"cannot read {path}: {exc.strerror or exc}") from None
-    return b"\0" in head
 
 
 def check_ours(path: Path, what: str, recognise: Callable[[Path], bool]) -> None:

@@ -393,3 +393,16 @@ def test_export_force_removes_only_team_files_an_export_wrote(tmp_path: Path, cl
     assert result.exit_code == 0, result.stderr
     assert not (teams / "gone.yaml").exists()
     assert (teams / "handmade.yaml").read_text() == "# my own notes on a team\n"
+
+
+def test_a_plan_never_replaces_a_config(tmp_path: Path, cli: Cli) -> None:
+    victim = _config(tmp_path / "platform.yaml")
+    before = victim.read_bytes()
+    result = cli("--state", str(tmp_path / "s.db"), "plan", str(DEMO), "--out", str(victim))
+    assert result.exit_code == 1, result.stderr
+    assert "error[not-ours]: plan file" in result.stderr
+    assert victim.read_bytes() == before
+    again = cli("--state", str(tmp_path / "s.db"), "plan", str(DEMO), "--out", str(victim) + "x")
+    assert again.exit_code == 0, again.stderr
+    twice = cli("--state", str(tmp_path / "s.db"), "plan", str(DEMO), "--out", str(victim) + "x")
+    assert twice.exit_code == 0, twice.stderr  # a plan replaces a plan
