@@ -406,3 +406,22 @@ def test_a_plan_never_replaces_a_config(tmp_path: Path, cli: Cli) -> None:
     assert again.exit_code == 0, again.stderr
     twice = cli("--state", str(tmp_path / "s.db"), "plan", str(DEMO), "--out", str(victim) + "x")
     assert twice.exit_code == 0, twice.stderr  # a plan replaces a plan
+
+
+def test_history_never_overwrites_the_state_file_it_reads(tmp_path: Path, cli: Cli) -> None:
+    state = tmp_path / "s.db"
+    assert cli("--state", str(state), "apply", str(DEMO), "--auto-approve").exit_code == 0
+    result = cli("--state", str(state), "history", "--out", str(state))
+    assert result.exit_code == 1, result.stderr
+    assert "error[not-ours]: ledger" in result.stderr
+    assert state.read_bytes().startswith(b"SQLite format 3\0")
+
+
+def test_a_writer_refuses_a_link_to_nothing(tmp_path: Path, cli: Cli) -> None:
+    link = tmp_path / "trace.csv"
+    link.symlink_to(tmp_path / "nowhere" / "x.csv")
+    result = cli("trace", "generate", str(DEMO), "--jobs", "2", "--out", str(link))
+    assert result.exit_code == 1, result.stderr
+    assert "is a symbolic link to nothing" in result.stderr
+    assert link.is_symlink()
+    assert not (tmp_path / "nowhere").exists()
