@@ -8,11 +8,8 @@ for as long as it has the file open, which is how ``local reset`` knows to refus
 failures (busy, read-only, disk full, damaged, unopenable) become ``StateError`` with a hint
 that fits.
 
-A state file carries quotactl's mark, SQLite's ``PRAGMA application_id`` set to
-``APPLICATION_ID`` when it is created; one made before the mark is recognised by its tables
-and stamped when opened. Only a file so recognised is ever deleted (``local reset``) or
-suggested for deleting in a hint: a config, a text file, a device or another program's
-database given as ``--state`` is refused and left as it is.
+Only a file with quotactl's mark (``mark``) is ever deleted (``local reset``) or suggested
+for deleting in a hint; a file made before the mark is stamped when opened.
 """
 
 from __future__ import annotations
@@ -29,6 +26,14 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
 from quotactl.core.files import check_ours, kind
+from quotactl.emulator.store.mark import (
+    APPLICATION_ID,
+    NOT_OURS_HINT,
+    WHAT,
+    our_tables,
+    recognised,
+    refuse_foreign,
+)
 from quotactl.errors import StateError
 
 if TYPE_CHECKING:
@@ -40,81 +45,12 @@ emulator's own transactions take milliseconds; a longer hold is a stuck or forei
 COMPANIONS = ("-wal", "-shm", "-lock")
 _SHM_WRITE_LOCK = 120  # the WAL write lock's byte in the -shm file (SQLite's wal.c)
 
-APPLICATION_ID = 0x7163746C
-"""quotactl's mark in a state file's header (``PRAGMA application_id``): "qctl" in ASCII."""
-WHAT = "quotactl emulator state file"
-_TABLES = frozenset({"account", "resources", "tags", "jobs"})
-_SQLITE_MAGIC = b"SQLite format 3\0"
-_NOT_OURS_HINT = (
-    "point --state (or QUOTACTL_STATE) at another path; quotactl creates a state file there "
-    "and leaves this one as it is"
-)
-
 SQLITE_BUSY, SQLITE_LOCKED, SQLITE_READONLY, SQLITE_IOERR = 5, 6, 8, 10
 SQLITE_CORRUPT, SQLITE_FULL, SQLITE_CANTOPEN, SQLITE_NOTADB = 11, 13, 14, 26
 
 
 def companion(path: Path, suffix: str) -> Path:
     return Path(f"{path}{suffix}")
-
-
-def recognised(path: Path) -> bool:
-    """Whether ``path`` is a quotactl state file: an SQLite database with quotactl's mark,
-    or without any mark and with quotactl's tables (a file made before the mark)."""
-    try:
-        with open(path, "rb") as handle:
-            header = handle.read(100)
-    except OSError:
-        return False
-    if len(header) < 100 or not header.startswith(_SQLITE_MAGIC):
-        return False
-    mark = int.from_bytes(header[68:72], "big")
-    if mark == APPLICATION_ID:
-        return True
-    return mark == 0 and _our_tables(path)
-
-
-def _our_tables(path: Path) -> bool:
-    try:
-        uri = f"{path.absolute().as_uri()}?mode=ro"
-        with contextlib.closing(sqlite3.connect(uri, uri=True)) as db:
-            rows = db.execute("SELECT name FROM sqlite_master WHERE type = 'table'").fetchall()
-    except (sqlite3.Error, ValueError):
-        return False
-    return {str(row[0]) for row in rows} >= _TABLES
-
-
-def _refuse_foreign(path: Path) -> None:
-    """Refuse, before anything is created beside it, a ``--state`` that is no state file."""
-    if not os.path.lexists(path):
-        return
-    found = kind(path)
-    if found == "missing":  # a link to nothing: SQLite would create the file it names
-        raise StateError(f"{path} is a symbolic link to nothing, not a {WHAT}", hint=_NOT_OURS_HINT)
-    if found is not None:
-        raise StateError(f"{path} is {found}, not a {WHAT}", hint=_NOT_OURS_HINT)
-    try:
-        with open(path, "rb") as handle:
-            header = handle.read(100)
-    except OSError:
-        return  # opening it says what is wrong
-    wal = companion(path, "-wal")
-    if not header and not (wal.exists() and wal.stat().st_size):
-        raise StateError(
-            f"{path} is empty (0 bytes): it is not a {WHAT} (quotactl never leaves one empty)",
-            hint=_NOT_OURS_HINT,
-        )
-    if not header.startswith(_SQLITE_MAGIC):
-        raise StateError(
-            f"{path} is not a {WHAT} (it is no SQLite database: a config, a text file?)",
-            hint=_NOT_OURS_HINT,
-        )
-    mark = int.from_bytes(header[68:72], "big") if len(header) >= 72 else 0
-    if mark not in (0, APPLICATION_ID):
-        raise StateError(
-            f"{path} is not a {WHAT} (it is another program's SQLite database)",
-            hint=_NOT_OURS_HINT,
-        )
 
 
 # -- opening ------------------------------------------------------------------------------
@@ -125,7 +61,7 @@ def prepare(path: Path, initialise: Callable[[sqlite3.Connection], None]) -> IO[
         path.parent.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise _os_error(exc, path, f"cannot create {exc.filename or path.parent}") from exc
-    _refuse_foreign(path)
+    refuse_foreign(path)
     for _ in range(5):  # a concurrent `local reset` may delete the file under us: start over
         if not path.exists():
             _create(path, initialise)
@@ -143,7 +79,7 @@ def prepare(path: Path, initialise: Callable[[sqlite3.Connection], None]) -> IO[
         hold.close()
         raise StateError(
             f"{path} is empty (0 bytes): it is not a {WHAT} (quotactl never leaves one empty)",
-            hint=_NOT_OURS_HINT,
+            hint=NOT_OURS_HINT,
         )
     return hold
 
@@ -209,7 +145,7 @@ def check(db: sqlite3.Connection, path: Path) -> int:
         raise error_for(exc, path) or _damaged(path, str(exc)) from exc
     if [tuple(r) for r in rows] != [("ok",)]:
         raise _damaged(path, "; ".join(str(r[0]) for r in rows))
-    if mark == 0 and version and _our_tables(path):
+    if mark == 0 and version and our_tables(path):
         with contextlib.suppress(sqlite3.Error):  # a read-only file stays usable unstamped
             db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
     return version
@@ -219,7 +155,7 @@ def _damaged(path: Path, detail: str) -> StateError:
     if not recognised(path):
         return StateError(
             f"{path} is not a {WHAT} ({detail[:80]})",
-            hint=_NOT_OURS_HINT,
+            hint=NOT_OURS_HINT,
         )
     return StateError(
         f"the state file {path} is damaged ({detail[:300]})",
