@@ -94,7 +94,7 @@ def _usage_of(
     bounds = slices.edges
     from quotactl.core.history.ledger import from_epoch
 
-    periods = _from_first_activity(
+    periods = tuple(
         PeriodUsage(from_epoch(bounds[i - 1]), from_epoch(bounds[i]), rows.get(i, ()))
         for i in range(1, slices.count)
     )
@@ -110,20 +110,6 @@ def _usage_of(
         grace=grace,
         unpriced=tuple(sorted(used_types - set(prices))) if prices is not None else (),
     )
-
-
-def _from_first_activity(periods: Iterable[PeriodUsage]) -> tuple[PeriodUsage, ...]:
-    """The periods from the first one in which anything happened (a job waited or ran,
-    capacity was lent or a guarantee missed): a stack created this morning has no 29 empty
-    days before it (the window's own tables still cover all of it)."""
-    kept = list(periods)
-    while kept and not any(_active(row) for row in kept[0].rows):
-        kept.pop(0)
-    return tuple(kept)
-
-
-def _active(row: UsageRow) -> bool:
-    return bool(row.used or row.borrowed or row.lent or row.jobs or row.guarantee_miss_hours)
 
 
 def _queue(
