@@ -18,7 +18,8 @@ not classes)::
     │   └── ExecutorError ............. executor
     ├── InputError: fix the file
     │   ├── ConfigError ............... config-invalid
-    │   │   └── SpecInvalidError ...... spec-invalid
+    │   │   ├── SpecInvalidError ...... spec-invalid
+    │   │   └── ConfigOutsideTreeError  config-outside-tree
     │   ├── FileTooLargeError ......... file-too-large
     │   ├── TraceError ................ trace-invalid
     │   │   └── TraceUnsorted
@@ -65,6 +66,7 @@ not classes)::
     │   ├── PortInUseError ............ port-in-use
     │   ├── FileIOError ............... io-error
     │   ├── UnsafePathError ........... unsafe-path
+    │   ├── NotOursError .............. not-ours
     │   └── OutNotEmptyError .......... out-not-empty
     ├── WorkInterruptedError .......... interrupted
     │   └── SubmitInterrupted
@@ -80,6 +82,20 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
 
 Severity = Literal["error", "warning"]
+
+
+_CONTROL = {
+    code: f"\\x{code:02x}" for code in (*range(0x20), 0x7F, *range(0x80, 0xA0)) if code != 0x0A
+}
+_CONTROL[0x09] = "\\t"
+
+
+def printable(text: str, *, keep_newlines: bool = True) -> str:
+    """``text`` with every control character but the newline (and that too unless
+    ``keep_newlines``) written as an escape: a file or job name from a pull request can
+    neither drive the terminal nor forge a line of a CI log."""
+    table = _CONTROL if keep_newlines else {**_CONTROL, 0x0A: "\\n"}
+    return text.translate(table)
 
 
 class QuotactlError(Exception):
@@ -153,8 +169,10 @@ class Diagnostic:
     severity: Severity = "error"
 
     def __str__(self) -> str:
-        """``FILE:LINE:COL: error: message`` (or ``warning:``), the form compilers print."""
-        return f"{self.file}:{self.line}:{self.column}: {self.severity}: {self.message}"
+        """``FILE:LINE:COL: error: message`` (or ``warning:``), the form compilers print, on
+        one line whatever the file's name holds (a control character is shown escaped)."""
+        text = f"{self.file}:{self.line}:{self.column}: {self.severity}: {self.message}"
+        return printable(text, keep_newlines=False)
 
 
 class ConfigError(QuotactlError):
@@ -191,6 +209,13 @@ class SpecInvalidError(ConfigError):
         hint: str | None = None,
     ) -> None:
         super().__init__(list(diagnostics), message=message, hint=hint)
+
+
+class ConfigOutsideTreeError(ConfigError):
+    """A symbolic link among the config files leads outside the paths named on the command
+    line; what it leads to is never read."""
+
+    code = "config-outside-tree"
 
 
 class FileTooLargeError(QuotactlError):
@@ -505,6 +530,13 @@ class UnsafePathError(QuotactlError):
     """A file name built from live data would leave its directory."""
 
     code = "unsafe-path"
+
+
+class NotOursError(QuotactlError):
+    """A command would delete or overwrite a file that is not of the kind it made (a config
+    for a state file, a state file for a report, a device, a link): it refuses."""
+
+    code = "not-ours"
 
 
 class OutNotEmptyError(QuotactlError):

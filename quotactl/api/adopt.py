@@ -27,13 +27,17 @@ def export(
     stack: str | None = None,
     region: str | None = None,
 ) -> Export:
-    """Configuration documents for ``queues`` (default: every quota-management queue) such
-    that a plan on them shows no change; ``stack`` defaults to the queues' stack tag."""
+    """Configuration documents for ``queues`` (default: every quota-management queue of
+    ``stack``, or of the account when no stack is named) such that a plan on them shows no
+    change; ``stack`` defaults to the queues' stack tag. A queue of another stack is never
+    exported under ``stack``'s name."""
     from quotactl.config.export import export as to_config, quota_queues
     from quotactl.core.resources.desired import address_of
 
     observed = account.backend.observe("", queues or [])
     chosen = list(queues or quota_queues(observed))
+    if stack is not None:
+        chosen = _of_stack(observed, chosen, stack, named=bool(queues))
     if not chosen:
         raise NotFoundError(
             "the account has no quota-management job queue to export",
@@ -148,6 +152,34 @@ def import_stack(
     lock = lock_request(account, "import", lock_timeout, on_warning=on_lock_warning)
     found = import_resources(account, desired, lock, review=review, on_imported=on_imported)
     return Imported(desired.stack, tuple(found))
+
+
+def _of_stack(observed: ObservedState, queues: list[str], stack: str, *, named: bool) -> list[str]:
+    """The queues of ``queues`` that stack ``stack`` owns (or that no stack owns); a queue named
+    with ``--queue`` that another stack owns is refused rather than left out."""
+    from quotactl.core.resources.desired import address_of
+
+    present = observed.present()
+    owners = {
+        q: present[address_of("queue", q)].stack
+        for q in queues
+        if address_of("queue", q) in present
+    }
+    others = sorted(q for q, owner in owners.items() if owner not in (None, stack))
+    if named and others:
+        listed = ", ".join(f"{q!r} (stack {owners[q]!r})" for q in others)
+        raise UsageError(
+            f"--stack {stack}: {listed} belong to another stack",
+            hint="export each stack on its own, or leave out --stack to export them as tagged",
+        )
+    kept = [q for q in queues if q not in others]
+    if not kept and not named:
+        found = sorted({str(o) for o in owners.values() if o is not None})
+        raise NotFoundError(
+            f"no quota-management job queue of stack {stack!r} in this account and region",
+            hint=f"stacks here: {', '.join(found) or 'none'}",
+        )
+    return kept
 
 
 def _stack_of(observed: ObservedState, queues: list[str]) -> str:

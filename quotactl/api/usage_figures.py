@@ -132,6 +132,7 @@ def usage(
     (default 30 days) unless ``window.start`` is given."""
     from quotactl.config.prices import load_prices
     from quotactl.core.history.ledger import from_epoch
+    from quotactl.core.history.periods import first_active_period
     from quotactl.core.history.report import By
     from quotactl.core.history.usage import DEFAULT_GRACE, usage_of
     from quotactl.errors import UsageError
@@ -156,6 +157,8 @@ def usage(
     known_queues |= {r.queue for r in rows}
     _check_names("team", teams, known_teams)
     _check_names("job queue", queues, known_queues)
+    if window.start is None and window.since is None:
+        start = first_active_period(start, (r.submitted_at for r in rows), every)
     if end <= start:
         raise UsageError(
             f"the window is empty: --from {start:%Y-%m-%dT%H:%M:%SZ} is not before"

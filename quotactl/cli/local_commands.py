@@ -82,7 +82,8 @@ def serve(
         loopback = host == "localhost"
     if not loopback:
         runtime.notice(
-            f"warning: serving on {host}: anyone who can reach it can change this account"
+            f"warning: serving on {host}: anyone who can reach it can change this account "
+            "(the URL below is for this machine; others use its network address)"
         )
     server = api.serve(
         runtime.state_path,

@@ -28,7 +28,7 @@ from quotactl.config.rules_schema import rule_adapter
 from quotactl.config.rules_values import to_rules
 from quotactl.config.schema import Config, ConfigFile, Environment, Platform, Queue, Team
 from quotactl.config.source import parse_yaml
-from quotactl.core.files import MAX_CONFIG_BYTES, check_readable, check_size
+from quotactl.core.files import MAX_CONFIG_BYTES, check_readable, check_size, files_under
 from quotactl.errors import ConfigError, Diagnostic, NotFoundError
 from quotactl.servicemodel.instance_types import prefetch_instance_types
 
@@ -128,12 +128,14 @@ def _config_of(entry: ConfigFile | Salvaged) -> ConfigFile:
 
 
 def discover_files(paths: Sequence[Path]) -> list[Path]:
-    """Each path's YAML files: a file as given, a directory recursively in sorted order."""
+    """Each path's YAML files: a file as given, a directory recursively in sorted order; a
+    link under a directory that leads outside ``paths`` is ``config-outside-tree``."""
     files: list[Path] = []
     seen: set[Path] = set()
-    for path in paths or DEFAULT_PATHS:
+    roots = list(paths or DEFAULT_PATHS)
+    for path in roots:
         if path.is_dir():
-            found = sorted(p for p in path.rglob("*") if p.suffix in SUFFIXES and p.is_file())
+            found = files_under(path, SUFFIXES, roots)
             if not found:
                 raise NotFoundError(
                     f"no configuration files in {path}",

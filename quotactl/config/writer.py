@@ -73,7 +73,7 @@ def write(files: Mapping[str, Mapping[str, Any]], out: Path, *, force: bool) -> 
             result.written.append(relative)
         for path in sorted((out / TEAMS_DIR).glob("*")) if (out / TEAMS_DIR).is_dir() else []:
             relative = f"{TEAMS_DIR}/{path.name}"
-            if relative not in files and path.suffix in (".yaml", ".yml") and path.is_file():
+            if relative not in files and path.suffix in (".yaml", ".yml") and _exported(path):
                 path.unlink()
                 result.removed.append(relative)
     except OSError as exc:
@@ -87,6 +87,18 @@ def write(files: Mapping[str, Mapping[str, Any]], out: Path, *, force: bool) -> 
         if p.suffix in (".yaml", ".yml") and str(p.relative_to(out)) not in files and p.is_file()
     )
     return result
+
+
+def _exported(path: Path) -> bool:
+    """A team file an export wrote (a regular file starting with its header): the only kind
+    ``--force`` removes; a link, or a file someone wrote by hand, is left alone."""
+    if path.is_symlink() or not path.is_file():
+        return False
+    try:
+        with path.open("rb") as handle:
+            return handle.read(len(HEADER.encode())) == HEADER.encode()
+    except OSError:
+        return False
 
 
 def _inside(out: Path, relative: str) -> Path:

@@ -43,6 +43,10 @@ class _Connection:
     broken: bool = False
 
 
+_UNSPECIFIED = {"0.0.0.0": "127.0.0.1", "::": "::1"}
+"""Addresses that mean "every interface" when listening, and the loopback a client uses."""
+
+
 class EmulatorServer:
     """An HTTP/1.1 server bound to one Emulator; ``server_url`` is what clients use.
 
@@ -89,7 +93,10 @@ class EmulatorServer:
 
     @property
     def server_url(self) -> str:
+        """The URL a client on this machine uses: for a server on every interface (0.0.0.0,
+        ::), the loopback address, since no client can connect to 0.0.0.0 as such."""
         host, port = self.server_address
+        host = _UNSPECIFIED.get(host, host)
         return f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}"
 
     @property

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 from typing import TYPE_CHECKING, TextIO
 
@@ -24,9 +25,16 @@ def print_trimmed(console: Console, renderable: RenderableType, *, crop: bool = 
     console.file.write(TRAILING.sub("", captured.get()))
 
 
+PIPE_WIDTH = 100_000
+"""The width of output that goes to a pipe or a file: a table there takes the width its values
+need, never cut or folded to 80 columns (kubectl's rule: a script or a CI log gets whole
+names). ``COLUMNS`` set in the environment is still obeyed."""
+
+
 def make_console(file: TextIO, *, color: bool = True, width: int | None = None) -> Console:
-    """A console writing to ``file``; colourless and fixed-width when asked (tests, NO_COLOR)."""
-    return Console(
+    """A console writing to ``file``; colourless and fixed-width when asked (tests, NO_COLOR);
+    as wide as its tables into a pipe or a file."""
+    console = Console(
         file=file,
         no_color=not color,
         color_system="auto" if color else None,
@@ -35,3 +43,6 @@ def make_console(file: TextIO, *, color: bool = True, width: int | None = None) 
         soft_wrap=width is None,
         emoji=False,
     )
+    if width is None and not console.is_terminal and not os.environ.get("COLUMNS"):
+        console.width = PIPE_WIDTH
+    return console

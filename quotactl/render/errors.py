@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any, TextIO
 
-from quotactl.errors import ConfigError, Diagnostic, QuotactlError, SubmitIncomplete
+from quotactl.errors import ConfigError, Diagnostic, QuotactlError, SubmitIncomplete, printable
 
 
 def format_error(error: QuotactlError) -> str:
@@ -21,7 +21,7 @@ def format_error(error: QuotactlError) -> str:
         )
     if error.hint:
         lines.append(f"  hint: {error.hint}")
-    return "\n".join(lines)
+    return printable("\n".join(lines))
 
 
 def print_error(error: QuotactlError, stream: TextIO) -> None:

@@ -300,7 +300,7 @@ def test_a_state_fault_under_local_serve_is_a_500_with_the_reason(tmp_path: Path
 @pytest.mark.parametrize(
     ("make", "message"),
     [
-        (lambda p: p.mkdir(), "cannot open the state file"),
+        (lambda p: p.mkdir(), "is a directory, not a quotactl emulator state file"),
         (lambda p: p.write_text("not a database " * 300), "not a quotactl emulator state file"),
     ],
 )

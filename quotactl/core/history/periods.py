@@ -4,8 +4,28 @@ from __future__ import annotations
 
 import bisect
 from datetime import UTC, datetime, timedelta
+from typing import TYPE_CHECKING
 
 from quotactl.core.history.report import Every
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+
+
+def first_active_period(
+    start: datetime, submitted: Iterable[datetime], every: Every | None
+) -> datetime:
+    """``start``, or the start of the day (week) of the earliest of ``submitted`` when that
+    is later: a default window then holds no day before anything happened (a stack created
+    this morning shows today, not 29 empty days before it)."""
+    first = min(submitted, default=None)
+    if every is None or first is None or first <= start:
+        return start
+    first = first.astimezone(UTC)
+    day = datetime(first.year, first.month, first.day, tzinfo=UTC)
+    if every is Every.WEEK:
+        day -= timedelta(days=day.weekday())
+    return max(start, day)
 
 
 def period_bounds(start: datetime, end: datetime, every: Every | None) -> list[datetime]:

@@ -124,6 +124,11 @@ def requests(
     """
     if not 1 <= options.count <= MAX_COUNT:
         raise UsageError(f"--count must be 1 to {MAX_COUNT}, got {options.count}")
+    if options.name == "":  # not "no --name": an empty one would quietly be the spec's
+        raise UsageError(
+            "--name is empty: a job name has 1 to 128 letters, digits, '-' or '_'",
+            hint="leave --name out to use the spec's name",
+        )
     queue, share = resolve_target(spec, options)
     raw_name = spec.payload.get("TrainingJobName") if spec.form == "raw" else None
     base = options.name or spec.name or raw_name or default_name(spec, now)

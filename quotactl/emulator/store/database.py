@@ -173,7 +173,8 @@ class Store:
                 raise found from exc
             raise StateError(
                 f"{self.path} is not a quotactl emulator state file ({exc})",
-                hint="point --state at another file, or run `quotactl local reset`",
+                hint="point --state (or QUOTACTL_STATE) at another path; quotactl leaves "
+                "this one as it is",
             ) from exc
         return db
 

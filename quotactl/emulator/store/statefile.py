@@ -6,7 +6,10 @@ empty account. Every open runs ``PRAGMA quick_check`` (a damaged page is reporte
 anything reads it). Each process using the file holds a shared ``flock`` on ``<file>-lock``
 for as long as it has the file open, which is how ``local reset`` knows to refuse. SQLite's
 failures (busy, read-only, disk full, damaged, unopenable) become ``StateError`` with a hint
-that fits: only a damaged or foreign file is ever worth deleting.
+that fits.
+
+Only a file with quotactl's mark (``mark``) is ever deleted (``local reset``) or suggested
+for deleting in a hint; a file made before the mark is stamped when opened.
 """
 
 from __future__ import annotations
@@ -22,6 +25,15 @@ import uuid
 from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
+from quotactl.core.files import check_ours, kind
+from quotactl.emulator.store.mark import (
+    APPLICATION_ID,
+    NOT_OURS_HINT,
+    WHAT,
+    our_tables,
+    recognised,
+    refuse_foreign,
+)
 from quotactl.errors import StateError
 
 if TYPE_CHECKING:
@@ -49,6 +61,7 @@ def prepare(path: Path, initialise: Callable[[sqlite3.Connection], None]) -> IO[
         path.parent.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise _os_error(exc, path, f"cannot create {exc.filename or path.parent}") from exc
+    refuse_foreign(path)
     for _ in range(5):  # a concurrent `local reset` may delete the file under us: start over
         if not path.exists():
             _create(path, initialise)
@@ -65,8 +78,8 @@ def prepare(path: Path, initialise: Callable[[sqlite3.Connection], None]) -> IO[
     if path.stat().st_size == 0 and not (wal.exists() and wal.stat().st_size):
         hold.close()
         raise StateError(
-            f"{path} is empty (0 bytes): it is not an emulator state file, or it was truncated",
-            hint="move it aside, or delete it with `quotactl local reset` to start a new account",
+            f"{path} is empty (0 bytes): it is not a {WHAT} (quotactl never leaves one empty)",
+            hint=NOT_OURS_HINT,
         )
     return hold
 
@@ -78,6 +91,7 @@ def _create(path: Path, initialise: Callable[[sqlite3.Connection], None]) -> Non
             db.execute("PRAGMA journal_mode = WAL")
             db.execute("BEGIN IMMEDIATE")
             initialise(db)
+            db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
             db.execute("COMMIT")
         with contextlib.suppress(FileExistsError):  # another process created it first
             os.link(draft, path)
@@ -121,18 +135,28 @@ def _same_file(handle: IO[bytes], path: Path) -> bool:
 
 def check(db: sqlite3.Connection, path: Path) -> int:
     """``PRAGMA quick_check`` (every page's structure, before a request reads any of it);
-    returns the file's schema version (``PRAGMA user_version``)."""
+    returns the file's schema version (``PRAGMA user_version``). A state file made before
+    quotactl's mark is stamped with it."""
     try:
         rows = db.execute("PRAGMA quick_check(5)").fetchall()
         version = int(db.execute("PRAGMA user_version").fetchone()[0])
+        mark = int(db.execute("PRAGMA application_id").fetchone()[0])
     except sqlite3.DatabaseError as exc:
         raise error_for(exc, path) or _damaged(path, str(exc)) from exc
     if [tuple(r) for r in rows] != [("ok",)]:
         raise _damaged(path, "; ".join(str(r[0]) for r in rows))
+    if mark == 0 and version and our_tables(path):
+        with contextlib.suppress(sqlite3.Error):  # a read-only file stays usable unstamped
+            db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
     return version
 
 
 def _damaged(path: Path, detail: str) -> StateError:
+    if not recognised(path):
+        return StateError(
+            f"{path} is not a {WHAT} ({detail[:80]})",
+            hint=NOT_OURS_HINT,
+        )
     return StateError(
         f"the state file {path} is damaged ({detail[:300]})",
         hint="move it aside (`sqlite3 FILE .recover` may salvage it) or start over with "
@@ -141,9 +165,16 @@ def _damaged(path: Path, detail: str) -> StateError:
 
 
 def remove(path: Path) -> bool:
-    """Delete the state and its companions unless another process has it open."""
-    if not path.exists() and not any(companion(path, s).exists() for s in COMPANIONS):
+    """Delete the state and its companions unless another process has it open; refuse
+    (``not-ours``, nothing deleted) anything that is no quotactl state file."""
+    if os.path.lexists(path):
+        check_ours(path, WHAT, recognised)
+    elif not any(os.path.lexists(companion(path, s)) for s in COMPANIONS):
         return False
+    for suffix in COMPANIONS:
+        found = kind(companion(path, suffix))
+        if found not in (None, "missing"):
+            raise StateError(f"{companion(path, suffix)} is {found}: nothing was deleted")
     existed = path.exists()
     lock = companion(path, "-lock")
     with open(lock, "ab") as hold:
