@@ -78,7 +78,12 @@ class Runtime:
         from quotactl.render.views import Screen
 
         return Screen(
-            self.stdout, self.stderr, color=self.color, width=self.width, quiet=self.quiet
+            self.stdout,
+            self.stderr,
+            color=self.color,
+            width=self.width,
+            quiet=self.quiet,
+            widen_pipes=not self.environ.get("COLUMNS"),
         )
 
     def console(self, *, stderr: bool = False) -> Console:

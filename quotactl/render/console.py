@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import re
 from typing import TYPE_CHECKING, TextIO
 
@@ -31,9 +30,12 @@ need, never cut or folded to 80 columns (kubectl's rule: a script or a CI log ge
 names). ``COLUMNS`` set in the environment is still obeyed."""
 
 
-def make_console(file: TextIO, *, color: bool = True, width: int | None = None) -> Console:
+def make_console(
+    file: TextIO, *, color: bool = True, width: int | None = None, widen_pipes: bool = True
+) -> Console:
     """A console writing to ``file``; colourless and fixed-width when asked (tests, NO_COLOR);
-    as wide as its tables into a pipe or a file."""
+    as wide as its tables into a pipe or a file when ``widen_pipes`` (the CLI passes False
+    when the user set ``COLUMNS``)."""
     console = Console(
         file=file,
         no_color=not color,
@@ -43,6 +45,6 @@ def make_console(file: TextIO, *, color: bool = True, width: int | None = None) 
         soft_wrap=width is None,
         emoji=False,
     )
-    if width is None and not console.is_terminal and not os.environ.get("COLUMNS"):
+    if width is None and widen_pipes and not console.is_terminal:
         console.width = PIPE_WIDTH
     return console

@@ -127,6 +127,8 @@ class Screen:
     width: int | None = None
     quiet: bool = False
     """``-q``: notices (``notice``) are not written."""
+    widen_pipes: bool = True
+    """Tables into a pipe or a file are as wide as they need (False: ``COLUMNS`` was set)."""
     json_written: bool = field(default=False, init=False)
     """A JSON document went to stdout: the error boundary adds no error document after it."""
 
@@ -135,7 +137,10 @@ class Screen:
         from quotactl.render.console import make_console
 
         return make_console(
-            self.stderr if stderr else self.stdout, color=self.color, width=self.width
+            self.stderr if stderr else self.stdout,
+            color=self.color,
+            width=self.width,
+            widen_pipes=self.widen_pipes,
         )
 
     def write(self, text: str) -> None:
