@@ -135,9 +135,13 @@ def next_change(desired: DesiredState, now: datetime) -> datetime | None:
     if not windows:
         return None
     current = in_force(desired, now)
-    for instant in boundaries(windows, now + timedelta(seconds=1), now + HORIZON):
-        if in_force(desired, instant) != current:
-            return instant
+    start = now + timedelta(seconds=1)
+    searched = start
+    for span in (timedelta(days=8), HORIZON):  # most windows change within a week
+        for instant in boundaries(windows, searched, now + span):
+            if in_force(desired, instant) != current:
+                return instant
+        searched = now + span
     return None
 
 
