@@ -9,9 +9,12 @@ functions of the configuration, the time and the usage.
 """
 
 from quotactl.core.govern.state import (
+    BudgetOver,
     PolicyState,
     WindowInForce,
     desired_at,
+    governed,
+    parse_instant,
     policy_state,
 )
 from quotactl.core.govern.windows import (
@@ -23,13 +26,16 @@ from quotactl.core.govern.windows import (
 )
 
 __all__ = [
+    "BudgetOver",
     "Combination",
     "PolicyState",
     "WindowInForce",
     "combinations",
     "desired_at",
+    "governed",
     "matches",
     "next_change",
+    "parse_instant",
     "policy_state",
     "window_in_force",
 ]

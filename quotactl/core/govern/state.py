@@ -76,6 +76,42 @@ class PolicyState:
             "next_change": _iso(self.next_change) if self.next_change else None,
         }
 
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> PolicyState:
+        """Read back what ``to_dict`` wrote (a saved plan's policies); ValueError if not."""
+        windows = tuple(WindowInForce(str(w["address"]), str(w["window"])) for w in data["windows"])
+        budgets = tuple(
+            BudgetOver(
+                str(b["team"]),
+                str(b["instance_type"]),
+                float(b["used"]),
+                float(b["limit"]),
+                str(b["over"]),
+                _instant(b["resets"]),
+            )
+            for b in data["budgets"]
+        )
+        following = data.get("next_change")
+        return cls(
+            at=_instant(data["at"]),
+            windows=windows,
+            budgets=budgets,
+            next_change=_instant(following) if following else None,
+        )
+
+    def until(self) -> datetime | None:
+        """When this state ends: the next window change or budget reset (None: never)."""
+        ends = [b.resets for b in self.budgets]
+        if self.next_change is not None:
+            ends.append(self.next_change)
+        return min(ends) if ends else None
+
+    def holds_at(self, now: datetime) -> bool:
+        """Whether the same policies are in force at ``now`` (a saved plan is stale when not:
+        before the instant it was made for, or after the next change)."""
+        until = self.until()
+        return self.at <= now and (until is None or now < until)
+
     def key(self) -> dict[str, Any]:
         """What makes a saved plan stale when it changes: the windows and budget states in
         force (not the instant, nor the next change)."""
@@ -86,6 +122,23 @@ class PolicyState:
                 {k: b[k] for k in ("team", "instance_type", "over")} for b in data["budgets"]
             ],
         }
+
+
+def _instant(value: object) -> datetime:
+    if not isinstance(value, str):
+        raise ValueError(f"{value!r} is not an ISO 8601 instant")
+    instant = datetime.fromisoformat(value)
+    if instant.tzinfo is None:
+        raise ValueError(f"{value!r} has no time zone")
+    return instant.astimezone(UTC)
+
+
+def parse_instant(text: str) -> datetime:
+    """An ISO 8601 instant (``2026-12-12T10:00Z``, ``2026-12-12T11:00+01:00``); a date alone
+    is its midnight UTC, a time without a zone is UTC. ValueError when it is none."""
+    value = text.strip()
+    instant = datetime.fromisoformat(value[:-1] + "+00:00" if value.endswith(("Z", "z")) else value)
+    return instant.replace(tzinfo=UTC) if instant.tzinfo is None else instant.astimezone(UTC)
 
 
 def _iso(instant: datetime) -> str:
@@ -165,4 +218,12 @@ def policy_state(
         budgets=budgets_over(desired, now, usage or {}),
         next_change=next_change(desired, now),
         scheduled=sum(len(share.schedule) for share in desired.shares),
+    )
+
+
+def governed(desired: DesiredState) -> bool:
+    """Whether ``desired`` declares a policy that changes settings in time (a window or a
+    budget): only then does a plan record and show its policies."""
+    return any(share.schedule for share in desired.shares) or any(
+        team.budget for team in desired.teams
     )
