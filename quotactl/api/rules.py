@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
+    from datetime import datetime
 
     from quotactl.config import LoadedConfig
     from quotactl.core.resources.desired import DesiredState
@@ -31,14 +32,21 @@ def rules_for_paths(paths: Sequence[Path | str]) -> tuple[Rule, ...]:
 
 
 def judge_config(
-    rules: Sequence[Rule], desired: DesiredState, overrides: Sequence[str] = ()
+    rules: Sequence[Rule],
+    desired: DesiredState,
+    overrides: Sequence[str] = (),
+    start: datetime | None = None,
 ) -> RuleReport:
-    """The static rules' results on ``desired`` (``validate``); an override that names no
-    rule is refused (``not-found``)."""
-    from quotactl.core.rules import RuleReport, check_overrides, evaluate_static
+    """The static rules' results on ``desired`` (``validate``), in every combination of its
+    schedule windows that occurs in the year from ``start`` (default: now); an override
+    that names no rule is refused (``not-found``)."""
+    from datetime import UTC, datetime
+
+    from quotactl.core.rules import RuleReport, check_overrides, evaluate_static_in_time
 
     check_overrides(overrides, rules)
-    results = evaluate_static(rules, desired, overrides)
+    when = start or datetime.now(UTC)
+    results = evaluate_static_in_time(rules, desired, when, overrides)
     return RuleReport(tuple(rules), tuple(overrides), tuple(results))
 
 

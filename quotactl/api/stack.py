@@ -14,6 +14,7 @@ from quotactl.errors import FileIOError
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
+    from datetime import datetime
     from pathlib import Path
 
     from quotactl.aws.account import Account
@@ -34,18 +35,52 @@ def plan(
     *,
     rules: Sequence[Rule] = (),
     overrides: Sequence[str] = (),
+    at: datetime | str | None = None,
 ) -> Plan:
     """What apply would change in ``account`` to make it match ``desired`` (changes nothing);
     ``platform.account_id``, when set, must be the account reached. The plan carries the
     ``rules``' results (static ones on ``desired``, ``max_disruption`` on its impact), with the
-    soft rules named in ``overrides`` accepted; an override that names no rule is refused."""
+    soft rules named in ``overrides`` accepted; an override that names no rule is refused.
+
+    ``desired`` is taken as in force at ``at`` (an instant, or ISO 8601 text; default now):
+    the schedule windows in force then override the shares' settings, and the plan records
+    which windows and budgets are in force and when the next change is."""
+    from dataclasses import replace
+
+    from quotactl.core.govern import desired_at, governed, policy_state
     from quotactl.core.plan.diff import make_plan
     from quotactl.core.plan.policy import judge
     from quotactl.core.rules import check_overrides
 
     check_overrides(overrides, rules)
+    now = instant(at)
     identity = account.reach(desired.account_id)
-    return judge(make_plan(desired, account.backend, identity), desired, rules, overrides)
+    in_force = desired_at(desired, now)
+    the_plan = judge(make_plan(in_force, account.backend, identity), in_force, rules, overrides)
+    if governed(desired):
+        the_plan = replace(the_plan, policies=policy_state(desired, now))
+    return the_plan
+
+
+def instant(at: datetime | str | None) -> datetime:
+    """``at`` as an aware UTC instant: ISO 8601 text is parsed (``usage-error`` when it is
+    none), None is now."""
+    from datetime import UTC, datetime
+
+    from quotactl.core.govern import parse_instant
+    from quotactl.errors import UsageError
+
+    if at is None:
+        return datetime.now(UTC)
+    if isinstance(at, datetime):
+        return at.astimezone(UTC)
+    try:
+        return parse_instant(at)
+    except ValueError:
+        raise UsageError(
+            f"--at {at!r} is not an ISO 8601 time",
+            hint="write a time such as 2026-12-12T10:00Z or 2026-12-12T11:00+01:00",
+        ) from None
 
 
 def read_plan(path: Path, key: str | None = None) -> Plan:
@@ -129,9 +164,13 @@ def apply(
     name (those a saved plan recorded are not reused: overriding is decided at apply)."""
     from quotactl.core.apply.flow import run_apply
     from quotactl.core.apply.preconditions import Guards
+    from quotactl.core.govern import desired_at
     from quotactl.core.plan.model import Plan
     from quotactl.core.rules import check_overrides
 
+    now = instant(None)
+    if not isinstance(source, Plan):  # the windows and budgets in force now: never undone
+        source = desired_at(source, now)
     expected = None if isinstance(source, Plan) else source.account_id
     judged_by = tuple(rules) if rules is not None else None
     recorded = source.rules.rules if isinstance(source, Plan) else ()
@@ -143,6 +182,7 @@ def apply(
         max_disruption=max_disruption,
         rules=judged_by,
         overrides=tuple(overrides),
+        now=now,
     )
     lock = (
         None

@@ -43,6 +43,16 @@ def plan(
     ] = ReportOutput.TEXT,
     override: OverrideOption = None,
     rules: RulesOption = None,
+    at: Annotated[
+        str | None,
+        typer.Option(
+            "--at",
+            metavar="TIME",
+            help="Plan against the settings in force at TIME (ISO 8601, e.g. "
+            "2026-12-12T10:00Z): the schedule windows then. Default: now.",
+            show_default=False,
+        ),
+    ] = None,
 ) -> None:
     """Show what apply would change, with the runtime impact on live jobs and every rule's
     result.
@@ -60,7 +70,7 @@ def plan(
     desired = loaded.desired
     chosen = api.rules_for(loaded, rules)
     with runtime.account(desired.region) as account:
-        the_plan = api.plan(account, desired, rules=chosen, overrides=override or ())
+        the_plan = api.plan(account, desired, rules=chosen, overrides=override or (), at=at)
     runtime.show(the_plan)
     if out is not None:  # with a failed rule too: the file records it, and apply judges again
         api.save_plan(the_plan, out, runtime.environ.get(api.PLAN_KEY))

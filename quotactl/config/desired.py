@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+from datetime import date
 from typing import TYPE_CHECKING
 
 from quotactl.core.resources.desired import (
+    DAYS,
     STACK_TAG,
     TEAM_TAG,
     UNLIMITED,
+    Aging as AgingSpec,
+    Budget as BudgetSpec,
     DesiredState,
     EnvironmentSpec,
     PolicySpec,
@@ -15,11 +19,15 @@ from quotactl.core.resources.desired import (
     RunnableTimeout,
     ShareSpec,
     Strategy,
+    TeamSpec,
+    When,
+    Window,
     policy_name_for,
 )
 
 if TYPE_CHECKING:
-    from quotactl.config.schema import Config, Share
+    from quotactl.config import policy_schema
+    from quotactl.config.schema import Config, Queue, Share, Team
 
 _STRATEGIES = {
     "reserve": Strategy.RESERVE,
@@ -54,6 +62,7 @@ def to_desired(config: Config) -> DesiredState:
                 else None
             ),
             tags=dict(base_tags),
+            aging=_aging(queue),
         )
         for queue in config.queues
     )
@@ -68,6 +77,7 @@ def to_desired(config: Config) -> DesiredState:
             enabled=share.enabled,
             team=team.name,
             tags={**platform.tags, **team.tags, STACK_TAG: platform.name, TEAM_TAG: team.name},
+            schedule=tuple(window_of(window) for window in share.schedule),
         )
         for team in config.teams
         for share in team.shares
@@ -80,7 +90,78 @@ def to_desired(config: Config) -> DesiredState:
         policies=policies,
         queues=queues,
         shares=shares,
+        teams=tuple(_team(team) for team in config.teams if team.budget or _has_ceiling(team)),
     )
+
+
+def _has_ceiling(team: Team) -> bool:
+    return team.max_priority is not None
+
+
+def _team(team: Team) -> TeamSpec:
+    budget = team.budget
+    return TeamSpec(
+        name=team.name,
+        budget=(
+            BudgetSpec(budget.every, dict(budget.instance_hours), budget.counts, budget.over)
+            if budget
+            else None
+        ),
+        max_priority=team.max_priority,
+    )
+
+
+def _aging(queue: Queue) -> AgingSpec | None:
+    aging = queue.aging
+    if aging is None:
+        return None
+    return AgingSpec(aging.after, aging.every, aging.step, aging.max, aging.preempt)
+
+
+def window_of(window: policy_schema.Window) -> Window:
+    """A window as plain data: days as numbers (ranges expanded), hours as minutes."""
+    when = window.when
+    strategy = _STRATEGIES[window.sharing] if window.sharing else None
+    limit = window.borrow_limit
+    return Window(
+        name=window.name,
+        when=When(
+            days=_days(when.days or []),
+            hours=_hours(when.hours) if when.hours else None,
+            dates=tuple(_dates(text) for text in when.dates or []),
+            timezone=when.timezone,
+        ),
+        capacity=dict(window.capacity) if window.capacity else None,
+        strategy=strategy,
+        borrow_limit=UNLIMITED if limit == "unlimited" else limit,
+        in_share_preemption=window.in_share_preemption,
+        enabled=window.enabled,
+    )
+
+
+def _days(names: list[str]) -> tuple[int, ...]:
+    days: list[int] = []
+    for name in names:
+        first, _, last = name.partition("-")
+        start, end = DAYS.index(first), DAYS.index(last or first)
+        span = (end - start) % 7
+        days += [(start + k) % 7 for k in range(span + 1)]
+    return tuple(sorted(set(days)))
+
+
+def _hours(text: str) -> tuple[int, int]:
+    start, end = text.split("-")
+    return _minutes(start), _minutes(end)
+
+
+def _minutes(clock: str) -> int:
+    hours, minutes = clock.split(":")
+    return int(hours) * 60 + int(minutes)
+
+
+def _dates(text: str) -> tuple[date, date]:
+    first, _, last = text.partition("/")
+    return date.fromisoformat(first), date.fromisoformat(last or first)
 
 
 def _borrow_limit(share: Share) -> int:

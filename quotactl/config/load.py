@@ -22,6 +22,7 @@ from quotactl.config.checks import check
 from quotactl.config.desired import to_desired
 from quotactl.config.inventory import Inventory, Salvaged
 from quotactl.config.messages import diagnostics_from
+from quotactl.config.policy_checks import policy_findings
 from quotactl.config.positions import SourceMap
 from quotactl.config.rules_checks import rule_findings
 from quotactl.config.rules_schema import rule_adapter
@@ -82,7 +83,12 @@ def load_config(paths: Sequence[Path]) -> LoadedConfig:
     if unreadable or not parsed:
         raise ConfigError(_ordered(errors, order))
     inventory = Inventory.of(parsed)
-    found = [*errors, *check(inventory, parsed[0][1]), *rule_findings(inventory)]
+    found = [
+        *errors,
+        *check(inventory, parsed[0][1]),
+        *policy_findings(inventory),
+        *rule_findings(inventory),
+    ]
     findings = _ordered(found, order)
     if any(d.severity == "error" for d in findings):
         raise ConfigError(findings)

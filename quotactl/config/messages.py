@@ -13,6 +13,7 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from quotactl.config.builder import abbreviate, yaml_type
+from quotactl.config.policy_schema import DAY_PATTERN, HOURS_PATTERN
 from quotactl.config.rules_schema import RULE_MODELS
 from quotactl.config.schema import (
     ACCOUNT_PATTERN,
@@ -45,6 +46,8 @@ _PATTERNS = {
     NAME_PATTERN: "not a valid name: use 1 to 128 letters, digits, '-' or '_'",
     REGION_PATTERN: "not an AWS region name such as us-east-1",
     ACCOUNT_PATTERN: "not an AWS account id (exactly 12 digits)",
+    DAY_PATTERN: "not a day (mon, tue, wed, thu, fri, sat, sun) or a range such as mon-fri",
+    HOURS_PATTERN: 'not hours such as "20:00-08:00" (HH:MM-HH:MM, local wall-clock time)',
 }
 _KEY_MARK = "[key]"
 _WHOLE_PATH = ("missing", "extra_forbidden")
@@ -151,6 +154,10 @@ def _explain(
         return (
             f"expected a duration such as 90s, 30m, 2h or 1d, or plain seconds, got {_shown(value)}"
         )
+    if kind == "timezone":
+        return f"expected an IANA time zone such as UTC or Europe/Berlin, got {_shown(value)}"
+    if kind == "dates":
+        return f"{ctx.get('message') or 'expected a date'}, got {_shown(value)}"
     if kind == "borrow_limit":
         return (
             f'expected a percentage (a whole number, 0 or more) or "unlimited", got {_shown(value)}'

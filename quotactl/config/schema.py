@@ -13,17 +13,23 @@ the default in the JSON Schema.
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Any, Literal
 
 from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
-    PlainValidator,
-    WithJsonSchema,
 )
-from pydantic_core import PydanticCustomError
 
+from quotactl.config.policy_schema import (
+    MAX_PRIORITY,
+    Aging,
+    BorrowLimit,
+    Budget,
+    Sharing,
+    When,
+    Window,
+)
 from quotactl.config.rules_schema import RuleEntry  # noqa: TC001 (pydantic reads it)
 from quotactl.config.schema_base import (
     ACCOUNT_PATTERN,
@@ -40,38 +46,10 @@ from quotactl.core.resources.desired import TIME_LIMIT_REASONS
 __all__ = ["ACCOUNT_PATTERN", "INT32_MAX", "NAME_PATTERN", "REGION_PATTERN", "Name", "Tags"]
 
 RUNNABLE_REASONS = TIME_LIMIT_REASONS
-Sharing = Literal["reserve", "lend", "lend_and_borrow"]
 RunnableReason = Literal[
     "CAPACITY:INSUFFICIENT_INSTANCE_CAPACITY",
     "MISCONFIGURATION:SERVICE_ENVIRONMENT_MAX_RESOURCE",
     "MISCONFIGURATION:QUOTA_MANAGEMENT_LIMIT_EXCEEDED",
-]
-
-
-def _borrow_limit(value: object) -> int | Literal["unlimited"]:
-    if value == "unlimited":
-        return "unlimited"
-    if isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= INT32_MAX:
-        return value
-    raise PydanticCustomError(
-        "borrow_limit",
-        'expected a percentage (a whole number, 0 or more) or "unlimited"',
-    )
-
-
-BorrowLimit = Annotated[
-    int | Literal["unlimited"],
-    PlainValidator(_borrow_limit),
-    WithJsonSchema(
-        {
-            "anyOf": [
-                {"type": "integer", "minimum": 0, "maximum": INT32_MAX},
-                {"const": "unlimited"},
-            ],
-            "description": "How much the share may borrow, in percent of its own capacity "
-            '(per instance type), or "unlimited" (the default). lend_and_borrow only.',
-        }
-    ),
 ]
 
 
@@ -113,6 +91,9 @@ class Queue(Strict):
     priority: int = Field(default=1, ge=0, le=1000, description="0 to 1000, default 1.")
     enabled: bool = True
     runnable_timeout: RunnableTimeout | None = None
+    aging: Aging | None = Field(
+        default=None, description="Raise waiting jobs' priorities as they wait."
+    )
 
 
 class Share(Strict):
@@ -131,6 +112,11 @@ class Share(Strict):
         description="Let higher-priority jobs preempt lower-priority ones in this share.",
     )
     enabled: bool = True
+    schedule: list[Window] = Field(
+        default=[],
+        description="Windows that override this share's settings while in force; "
+        "the first that matches wins.",
+    )
 
 
 class Team(Strict):
@@ -138,6 +124,12 @@ class Team(Strict):
 
     name: Name
     tags: Tags = Field(default={}, description="Added to this team's shares.")
+    max_priority: int | None = Field(
+        default=None, ge=0, le=MAX_PRIORITY, description="The highest priority it may submit."
+    )
+    budget: Budget | None = Field(
+        default=None, description="Instance-hours per UTC calendar period, per type."
+    )
     shares: list[Share] = Field(default=[])
 
 
@@ -175,6 +167,10 @@ MODELS_BY_PATH: dict[tuple[str, ...], type[BaseModel]] = {
     ("queues", "runnable_timeout"): RunnableTimeout,
     ("teams",): Team,
     ("teams", "shares"): Share,
+    ("teams", "shares", "schedule"): Window,
+    ("teams", "shares", "schedule", "when"): When,
+    ("teams", "budget"): Budget,
+    ("queues", "aging"): Aging,
 }
 """Which model a mapping is, by its key path with list indices removed (for messages)."""
 

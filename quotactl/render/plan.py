@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import replace
+from datetime import UTC
 from typing import TYPE_CHECKING
 
 from rich.text import Text
@@ -24,8 +25,11 @@ from quotactl.render.symbols import ARROW, TIMES
 from quotactl.render.views import Screen, view
 
 if TYPE_CHECKING:
+    from datetime import datetime
+
     from rich.console import Console
 
+    from quotactl.core.govern import PolicyState
     from quotactl.core.plan.model import Change
     from quotactl.core.resources.attributes import JSONValue
 
@@ -57,15 +61,45 @@ def summary_line(plan: Plan) -> str:
     return f"Plan: {', '.join(parts)}."
 
 
+def policy_lines(policies: PolicyState) -> list[str]:
+    """The policies section: the windows and budgets in force, and the next change."""
+    lines = [f"Policies at {_minute(policies.at)}:"]
+    for window in policies.windows:
+        lines.append(f"  {window.address}: window {window.window} in force")
+    if not policies.windows:
+        lines.append("  no schedule window in force: every share has its own settings")
+    for budget in policies.budgets:
+        lines.append(
+            f"  team {budget.team}: over its {budget.over} budget on {budget.instance_type} "
+            f"({budget.used:g} of {budget.limit:g} instance-hours) until {_minute(budget.resets)}"
+        )
+    following = policies.next_change
+    lines.append(
+        f"  next window change: {_minute(following)}" if following else "  no window change ahead"
+    )
+    return lines
+
+
+def _minute(instant: datetime) -> str:
+    return instant.astimezone(UTC).strftime("%Y-%m-%dT%H:%MZ")
+
+
+def _policies(plan: Plan, out: Text) -> None:
+    if plan.policies is not None:
+        out.append("\n".join(policy_lines(plan.policies)) + "\n\n")
+
+
 def plan_text(plan: Plan) -> Text:
     """The whole human view of ``plan`` (ends with the ``Plan: ...`` line)."""
     out = Text()
     if plan.empty:
+        _policies(plan, out)
         out.append("No changes.", style="bold")
         out.append(" Live resources match the configuration.\n")
         _settling(plan, out)
         _rules(plan, out)
         return out
+    _policies(plan, out)
     out.append("quotactl will perform the following actions:\n\n")
     named: dict[str, str] = {}  # job id -> the address whose impact listed it first
     for change in plan.changes:
@@ -202,6 +236,9 @@ MARKDOWN_MAX_CHARS = 60_000  # GitHub refuses comments over 65,536 characters
 def plan_markdown(plan: Plan) -> str:
     """A PR comment: summary, runtime impact up front, the full plan (collapsed when long)."""
     lines = [f"### quotactl plan for stack `{plan.stack}`", ""]
+    if plan.policies is not None:
+        first, *rest = policy_lines(plan.policies)
+        lines += [f"**{first}**", "", *(f"- {line.strip()}" for line in rest), ""]
     if plan.empty:
         lines += ["**No changes.** Live resources match the configuration.", ""]
         return "\n".join([*lines, *rules_markdown(plan.rules.results)])
@@ -222,7 +259,7 @@ def plan_markdown(plan: Plan) -> str:
             lines.append(f"> - … and {len(impacts) - MARKDOWN_MAX_IMPACTS} more in the plan below")
         lines.append("")
     lines += rules_markdown(plan.rules.results)
-    body = plan_text(replace(plan, rules=RuleReport())).plain.rstrip("\n")
+    body = plan_text(replace(plan, rules=RuleReport(), policies=None)).plain.rstrip("\n")
     if len(body) > MARKDOWN_MAX_CHARS:
         body = body[:MARKDOWN_MAX_CHARS].rsplit("\n", 1)[0] + "\n… (truncated: run quotactl plan)"
     block = fenced(body, "diff")  # a value holding ``` cannot end the block

@@ -29,6 +29,8 @@ from quotactl.errors import (
 )
 
 if TYPE_CHECKING:
+    from datetime import datetime
+
     from quotactl.core.backend import StateReader
     from quotactl.core.plan.model import Plan
     from quotactl.core.resources.observed import ObservedState
@@ -56,6 +58,8 @@ class Guards:
     """The rules to judge the plan by; None: those a saved plan recorded (none for a config)."""
     overrides: tuple[str, ...] = ()
     """Soft rules accepted by name (``--override NAME``); a saved plan's are not reused."""
+    now: datetime | None = None
+    """The instant this apply runs at (a saved plan's policies must still be in force)."""
 
 
 def read_live(plan: Plan, reader: StateReader) -> ObservedState:
@@ -75,6 +79,7 @@ def check_preconditions(
     check_owned(plan, live)
     if saved:
         check_fresh(plan, live)
+        check_policies(plan, guards.now)
     check_deletes(plan, guards)
     disruption.guard(plan, reader, allow=guards.allow_disruption, max_jobs=guards.max_disruption)
 
@@ -118,6 +123,25 @@ def check_fresh(plan: Plan, live: ObservedState) -> None:
             "nothing was changed",
             hint="run `quotactl plan --out FILE` again and review the new plan",
         )
+
+
+def check_policies(plan: Plan, now: datetime | None) -> None:
+    """The schedule windows and budget states a saved plan recorded are still in force
+    (``plan-stale``): not before the instant it was made for, not after their next change."""
+    policies = plan.policies
+    if policies is None or now is None or policies.holds_at(now):
+        return
+    made = policies.at.strftime("%Y-%m-%dT%H:%MZ")
+    until = policies.until()
+    if now < policies.at:
+        why = f"it was made for the policies in force at {made}, which is still to come"
+    else:
+        ended = until.strftime("%Y-%m-%dT%H:%MZ") if until else "since"
+        why = f"the policies in force when it was made ({made}) changed at {ended}"
+    raise StalePlanError(
+        f"the saved plan is stale: {why}; nothing was changed",
+        hint="run `quotactl plan --out FILE` again and review the new plan",
+    )
 
 
 def check_owned(plan: Plan, live: ObservedState) -> None:

@@ -40,6 +40,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from quotactl.core.govern import PolicyState
 from quotactl.core.plan.disruption import counts, disrupted_jobs
 from quotactl.core.plan.model import Action, AffectedJob, Change, Effect, FieldChange, Impact, Plan
 from quotactl.core.resources.attributes import JSONValue, spec_from_attributes
@@ -67,6 +68,7 @@ def to_document(plan: Plan) -> dict[str, JSONValue]:
         "settling": list(plan.settling),
         "disruption": _disruption(plan),
         **report_to_json(plan.rules),
+        **({"policies": plan.policies.to_dict()} if plan.policies is not None else {}),
     }
 
 
@@ -136,12 +138,21 @@ def from_document(document: JSONValue) -> Plan:
             scope=tuple(_strings(document.get("scope"))),
             settling=tuple(_strings(document.get("settling"))),
             rules=report_from_json(document),
+            policies=_policies(document.get("policies")),
         )
     except (KeyError, ValueError, TypeError) as exc:
         raise PlanInvalidError(
             f"not a quotactl plan file: {exc}",
             hint="write one with `quotactl plan --out FILE`",
         ) from exc
+
+
+def _policies(raw: JSONValue) -> PolicyState | None:
+    if raw is None:
+        return None
+    if not isinstance(raw, dict):
+        raise ValueError("policies is not an object")
+    return PolicyState.from_dict(raw)
 
 
 def _read_change(raw: JSONValue) -> Change:

@@ -19,6 +19,8 @@ from quotactl.core.rules import RuleReport
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
+    from quotactl.core.govern import PolicyState
+
 
 class Action(StrEnum):
     """What happens to one resource; the value is the JSON spelling, ``symbol`` the text one."""
@@ -145,6 +147,9 @@ class Plan:
     rules: RuleReport = field(default_factory=RuleReport)
     """The rules judged on this plan, the overrides given, and their results (apply judges
     them again: it never trusts these results)."""
+    policies: PolicyState | None = None
+    """The schedule windows and budgets in force at the instant planned for (None: the
+    config declares none); a saved plan is stale once they change."""
 
     @property
     def empty(self) -> bool:

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
+    from datetime import date
 
 STACK_TAG = "quotactl:stack"
 # On shares: the team that declared it, so `export` gives shares back to their teams.
@@ -55,6 +56,72 @@ class RunnableTimeout:
     reasons: tuple[str, ...]
 
 
+DAYS = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
+"""Day names as the config writes them, Monday first (``date.weekday()`` order)."""
+
+
+@dataclass(frozen=True)
+class When:
+    """When a schedule window is in force, on the wall clock of ``timezone`` (IANA name).
+
+    ``days`` (0 = Monday) and ``dates`` (inclusive ranges) name the day a window starts;
+    ``hours`` are minutes from local midnight, ``(start, end)``: an end at or before the
+    start runs into the next day. Empty ``days`` or ``dates`` mean every day; no ``hours``
+    means the whole day."""
+
+    days: tuple[int, ...] = ()
+    hours: tuple[int, int] | None = None
+    dates: tuple[tuple[date, date], ...] = ()
+    timezone: str = "UTC"
+
+
+@dataclass(frozen=True)
+class Window:
+    """A named schedule window: while it is in force it overrides the share's settings it
+    names (None: the share's own). ``capacity`` is merged per instance type."""
+
+    name: str
+    when: When
+    capacity: Mapping[str, int] | None = None
+    strategy: Strategy | None = None
+    borrow_limit: int | None = None
+    in_share_preemption: bool | None = None
+    enabled: bool | None = None
+
+
+@dataclass(frozen=True)
+class Budget:
+    """A team's budget per UTC calendar period (``day``, ``week``, ``month``): instance-hours
+    per type, counting ``used`` or ``borrowed`` hours; ``soft`` stops borrowing when over,
+    ``hard`` also disables the team's shares."""
+
+    every: str
+    instance_hours: Mapping[str, float]
+    counts: str = "used"
+    over: str = "soft"
+
+
+@dataclass(frozen=True)
+class TeamSpec:
+    """A team's policies (its shares are ``ShareSpec`` with ``team`` set)."""
+
+    name: str
+    budget: Budget | None = None
+    max_priority: int | None = None
+
+
+@dataclass(frozen=True)
+class Aging:
+    """A queue's aging: a waiting job's boost is ``min(max, step * floor((waited - after) /
+    every))``, 0 before ``after`` (seconds); ``preempt`` lets it cause in-share preemption."""
+
+    after: float
+    every: float
+    step: int = 1
+    max: int = 50
+    preempt: bool = False
+
+
 def address_of(kind: str, name: str, queue: str | None = None) -> str:
     """A resource's address in plans: ``queue.training``, ``share.training/nlp``.
 
@@ -96,6 +163,7 @@ class QueueSpec:
     enabled: bool = True
     runnable_timeout: RunnableTimeout | None = None
     tags: Mapping[str, str] = field(default_factory=dict)
+    aging: Aging | None = None
 
     @property
     def address(self) -> str:
@@ -113,6 +181,8 @@ class ShareSpec:
     enabled: bool = True
     team: str | None = None
     tags: Mapping[str, str] = field(default_factory=dict)
+    schedule: tuple[Window, ...] = ()
+    """Windows overriding these settings while in force; the first that matches wins."""
 
     @property
     def address(self) -> str:
@@ -130,6 +200,8 @@ class DesiredState:
     policies: tuple[PolicySpec, ...] = ()
     queues: tuple[QueueSpec, ...] = ()
     shares: tuple[ShareSpec, ...] = ()
+    teams: tuple[TeamSpec, ...] = ()
+    """Teams with a budget or a priority ceiling (the policies that are not on a resource)."""
 
     @property
     def specs(self) -> tuple[EnvironmentSpec | PolicySpec | QueueSpec | ShareSpec, ...]:

@@ -4,7 +4,12 @@ simulations (``evaluate_static``, ``evaluate_disruption``, ``evaluate_outcome``)
 This package's names are the stable API other rooms (plan, apply, simulate, tune) call.
 """
 
-from quotactl.core.rules.evaluate import evaluate_disruption, evaluate_outcome, evaluate_static
+from quotactl.core.rules.evaluate import (
+    evaluate_disruption,
+    evaluate_outcome,
+    evaluate_static,
+    evaluate_static_in_time,
+)
 from quotactl.core.rules.model import (
     DISRUPTION_CHECKS,
     OUTCOME_CHECKS,
@@ -33,5 +38,6 @@ __all__ = [
     "evaluate_disruption",
     "evaluate_outcome",
     "evaluate_static",
+    "evaluate_static_in_time",
     "refusal",
 ]

@@ -17,7 +17,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from quotactl.core.rules.model import DISRUPTION_CHECKS, OUTCOME_CHECKS, STATIC_CHECKS
+from quotactl.core.rules.model import (
+    DISRUPTION_CHECKS,
+    OUTCOME_CHECKS,
+    STATIC_CHECKS,
+    RuleVerdict,
+)
 from quotactl.core.rules.outcome import OUTCOME
 from quotactl.core.rules.static import STATIC, team_of
 from quotactl.core.rules.verdict import Finding, judge
@@ -25,6 +30,7 @@ from quotactl.core.words import count_of
 
 if TYPE_CHECKING:
     from collections.abc import Collection, Iterable
+    from datetime import datetime
 
     from quotactl.core.resources.desired import DesiredState
     from quotactl.core.rules.model import Rule, RuleResult
@@ -40,6 +46,38 @@ def evaluate_static(
         for rule in rules
         if rule.check in STATIC_CHECKS
     ]
+
+
+def evaluate_static_in_time(
+    rules: Iterable[Rule],
+    desired: DesiredState,
+    start: datetime,
+    overrides: Collection[str] = (),
+) -> list[RuleResult]:
+    """The static rules' results in every combination of schedule windows that occurs in the
+    year from ``start``: each rule's result where it first fails (its message naming the
+    windows in force and one instant they are), else its result on the base settings."""
+    from quotactl.core.govern.windows import combinations, desired_with
+
+    chosen = [rule for rule in rules if rule.check in STATIC_CHECKS]
+    combos = combinations(desired, start) if any(s.schedule for s in desired.shares) else []
+    results = []
+    for rule in chosen:
+        result = judge(rule, STATIC[rule.check](rule, desired), overrides)
+        if result.outcome is RuleVerdict.PASS:
+            for combo in combos:
+                named = combo.named(desired.shares)
+                if not named:
+                    continue
+                finding = STATIC[rule.check](rule, desired_with(desired, combo.windows))
+                if not finding.passed:
+                    when = combo.first.strftime("%Y-%m-%dT%H:%MZ")
+                    windows = "; ".join(named)
+                    message = f"{finding.message} (window {windows} in force, e.g. at {when})"
+                    result = judge(rule, Finding(False, message), overrides)
+                    break
+        results.append(result)
+    return results
 
 
 def evaluate_disruption(
