@@ -17,6 +17,7 @@ from quotactl.aws.session import Target, client
 from quotactl.config import load_config
 from quotactl.core.apply.executor import apply
 from quotactl.core.plan.diff import make_plan
+from tests.conftest import TEST_TIMING
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -42,7 +43,7 @@ def _stack(tmp_path: Path) -> Any:
     """An emulated account with two queues (a and b) of one share each; its Batch client."""
     (tmp_path / "quotactl.yaml").write_text(CONFIG)
     desired = load_config([tmp_path / "quotactl.yaml"]).desired
-    batch = client(Target("local", tmp_path / "state.db"))
+    batch = client(Target("local", tmp_path / "state.db", timing=TEST_TIMING))
     backend = AwsBackend(batch)
     assert apply(make_plan(desired, backend), backend).ok
     backend.close()

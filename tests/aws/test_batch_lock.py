@@ -127,7 +127,7 @@ def test_a_lock_create_whose_answer_was_lost_is_ours_on_the_retry(tmp_path: Any)
     from quotactl.emulator import Emulator
     from tests.conftest import TEST_TIMING
 
-    target = Target("local", tmp_path / "s.db")
+    target = Target("local", tmp_path / "s.db", timing=TEST_TIMING)
     emulator = Emulator(target.state_path, faults="lose_every=1", timing=TEST_TIMING)
     batch = client(target, session=make_session(target, emulator=emulator))
     try:

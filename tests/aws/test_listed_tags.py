@@ -21,6 +21,7 @@ from quotactl.config import load_config
 from quotactl.core.apply.executor import apply
 from quotactl.core.plan.diff import make_plan
 from tests.aws.test_backend_reads import answer_as_the_model
+from tests.conftest import TEST_TIMING
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -45,7 +46,7 @@ def applied_stack(tmp_path: Path) -> Any:
     """CONFIG applied to a new embedded account in ``tmp_path``; its desired state."""
     (tmp_path / "quotactl.yaml").write_text(CONFIG)
     desired = load_config([tmp_path / "quotactl.yaml"]).desired
-    backend = AwsBackend(client(Target("local", tmp_path / "state.db")))
+    backend = AwsBackend(client(Target("local", tmp_path / "state.db", timing=TEST_TIMING)))
     assert apply(make_plan(desired, backend), backend).ok
     backend.close()
     return desired
@@ -53,7 +54,7 @@ def applied_stack(tmp_path: Path) -> Any:
 
 def _observe(tmp_path: Path, *, listed: bool) -> tuple[dict[str, Any], int]:
     """Each share's address -> (tags, owning stack); and the ListTagsForResource calls."""
-    batch = client(Target("local", tmp_path / "state.db"))
+    batch = client(Target("local", tmp_path / "state.db", timing=TEST_TIMING))
     if not listed:
         answer_as_the_model(batch)
     return _shares(batch)
@@ -82,7 +83,7 @@ def test_a_plan_reads_share_tags_from_the_listing_with_no_call_per_share(
     assert listed == fallback
     assert listed["share.q/vision"][0]["cost-centre"] == "cv-1"
     assert {stack for _, stack in listed.values()} == {"demo"}
-    batch = client(Target("local", tmp_path / "state.db"))
+    batch = client(Target("local", tmp_path / "state.db", timing=TEST_TIMING))
     backend = AwsBackend(batch)
     assert make_plan(desired, backend).empty
     assert backend.api.calls["ListTagsForResource"] == 0
@@ -93,7 +94,7 @@ def test_status_reads_the_team_from_the_listed_tags(tmp_path: Path) -> None:
     applied_stack(tmp_path)
     teams = {}
     for listed in (True, False):
-        batch = client(Target("local", tmp_path / "state.db"))
+        batch = client(Target("local", tmp_path / "state.db", timing=TEST_TIMING))
         if not listed:
             answer_as_the_model(batch)
         with LiveReader(batch) as reader:
@@ -126,7 +127,7 @@ def test_listed_tags_that_are_not_a_map_of_strings_are_read_the_usual_way(
     a map of strings is taken as the tags, anything else costs one ListTagsForResource."""
     tmp_path = stack
     truth, _ = _observe(tmp_path, listed=False)
-    batch = client(Target("local", tmp_path / "state.db"))
+    batch = client(Target("local", tmp_path / "state.db", timing=TEST_TIMING))
 
     def replace(response_dict: dict[str, Any], **_: Any) -> None:
         body = json.loads(response_dict["body"])

@@ -28,6 +28,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 from quotactl.aws.parser import ParserFactory, RestJsonParser
 from quotactl.aws.session import Target, client
 from tests.aws.test_listed_tags import applied_stack
+from tests.conftest import TEST_TIMING
 from tests.emulator.emulator_support import payload
 
 if TYPE_CHECKING:
@@ -321,9 +322,9 @@ def test_a_recursive_shape_is_walked_as_deep_as_the_value_goes() -> None:
 def test_quotactls_clients_parse_with_it_and_read_what_botocore_reads(tmp_path: Path) -> None:
     """Through whole clients on the embedded emulator: the same responses either way."""
     applied_stack(tmp_path)
-    batch = client(Target("local", tmp_path / "state.db"))
+    batch = client(Target("local", tmp_path / "state.db", timing=TEST_TIMING))
     assert isinstance(batch._endpoint._response_parser_factory, ParserFactory)  # type: ignore[attr-defined]
-    plain = client(Target("local", tmp_path / "state.db"))
+    plain = client(Target("local", tmp_path / "state.db", timing=TEST_TIMING))
     plain._endpoint._response_parser_factory = parsers.ResponseParserFactory()  # type: ignore[attr-defined]
     share = batch.list_quota_shares(jobQueue="q")["quotaShares"][0]["quotaShareName"]
     for count in (1, 8):  # one that fits the queue, one that waits

@@ -25,6 +25,7 @@ from quotactl.aws.session import Target, client
 from quotactl.cli.app import app
 from quotactl.core.apply.lock import LockInfo
 from tests.cli.test_usage import leaf_commands
+from tests.conftest import TEST_TIMING
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -140,7 +141,7 @@ def test_every_call_a_command_makes_is_granted_to_it(
     nlp.write_text(nlp.read_text().replace("{ml.p5.48xlarge: 4}", "{ml.p5.48xlarge: 2}"))
     run("plan", str(config), "--out", "plan.json")
     run("apply", "--plan", "plan.json", "--auto-approve", "--allow-delete")
-    batch = client(Target("local", tmp_path / ".quotactl" / "emulator.db"))
+    batch = client(Target("local", tmp_path / ".quotactl" / "emulator.db", timing=TEST_TIMING))
     batch.untag_resource(
         resourceArn=batch.describe_job_queues(jobQueues=["training"])["jobQueues"][0][
             "jobQueueArn"

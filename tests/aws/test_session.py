@@ -28,7 +28,7 @@ def test_local_ignores_the_users_aws_profile_and_config(
 ) -> None:
     monkeypatch.setenv("AWS_PROFILE", "does-not-exist")
     monkeypatch.setenv("AWS_ENDPOINT_URL_BATCH", "http://127.0.0.1:9")
-    target = Target("local", tmp_path / "s.db")
+    target = Target("local", tmp_path / "s.db", timing=TEST_TIMING)
     emulator = Emulator(target.state_path, timing=TEST_TIMING)
     batch = client(target, session=make_session(target, emulator=emulator))
     try:
@@ -42,7 +42,9 @@ def test_local_ignores_the_users_aws_profile_and_config(
 
 
 def test_an_endpoint_url_wins_over_the_local_emulator(tmp_path: Path) -> None:
-    target = Target("local", tmp_path / "s.db", endpoint_url="http://127.0.0.1:8765")
+    target = Target(
+        "local", tmp_path / "s.db", endpoint_url="http://127.0.0.1:8765", timing=TEST_TIMING
+    )
     batch = client(target)
     try:
         assert batch.meta.endpoint_url == "http://127.0.0.1:8765"
@@ -63,7 +65,10 @@ def test_aws_uses_the_named_profile_and_region(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("target", "says"),
     [
-        (Target("local", Path("s.db"), endpoint_url="notaurl"), "'notaurl' is not a URL"),
+        (
+            Target("local", Path("s.db"), endpoint_url="notaurl", timing=TEST_TIMING),
+            "'notaurl' is not a URL",
+        ),
         (Target("aws", Path("s.db"), region="x y"), "'x y' is not an AWS region name"),
     ],
 )
@@ -73,7 +78,9 @@ def test_a_bad_endpoint_or_region_is_a_usage_error(target: Target, says: str) ->
 
 
 def test_retries_can_be_overridden(tmp_path: Path) -> None:
-    target = Target("local", tmp_path / "s.db", endpoint_url="http://127.0.0.1:8765")
+    target = Target(
+        "local", tmp_path / "s.db", endpoint_url="http://127.0.0.1:8765", timing=TEST_TIMING
+    )
     batch = client(target, retries={"mode": "legacy", "max_attempts": 2})
     try:
         assert _retries(batch)["mode"] == "legacy"

@@ -107,7 +107,7 @@ def batch_client(state: Path) -> Any:
     """A boto3 Batch client on the same emulated account (in-process)."""
     from quotactl.aws.session import Target, client, make_session
 
-    target = Target(backend="local", state_path=state)
+    target = Target(backend="local", state_path=state, timing=TEST_TIMING)
     return client(target, session=make_session(target))
 
 

@@ -14,6 +14,7 @@ import pytest
 
 from quotactl.aws.session import Target, client
 from tests.cli.jobs_support import advance_clock, submit_service_job
+from tests.conftest import TEST_TIMING
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -76,7 +77,7 @@ def stack(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, cli: Cli) -> Path:
 
 
 def batch() -> Any:
-    return client(Target("local", STATE))
+    return client(Target("local", STATE, timing=TEST_TIMING))
 
 
 def submit(name: str, instances: int, share: str = "nlp", queue: str = "training") -> None:

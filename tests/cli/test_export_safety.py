@@ -14,6 +14,7 @@ from quotactl.config.export import export, team_name
 from quotactl.config.writer import HEADER
 from quotactl.core.resources.desired import STACK_TAG, TEAM_TAG, QueueSpec, ShareSpec
 from quotactl.core.resources.observed import ObservedResource, ObservedState
+from tests.conftest import TEST_TIMING
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -71,7 +72,7 @@ def demo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, repo_root: Path, cli: 
 
 
 def batch() -> Any:
-    return client(Target("local", STATE))
+    return client(Target("local", STATE, timing=TEST_TIMING))
 
 
 def tag_team(share: str, team: str) -> None:

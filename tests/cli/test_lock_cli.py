@@ -13,6 +13,7 @@ import pytest
 from quotactl.aws.backend import AwsBackend
 from quotactl.aws.session import Target, client
 from quotactl.core.apply.lock import LockInfo, StateLock, acquire, held_by
+from tests.conftest import TEST_TIMING
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -26,7 +27,7 @@ HOLDER = "someone@elsewhere pid 42"
 
 
 def store() -> Any:
-    return AwsBackend(client(Target("local", STATE))).lock_store()
+    return AwsBackend(client(Target("local", STATE, timing=TEST_TIMING))).lock_store()
 
 
 def hold(command: str = "apply") -> StateLock:
@@ -42,7 +43,7 @@ def demo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, repo_root: Path) -> Pa
 
 
 def shares() -> list[str]:
-    batch = client(Target("local", STATE))
+    batch = client(Target("local", STATE, timing=TEST_TIMING))
     try:
         found = batch.list_quota_shares(jobQueue="training")["quotaShares"]
     except batch.exceptions.ClientException:

@@ -198,7 +198,7 @@ def _submit_and_run(state: Path, names: list[str]) -> None:
     from quotactl.aws.session import Target, client
     from quotactl.emulator import Emulator
 
-    batch = client(Target("local", state))
+    batch = client(Target("local", state, timing=TEST_TIMING))
     for name in names:
         payload = {
             "TrainingJobName": name,

@@ -42,7 +42,7 @@ def applied(demo: Path, cli: Cli) -> Path:
 
 def batch() -> Any:
     """A boto3 client on the same emulated account, for out-of-band changes."""
-    return client(Target("local", STATE))
+    return client(Target("local", STATE, timing=TEST_TIMING))
 
 
 def share_limit(name: str) -> dict[str, int]:

@@ -19,6 +19,7 @@ from quotactl.aws.backend import AwsBackend
 from quotactl.aws.session import Target, client
 from quotactl.core.plan.envelope import sign
 from quotactl.core.resources.desired import STACK_TAG
+from tests.conftest import TEST_TIMING
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -38,7 +39,7 @@ SPEECH = """teams:
 
 
 def batch() -> Any:
-    return client(Target("local", STATE))
+    return client(Target("local", STATE, timing=TEST_TIMING))
 
 
 def live() -> ObservedState:

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from quotactl.aws.session import Target, client
+from tests.conftest import TEST_TIMING
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -33,7 +34,7 @@ class Account:
     def __init__(self, state: Path, cli: Cli) -> None:
         self.state = state
         self.cli = cli
-        self.batch = client(Target("local", state))
+        self.batch = client(Target("local", state, timing=TEST_TIMING))
         self.ids: dict[str, str] = {}
 
     def submit(

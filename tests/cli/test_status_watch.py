@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 from quotactl.aws.session import Target, client
+from tests.conftest import TEST_TIMING
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -141,7 +142,7 @@ def test_watch_refreshes_in_place_survives_faults_and_exits_on_ctrl_c(
         assert "Internal server error" in shown
         assert "showing the view of" in shown or "nothing read yet" in shown
         # a job submitted meanwhile shows up as started
-        client(Target("local", state)).submit_service_job(
+        client(Target("local", state, timing=TEST_TIMING)).submit_service_job(
             jobName="watched",
             jobQueue="training",
             serviceJobType="SAGEMAKER_TRAINING",

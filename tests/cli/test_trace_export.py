@@ -26,6 +26,7 @@ import pytest
 from quotactl.aws.session import Target, client
 from quotactl.core.simulate import simulator
 from tests.cli.jobs_support import advance_clock, submit_service_job
+from tests.conftest import TEST_TIMING
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -70,7 +71,7 @@ STARTUP = 5.0 + 30.0  # the emulator's SCHEDULED and STARTING phases (TIMING)
 
 
 def batch() -> Any:
-    return client(Target("local", STATE))
+    return client(Target("local", STATE, timing=TEST_TIMING))
 
 
 def submit(name: str, instances: int, share: str, seconds: int, priority: int = 0) -> None:

@@ -20,6 +20,7 @@ from quotactl.aws.session import Target, client
 from quotactl.core.resources.observed import Kind, Ref
 from quotactl.core.states import GOING
 from quotactl.errors import AlreadyExistsError, BackendError
+from tests.conftest import TEST_TIMING
 from tests.core.plan_support import MemoryBackend, arn_of, env, policy, queue, share
 
 if TYPE_CHECKING:
@@ -129,7 +130,7 @@ def play(backend: Backend, steps: list[Step]) -> tuple[list[str], dict[str, obje
 @pytest.mark.parametrize("name", list(SCENARIOS))
 def test_the_memory_double_answers_as_the_emulator_does(name: str, tmp_path: Path) -> None:
     steps = SCENARIOS[name]
-    emulated = AwsBackend(client(Target("local", tmp_path / "emulator.db")))
+    emulated = AwsBackend(client(Target("local", tmp_path / "emulator.db", timing=TEST_TIMING)))
     try:
         expected = play(emulated, steps)
     finally:

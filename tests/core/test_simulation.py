@@ -26,6 +26,7 @@ from quotactl.core.simulate import (
     write_trace,
 )
 from quotactl.errors import TraceError
+from tests.conftest import TEST_TIMING
 
 G5 = "ml.g5.12xlarge"
 QUEUE = QueueModel(
@@ -46,7 +47,7 @@ TRACE = """submit_time,share,instance_type,count,duration
 
 
 def run(queues: list[QueueModel], text: str) -> SimulationResult:
-    return summarise(simulate(queues, read_trace(io.StringIO(text), "t.csv"), "t.csv"))
+    return summarise(simulate(queues, read_trace(io.StringIO(text), "t.csv"), "t.csv", TEST_TIMING))
 
 
 def test_sharing_run_reports_borrowing_lending_and_the_reclaim() -> None:

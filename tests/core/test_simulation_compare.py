@@ -13,6 +13,7 @@ import pytest
 from quotactl.core.engine import QueueModel, ShareModel
 from quotactl.core.resources.desired import Strategy
 from quotactl.core.simulate import ShareVerdict, Side, compare, run_both
+from tests.conftest import TEST_TIMING
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -46,7 +47,9 @@ def run(
     after: tuple[QueueModel, ...],
     *rows: tuple[float, str],
 ) -> Comparison:
-    replays = run_both(Side("before", before), Side("after", after), trace(tmp_path, *rows))
+    replays = run_both(
+        Side("before", before), Side("after", after), trace(tmp_path, *rows), timing=TEST_TIMING
+    )
     return compare(*replays)
 
 

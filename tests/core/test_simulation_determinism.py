@@ -19,6 +19,7 @@ from pathlib import Path
 from quotactl.core.engine import TIMING, Job, QueueEngine, QueueModel, ShareModel, Timing
 from quotactl.core.resources.desired import Strategy
 from quotactl.core.simulate import generate_trace, simulate, summarise
+from tests.conftest import TEST_TIMING
 
 GOLDEN = Path(__file__).with_name("simulation_golden.json")
 TYPES = {"ml.p5.48xlarge": 4, "ml.g5.12xlarge": 12, "ml.m5.xlarge": 24}
@@ -49,7 +50,7 @@ def fixed_queue(name: str, shares: int, *, all_in_share: bool) -> QueueModel:
 
 def simulated(queues: list[QueueModel], jobs: int, seed: int) -> object:
     """The report of a simulation, as JSON-ready data."""
-    result = summarise(simulate(queues, generate_trace(queues, jobs, seed), "fixed"))
+    result = summarise(simulate(queues, generate_trace(queues, jobs, seed), "fixed", TEST_TIMING))
     document = dataclasses.asdict(result)
     assert document.pop("timeline") is None  # only a recording run (--report) has one
     return json.loads(json.dumps(document))

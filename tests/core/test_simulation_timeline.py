@@ -17,6 +17,7 @@ from quotactl.core.resources.desired import Strategy
 from quotactl.core.simulate import SimulationResult, read_trace, simulate, summarise
 from quotactl.core.simulate.metrics import HOUR
 from quotactl.core.simulate.timeline import WAIT_BINS, Timeline, wait_histogram
+from tests.conftest import TEST_TIMING
 
 G5, P5 = "ml.g5.12xlarge", "ml.p5.48xlarge"
 QUEUE = QueueModel(
@@ -34,7 +35,7 @@ TRACE = "submit_time,share,instance_type,count,duration\n" + "".join(
 
 def run(queues: list[QueueModel], text: str, *, record: bool) -> SimulationResult:
     rows = read_trace(io.StringIO(text), "t.csv")
-    return summarise(simulate(queues, rows, "t.csv", record=record))
+    return summarise(simulate(queues, rows, "t.csv", TEST_TIMING, record=record))
 
 
 def timeline(result: SimulationResult) -> Timeline:

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from quotactl.aws.session import Target, client
+from tests.conftest import TEST_TIMING
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -49,7 +50,7 @@ def write_stack(root: Path) -> Path:
 
 
 def live_shares() -> list[str]:
-    batch = client(Target("local", STATE))
+    batch = client(Target("local", STATE, timing=TEST_TIMING))
     names = []
     for q in range(QUEUES):
         pages = batch.get_paginator("list_quota_shares").paginate(jobQueue=f"queue{q}")
@@ -101,7 +102,9 @@ def signal_apply_half_way(stack: Path, sig: signal.Signals) -> tuple[int, str]:
         argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env, text=True
     ) as process:
         deadline = time.monotonic() + 60
-        batch = client(Target("local", STATE))  # one client: a poll is a few calls, not a setup
+        batch = client(
+            Target("local", STATE, timing=TEST_TIMING)
+        )  # one client: a poll is a few calls, not a setup
         while process.poll() is None and time.monotonic() < deadline:
             if count_live_shares(batch) >= 30:
                 break

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 from quotactl.aws.session import Target, client
-from tests.conftest import REPO_ROOT
+from tests.conftest import REPO_ROOT, TEST_TIMING
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -91,7 +91,7 @@ def test_an_interrupt_half_way_through_apply_names_what_was_made(
 
 
 def live_job_ids() -> set[str]:
-    batch = client(Target("local", STATE))
+    batch = client(Target("local", STATE, timing=TEST_TIMING))
     ids: set[str] = set()
     for status in ("SUBMITTED", "RUNNABLE", "SCHEDULED", "STARTING", "RUNNING", "SUCCEEDED"):
         pages = batch.get_paginator("list_service_jobs").paginate(

@@ -70,7 +70,7 @@ def http_client(url: str, retries: dict[str, Any] | None = None) -> Any:
 
 @pytest.fixture
 def inproc(tmp_path: Path) -> Iterator[Account]:
-    target = Target(backend="local", state_path=tmp_path / "state.db")
+    target = Target(backend="local", state_path=tmp_path / "state.db", timing=TEST_TIMING)
     emulator = Emulator(target.state_path, timing=TEST_TIMING)
     session = make_session(target, emulator=emulator)
     batch = client(target, session=session, retries=NO_RETRIES)

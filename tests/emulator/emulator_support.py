@@ -54,7 +54,7 @@ def inprocess_client(state: Path) -> tuple[Emulator, Any]:
     from quotactl.aws.session import Target, client, make_session
     from quotactl.emulator import Emulator
 
-    target = Target("local", state)
+    target = Target("local", state, timing=TEST_TIMING)
     emulator = Emulator(state, timing=TEST_TIMING)
     session = make_session(target, emulator=emulator)
     return emulator, client(target, session=session, retries={"total_max_attempts": 1})

@@ -16,7 +16,7 @@ from quotactl import api
 from quotactl.aws.session import Target, client, make_session
 from quotactl.core.engine import TIMING, TIMING_VARIABLE
 from quotactl.emulator import Emulator
-from tests.conftest import REPO_ROOT
+from tests.conftest import REPO_ROOT, TEST_TIMING
 from tests.emulator.emulator_support import payload
 
 if TYPE_CHECKING:
@@ -51,7 +51,7 @@ class DemoAccount:
             assert result is not None
             assert result.ok
         self.emulator = Emulator(state, timing=TIMING)
-        target = Target("local", state)
+        target = Target("local", state, timing=TEST_TIMING)
         self.batch = client(target, session=make_session(target, emulator=self.emulator))
         self.ids: dict[str, str] = {}
         self.emulator.advance(60)  # the account settles

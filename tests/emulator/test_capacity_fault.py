@@ -29,7 +29,7 @@ def account(tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[tuple[Em
     from quotactl.aws.session import Target, client, make_session
     from quotactl.emulator import Emulator
 
-    target = Target("local", tmp_path / "state.db")
+    target = Target("local", tmp_path / "state.db", timing=TEST_TIMING)
     emulator = Emulator(target.state_path, faults=request.param, timing=TEST_TIMING)
     batch = client(
         target,

@@ -117,7 +117,7 @@ def test_dry_run_agrees_with_the_emulators_next_pass(
 ) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         state = Path(tmp) / "state.db"
-        target = Target(backend="local", state_path=state)
+        target = Target(backend="local", state_path=state, timing=TEST_TIMING)
         with Emulator(state, timing=TEST_TIMING) as emulator:
             batch = client(target, session=make_session(target, emulator=emulator))
             _queue(batch, shares, spare)

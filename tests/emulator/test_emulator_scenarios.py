@@ -276,7 +276,7 @@ def test_a_running_clock_hands_freed_capacity_on_at_the_moment_it_is_freed(
     """`local serve --speed`: events that fell due between two requests happen at their own
     times, not at the time of the next request."""
     wall = [1_800_000_000.0]
-    target = Target(backend="local", state_path=tmp_path / "state.db")
+    target = Target(backend="local", state_path=tmp_path / "state.db", timing=TEST_TIMING)
     with Emulator(target.state_path, wall=lambda: wall[0], timing=TEST_TIMING) as emulator:
         batch = client(target, session=make_session(target, emulator=emulator))
         driver = ApiDriver(

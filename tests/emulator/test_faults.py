@@ -52,7 +52,7 @@ def test_a_fault_never_half_applies_a_write(tmp_path: Path) -> None:
 
 
 def test_standard_retries_ride_through_throttling_for_reads(tmp_path: Path) -> None:
-    target = Target("local", tmp_path / "s.db", faults="throttle=0.3,seed=3")
+    target = Target("local", tmp_path / "s.db", faults="throttle=0.3,seed=3", timing=TEST_TIMING)
     emulator = Emulator(target.state_path, faults=target.faults, timing=TEST_TIMING)
     batch = client(target, session=make_session(target, emulator=emulator))
     try:

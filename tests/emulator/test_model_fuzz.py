@@ -176,7 +176,9 @@ def seed(batch: Any) -> dict[str, list[Any]]:
 
 @pytest.fixture(scope="module")
 def inproc_account(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Fuzzed]:
-    target = Target(backend="local", state_path=tmp_path_factory.mktemp("fuzz") / "state.db")
+    target = Target(
+        backend="local", state_path=tmp_path_factory.mktemp("fuzz") / "state.db", timing=TEST_TIMING
+    )
     emulator = Emulator(target.state_path, timing=TEST_TIMING)
     batch = client(
         target, session=make_session(target, emulator=emulator), retries={"total_max_attempts": 1}

@@ -112,7 +112,7 @@ def test_every_preview_is_what_the_emulator_then_does(
 ) -> None:
     with tempfile.TemporaryDirectory() as tmp, _Windows(windowed) as windows:
         state = Path(tmp) / "state.db"
-        target = Target(backend="local", state_path=state)
+        target = Target(backend="local", state_path=state, timing=TEST_TIMING)
         with Emulator(state, timing=windows.timing) as emulator:
             batch = client(target, session=make_session(target, emulator=emulator))
             _queue(batch, shares, spare)

@@ -25,6 +25,7 @@ from quotactl.core.simulate.queues import queue_models
 from quotactl.core.simulate.schedule import attempts
 from quotactl.core.simulate.simulator import simulate
 from quotactl.emulator import Emulator
+from tests.conftest import TEST_TIMING
 from tests.emulator.emulator_support import payload
 
 if TYPE_CHECKING:
@@ -55,7 +56,7 @@ def _emulated(state: Path, rows: list[TraceRow]) -> Schedule:
         assert result is not None
         assert result.ok
     emulator = Emulator(state, timing=TIMING)  # the default, whatever the suite chose
-    target = Target("local", state)
+    target = Target("local", state, timing=TEST_TIMING)
     batch = client(target, session=make_session(target, emulator=emulator))
     try:
         emulator.advance(60)  # nothing is due: the account settles

@@ -20,6 +20,7 @@ from quotactl.core.engine import TIMING, QueueModel, ShareModel
 from quotactl.core.resources.desired import Strategy
 from quotactl.core.simulate.schedule import attempts
 from quotactl.emulator import Emulator
+from tests.conftest import TEST_TIMING
 from tests.emulator.emulator_support import TYPE, make_queue, payload
 from tests.emulator.test_queues_as_aws import fifo_environment, fifo_queue
 from tests.emulator.test_simulate_agreement import _clock, _rounded, _seconds
@@ -51,7 +52,7 @@ Drawn = tuple[int, int, int, int]
 
 def _emulated(state: Path, rows: list[TraceRow]) -> Schedule:
     emulator = Emulator(state, timing=TIMING)
-    target = Target("local", state)
+    target = Target("local", state, timing=TEST_TIMING)
     batch = client(target, session=make_session(target, emulator=emulator))
     try:
         fifo_environment(batch, "pool", 4)

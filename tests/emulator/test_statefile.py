@@ -109,7 +109,7 @@ def test_a_busy_holder_is_a_coded_error_naming_its_pid(
 
 
 def test_a_busy_holder_fails_an_in_process_client_once_not_with_retries(tmp_path: Path) -> None:
-    target = Target("local", tmp_path / "s.db")
+    target = Target("local", tmp_path / "s.db", timing=TEST_TIMING)
     emulator = Emulator(target.state_path, timing=TEST_TIMING)
     batch = client(target, session=make_session(target, emulator=emulator))  # standard retries
     sent: list[str] = []
@@ -125,7 +125,7 @@ def test_a_busy_holder_fails_an_in_process_client_once_not_with_retries(tmp_path
 
 
 def realistic_state(path: Path, jobs: int = 40) -> None:
-    target = Target("local", path)
+    target = Target("local", path, timing=TEST_TIMING)
     with Emulator(path, timing=TEST_TIMING) as emulator:
         batch = client(target, session=make_session(target, emulator=emulator))
         make_queue(batch, "q", shares={f"s{i}": {} for i in range(4)})

@@ -16,6 +16,7 @@ from quotactl.core.engine import Timing
 from quotactl.core.jobs.placement import preview
 from quotactl.core.jobs.why import wait_of
 from quotactl.emulator import Emulator
+from tests.conftest import TEST_TIMING
 from tests.emulator.emulator_support import TYPE, make_queue, payload
 
 if TYPE_CHECKING:
@@ -26,7 +27,7 @@ QUICK = Timing(0.0, 0.0, True, 20.0, 120.0)  # no start-up: the windows alone
 
 
 def _batch(emulator: Emulator, state: Path) -> Any:
-    target = Target("local", state)
+    target = Target("local", state, timing=TEST_TIMING)
     return client(target, session=make_session(target, emulator=emulator))
 
 
