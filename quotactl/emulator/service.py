@@ -244,6 +244,12 @@ class Emulator:
             self.engines.clear()
             raise
 
+    @property
+    def account_id(self) -> str:
+        """The emulated account's ID."""
+        with self.store.transaction(write=False) as tx:
+            return tx.account_row()[0]
+
     # -- time ------------------------------------------------------------------------------
     def _account(self, account_id: str, region: str) -> Account:
         account = self._accounts.get((account_id, region))
