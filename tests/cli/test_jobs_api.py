@@ -13,6 +13,7 @@ from quotactl.cli.app import run
 from quotactl.config.jobspec import load_job_spec
 from quotactl.core.jobs.spec import SubmitOptions, requests
 from tests.cli.jobs_support import CONFIG, all_jobs
+from tests.conftest import TEST_TIMING
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -42,7 +43,7 @@ def batch(tmp_path: Path) -> Iterator[Any]:
         run(["-q", "--state", str(state), "apply", str(tmp_path / "config.yaml"), "--auto-approve"])
         == 0
     )
-    target = Target(backend="local", state_path=state)
+    target = Target(backend="local", state_path=state, timing=TEST_TIMING)
     batch_client = client(target, session=make_session(target))
     yield batch_client
     batch_client.close()
