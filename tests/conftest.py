@@ -25,6 +25,38 @@ environment is read by the CLI's Runtime only, so they pass it."""
 if TYPE_CHECKING:
     from collections.abc import Callable
 
+VARIANT_VARIABLE = "QUOTACTL_EMULATOR_VARIANT"
+TEST_VARIANT: str | None = None
+"""The emulator variant the suite runs under (``--emulator-variant``; None: default). Set for
+the CLI's Runtime and every subprocess through the environment; tests that build an emulator
+themselves pass ``emulator_variant()``."""
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--emulator-variant",
+        choices=("default", "strict"),
+        default="default",
+        help="run the emulator's tests under this variant (docs/emulator.md): strict takes, "
+        "wherever AWS is silent, the reading least convenient to a client",
+    )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    global TEST_VARIANT
+    chosen = config.getoption("--emulator-variant")
+    TEST_VARIANT = "strict" if chosen == "strict" else None
+    if TEST_VARIANT is None:
+        os.environ.pop(VARIANT_VARIABLE, None)
+    else:
+        os.environ[VARIANT_VARIABLE] = TEST_VARIANT
+
+
+def emulator_variant() -> str | None:
+    """The variant chosen with ``--emulator-variant`` (None: the state file's, default)."""
+    return TEST_VARIANT
+
+
 REPO_ROOT = Path(__file__).resolve().parent.parent
 
 

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from quotactl import __version__
-from quotactl.core.checkup import Check, Checkup
+from quotactl.core.checkup import Check, Checkup, Status
 
 __all__ = ["Check", "Checkup", "doctor", "version_line", "versions"]
 
@@ -78,9 +78,34 @@ def doctor(
     else:
         checkup.add("credentials", "pass", "none needed: the local backend signs with dummy keys")
     _check_region(checkup, target, session)
-    if _check_batch(checkup, target, session) and backend == "aws" and not endpoint_url:
+    reached = _check_batch(checkup, target, session)
+    if backend == "aws":
+        _check_endpoints(checkup, target, session)
+    if reached and backend == "aws" and not endpoint_url:
         _check_permissions(checkup, target, session)
     return checkup
+
+
+_UNREACHABLE: dict[str, tuple[Status, str]] = {
+    "sts": ("fail", "the account guard cannot run: every aws-backend command fails"),
+    "iam": ("warn", "submit cannot check the job's role"),
+    "s3": ("warn", "submit cannot check the job's output bucket"),
+    "sagemaker": ("warn", "job describe cannot show the training job"),
+    "logs": ("warn", "job logs cannot read the training job's logs"),
+}
+
+
+def _check_endpoints(checkup: Checkup, target: Target, session: boto3.Session) -> None:
+    """Every endpoint the aws backend will use besides Batch's, named and reached."""
+    from quotactl.aws.diagnose import endpoints_reached
+
+    for found in endpoints_reached(target, session):
+        name = f"endpoint {found.service}"
+        if found.seconds is not None:
+            checkup.add(name, "pass", f"{found.endpoint} answered in {found.seconds * 1000:.0f} ms")
+            continue
+        level, consequence = _UNREACHABLE[found.service]
+        checkup.add(name, level, f"{found.endpoint} unreachable ({found.problem}): {consequence}")
 
 
 def _check_state(checkup: Checkup, path: Path) -> bool:

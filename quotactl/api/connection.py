@@ -33,6 +33,7 @@ def connect(
     endpoint_url: str | None = None,
     faults: str | None = None,
     timing: Timing | None = None,
+    variant: str | None = None,
     connect_timeout: float | None = None,
     read_timeout: float | None = None,
     max_attempts: int | None = None,
@@ -43,7 +44,8 @@ def connect(
     """An account object over one Batch client: ``backend="local"`` is the embedded emulator
     over the ``state`` file (or ``endpoint_url``, e.g. a ``quotactl local serve``), ``"aws"``
     the standard credential chain with ``profile`` and ``region``. ``faults`` and ``timing``
-    (how long jobs are SCHEDULED and STARTING) set up the embedded emulator.
+    (how long jobs are SCHEDULED and STARTING) set up the embedded emulator, and ``variant``
+    (``"default"`` or ``"strict"``; None: the state file's) chooses its readings.
 
     ``notice`` receives informational lines (the CLI prints them on stderr); ``clock`` stamps
     live reads. Close the account (or use it as a context manager) when done.
@@ -68,6 +70,7 @@ def connect(
         endpoint_url=endpoint_url,
         faults=faults,
         timing=timing,
+        variant=variant,
         **{k: v for k, v in limits.items() if v is not None},
     )
     if notice is None:

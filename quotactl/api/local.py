@@ -19,7 +19,12 @@ if TYPE_CHECKING:
 
 
 def advance(
-    state: Path | str, seconds: float, *, faults: str | None = None, timing: Timing = TIMING
+    state: Path | str,
+    seconds: float,
+    *,
+    faults: str | None = None,
+    timing: Timing = TIMING,
+    variant: str | None = None,
 ) -> ClockAdvanced:
     """Move the emulator's clock forward ``seconds``, running the scheduler on the way (jobs
     start, finish and time out in order at their own times), with ``faults`` (such as
@@ -27,18 +32,22 @@ def advance(
     from quotactl.core.local import ClockAdvanced
     from quotactl.emulator import Emulator
 
-    with Emulator(Path(state), faults=faults, timing=timing) as emulator:
+    with Emulator(Path(state), faults=faults, timing=timing, variant=variant) as emulator:
         moved = emulator.advance(seconds)
     return ClockAdvanced(moved.before, moved.now, moved.changes, seconds)
 
 
-def reset(state: Path | str) -> StateReset:
+def reset(state: Path | str, *, variant: str | None = None) -> StateReset:
     """Delete the emulator's state (every resource and job, and its clock); ``deleted`` is
-    False when there was none."""
+    False when there was none. With ``variant``, a new account of that variant (``default``
+    or ``strict``) is created in its place."""
     from quotactl.core.local import StateReset
-    from quotactl.emulator import delete_state
+    from quotactl.emulator import Emulator, delete_state
 
-    return StateReset(Path(state), delete_state(Path(state)))
+    deleted = delete_state(Path(state))
+    if variant is not None:
+        Emulator(Path(state), variant=variant).close()
+    return StateReset(Path(state), deleted, variant)
 
 
 @contextlib.contextmanager
@@ -51,13 +60,16 @@ def serve(
     faults: str | None = None,
     status_delay: float = 0.0,
     timing: Timing = TIMING,
+    variant: str | None = None,
 ) -> Iterator[EmulatorServer]:
     """An HTTP server for the emulator over ``state``, bound but not yet serving (call its
     ``serve_forever``); its clock runs at ``speed`` meanwhile. Closed on the way out."""
     from quotactl.emulator import Emulator
     from quotactl.emulator.server import EmulatorServer
 
-    emulator = Emulator(Path(state), faults=faults, status_delay=status_delay, timing=timing)
+    emulator = Emulator(
+        Path(state), faults=faults, status_delay=status_delay, timing=timing, variant=variant
+    )
     try:
         server = EmulatorServer(emulator, host, port)
     except OSError as exc:

@@ -125,7 +125,9 @@ def submit(
             f"the job will sit RUNNABLE on {request.queue}/{request.share} and never start: "
             f"{static.status_reason}"
         )
-    batch = checked_requests(account, request, now=max(clock(), live.read_at), token=token)
+    batch = checked_requests(
+        account, request, now=max(clock(), live.read_at), token=token, warnings=warnings
+    )
     return SubmitResult(account.jobs.submit(batch), warnings)
 
 
@@ -135,27 +137,34 @@ def checked_requests(
     *,
     now: float,
     token: Callable[[], str] = lambda: uuid.uuid4().hex,
+    warnings: list[str] | None = None,
 ) -> list[SubmitRequest]:
     """The SubmitServiceJob requests ``submit`` sends, after every check it runs before
     sending (AWS Batch's rules for each request; on the aws backend, the job's IAM role and
-    output bucket). ``preview`` runs it too: one path, so a dry run refuses what submit does."""
+    output bucket). ``preview`` runs it too: one path, so a dry run refuses what submit does.
+    A check that could not be made is added to ``warnings`` (None: said through the account's
+    ``notice``)."""
     from quotactl.config.submission import check_requests
     from quotactl.core.jobs.spec import requests
 
     batch = requests(request.spec, request.options, now=now, token=token)
     check_requests(request.spec.file, batch)
     if account.backend_name == "aws":
-        _preflight(account, request.spec)
+        skipped = _preflight(account, request.spec)
+        if warnings is not None:
+            warnings += skipped
+        for line in skipped if warnings is None else ():
+            account.notice(f"warning: {line}")
     return batch
 
 
-def _preflight(account: Account, spec: JobSpec) -> None:
+def _preflight(account: Account, spec: JobSpec) -> list[str]:
     from quotactl.aws.training import preflight
 
     output_path = (spec.payload.get("OutputDataConfig") or {}).get("S3OutputPath")
-    preflight(
-        account.client("iam"),
-        account.client("s3"),
+    return preflight(
+        account.client("iam", probe=True),
+        account.client("s3", probe=True),
         role_arn=spec.payload.get("RoleArn"),
         output_s3=output_path,
     )

@@ -19,6 +19,11 @@ from quotactl.aws.jobs import JobsApi
 from quotactl.aws.live import LiveReader
 from quotactl.errors import BackendSettingsError
 
+PROBE_CONNECT_TIMEOUT = 2.0
+PROBE_READ_TIMEOUT = 5.0
+PROBE_ATTEMPTS = 2
+"""A probe (a check that may be skipped) waits at most 2 x (2 s + 5 s) for an endpoint."""
+
 if TYPE_CHECKING:
     from collections import Counter
     from collections.abc import Callable
@@ -136,22 +141,34 @@ class Account:
         return found
 
     @overload
-    def client(self, service: Literal["iam"]) -> IAMClient: ...
+    def client(self, service: Literal["iam"], *, probe: bool = False) -> IAMClient: ...
     @overload
-    def client(self, service: Literal["s3"]) -> S3Client: ...
+    def client(self, service: Literal["s3"], *, probe: bool = False) -> S3Client: ...
     @overload
-    def client(self, service: Literal["sagemaker"]) -> SageMakerClient: ...
+    def client(self, service: Literal["sagemaker"], *, probe: bool = False) -> SageMakerClient: ...
     @overload
-    def client(self, service: Literal["logs"]) -> CloudWatchLogsClient: ...
+    def client(self, service: Literal["logs"], *, probe: bool = False) -> CloudWatchLogsClient: ...
     def client(
-        self, service: OtherService
+        self, service: OtherService, *, probe: bool = False
     ) -> IAMClient | S3Client | SageMakerClient | CloudWatchLogsClient:
-        """A client of a non-Batch service; only on the aws backend (the emulator has none)."""
+        """A client of a non-Batch service; only on the aws backend (the emulator has none).
+        ``probe``: for a check that may be skipped (submit's pre-flight, doctor), bounded to
+        seconds: ``PROBE_CONNECT_TIMEOUT``, ``PROBE_READ_TIMEOUT``, ``PROBE_ATTEMPTS``."""
+        import dataclasses
+
         from quotactl.aws.session import client
 
         if self.target.backend != "aws":
             raise BackendSettingsError(f"{service} is only reachable on --backend aws")
-        return client(self.target, service, session=self._base)
+        target = self.target
+        if probe:
+            target = dataclasses.replace(
+                target,
+                connect_timeout=min(target.connect_timeout, PROBE_CONNECT_TIMEOUT),
+                read_timeout=min(target.read_timeout, PROBE_READ_TIMEOUT),
+                max_attempts=min(target.max_attempts, PROBE_ATTEMPTS),
+            )
+        return client(target, service, session=self._base)
 
     def sdk_session(self) -> AbstractContextManager[None]:
         """boto3's default session set to this account's while an SDK builds its clients."""

@@ -7,14 +7,16 @@ last four characters (as ``aws configure list`` shows them).
 
 from __future__ import annotations
 
+import dataclasses
 import sqlite3
 import time
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from quotactl.aws.permissions import OPERATIONS, policy_document
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from pathlib import Path
 
     import boto3
@@ -70,6 +72,71 @@ def batch_reachable(target: Target, session: boto3.Session) -> tuple[str, float]
     started = time.monotonic()
     batch.describe_job_queues(maxResults=1)
     return str(batch.meta.endpoint_url), time.monotonic() - started
+
+
+OTHER_SERVICES = ("sts", "iam", "s3", "sagemaker", "logs")
+"""The services the aws backend calls besides Batch: STS (the account guard), IAM and S3
+(submit's pre-flight), SageMaker (``job describe``) and CloudWatch Logs (``job logs``)."""
+
+
+@dataclass(frozen=True)
+class Reach:
+    """One endpoint the aws backend uses, and whether it answered an HTTP request."""
+
+    service: str
+    endpoint: str
+    seconds: float | None  # None: unreachable
+    problem: str = ""
+
+
+PROBE = "quotactl-doctor-probe"
+"""The name doctor's probes ask for: nothing needs to exist by it."""
+
+
+def endpoints_reached(target: Target, session: boto3.Session) -> list[Reach]:
+    """Each endpoint of ``OTHER_SERVICES`` (as botocore resolves it: the region, and
+    ``AWS_ENDPOINT_URL_<SERVICE>``), reached with one read that quotactl's IAM policy grants,
+    all at once, each one attempt bounded to seconds. Any answer of the service counts, an
+    error too (no such role, access denied): reaching, not permission, is checked here."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from botocore.exceptions import ClientError
+
+    from quotactl.aws.account import PROBE_CONNECT_TIMEOUT, PROBE_READ_TIMEOUT
+    from quotactl.aws.session import client
+    from quotactl.aws.training import LOG_GROUP
+
+    bounded = dataclasses.replace(
+        target, connect_timeout=PROBE_CONNECT_TIMEOUT, read_timeout=PROBE_READ_TIMEOUT
+    )
+    once: Any = {"total_max_attempts": 1}
+    sts = client(bounded, "sts", session=session, retries=once)
+    iam = client(bounded, "iam", session=session, retries=once)
+    s3 = client(bounded, "s3", session=session, retries=once)
+    sagemaker = client(bounded, "sagemaker", session=session, retries=once)
+    logs = client(bounded, "logs", session=session, retries=once)
+    probes: list[tuple[str, Any, Callable[[], object]]] = [
+        ("sts", sts, sts.get_caller_identity),
+        ("iam", iam, lambda: iam.get_role(RoleName=PROBE)),
+        ("s3", s3, lambda: s3.head_bucket(Bucket=PROBE)),
+        ("sagemaker", sagemaker, lambda: sagemaker.describe_training_job(TrainingJobName=PROBE)),
+        ("logs", logs, lambda: logs.describe_log_streams(logGroupName=LOG_GROUP, limit=1)),
+    ]
+
+    def reach(probe: tuple[str, Any, Callable[[], object]]) -> Reach:
+        service, api, call = probe
+        url = str(api.meta.endpoint_url)
+        started = time.monotonic()
+        try:
+            call()
+        except ClientError:
+            pass  # the service answered
+        except Exception as exc:
+            return Reach(service, url, None, str(exc).strip() or type(exc).__name__)
+        return Reach(service, url, time.monotonic() - started)
+
+    with ThreadPoolExecutor(max_workers=len(probes)) as pool:
+        return list(pool.map(reach, probes))
 
 
 def required_actions() -> list[str]:

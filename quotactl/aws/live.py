@@ -82,12 +82,27 @@ class LiveReader:
         self.close()
 
     def queue_names(self) -> list[str]:
-        """The account's quota-managed job queues (SAGEMAKER_TRAINING with a scheduling
-        policy), by name."""
+        """The account's quota-managed job queues (SAGEMAKER_TRAINING whose scheduling
+        policy has a ``quotaSharePolicy``), by name."""
+        return [q["jobQueueName"] for q in self.quota_managed()]
+
+    def quota_managed(self) -> list[Mapping[str, Any]]:
+        """DescribeJobQueues entries of the quota-managed queues, by name: a SAGEMAKER_TRAINING
+        queue whose scheduling policy has a ``quotaSharePolicy`` (FIFO queues, without one, and
+        fair-share ones, with a ``fairsharePolicy``, are never asked for quota shares)."""
+        candidates = [
+            q for q in self.api.pages("DescribeJobQueues", "jobQueues") if _quota_managed(q)
+        ]
+        arns = sorted({str(q["schedulingPolicyArn"]) for q in candidates})
+        quota_share: set[str] = set()
+        for i in range(0, len(arns), DESCRIBE_BATCH):
+            out = self.api.call("DescribeSchedulingPolicies", arns=arns[i : i + DESCRIBE_BATCH])
+            quota_share |= {
+                p["arn"] for p in out.get("schedulingPolicies", []) if p.get("quotaSharePolicy")
+            }
         return sorted(
-            q["jobQueueName"]
-            for q in self.api.pages("DescribeJobQueues", "jobQueues")
-            if _quota_managed(q)
+            (q for q in candidates if q["schedulingPolicyArn"] in quota_share),
+            key=lambda q: q["jobQueueName"],
         )
 
     def read_queue(
@@ -134,10 +149,7 @@ class LiveReader:
         """DescribeJobQueues entries of the named queues (names or ARNs; an unknown one is
         ``not-found``), in the order given; default: every quota-managed queue, by name."""
         if names is None:
-            return sorted(
-                (q for q in self.api.pages("DescribeJobQueues", "jobQueues") if _quota_managed(q)),
-                key=lambda q: q["jobQueueName"],
-            )
+            return self.quota_managed()
         wanted = list(dict.fromkeys(names))
         found: dict[str, Mapping[str, Any]] = {}
         for i in range(0, len(wanted), DESCRIBE_BATCH):

@@ -8,6 +8,7 @@ together into a ``LiveQueue`` (``quotactl.core.jobs.live``), so core receives ty
 from __future__ import annotations
 
 import json
+from email.utils import parsedate_to_datetime
 from typing import TYPE_CHECKING, Any
 
 from quotactl.core.backend import CLOCK_HEADER
@@ -200,32 +201,26 @@ def snapshot_front(snapshot: Mapping[str, Any] | None) -> tuple[str, ...]:
 
 
 def snapshot_time(snapshot: Mapping[str, Any] | None) -> float | None:
-    """When the account computed the snapshot, epoch seconds: the emulated clock where the
-    emulator answered (its clock header), else the snapshot's newest ``lastUpdatedAt``."""
-    if not snapshot:
-        return None
-    emulated = response_time(snapshot)
-    if emulated is not None:
-        return emulated
-    times = [
-        part.get("lastUpdatedAt")
-        for part in (
-            snapshot.get("frontOfQueue"),
-            snapshot.get("frontOfQuotaShares"),
-            snapshot.get("queueUtilization"),
-        )
-        if part
-    ]
-    found = [t for t in times if t is not None]
-    return seconds(max(found)) if found else None
+    """When the account answered the snapshot, epoch seconds (``response_time``); never a
+    field of the data: ``lastUpdatedAt`` is when the data last changed, possibly hours ago."""
+    return response_time(snapshot) if snapshot else None
 
 
 def response_time(response: Mapping[str, Any]) -> float | None:
-    """The emulated clock when the emulator answered (its clock header), epoch seconds; None
-    from AWS, which sends no such header."""
+    """The account's time when it answered, epoch seconds: the HTTP ``Date`` header (AWS's
+    clock; the emulator puts its emulated clock there), to the millisecond where the default
+    emulator also sends its clock header; None when the answer has neither."""
     headers = (response.get("ResponseMetadata") or {}).get("HTTPHeaders") or {}
     stamp = headers.get(CLOCK_HEADER)
-    return seconds(int(stamp)) if stamp else None
+    if stamp:
+        return seconds(int(stamp))
+    date = headers.get("date")
+    if not date:
+        return None
+    try:
+        return parsedate_to_datetime(str(date)).timestamp()
+    except (TypeError, ValueError):
+        return None
 
 
 def _int(value: Any) -> int | None:

@@ -65,6 +65,8 @@ class Target:
     faults: str | None = None
     timing: Timing | None = None
     """The embedded emulator's phase times (None: its default, the model of AWS)."""
+    variant: str | None = None
+    """The embedded emulator's variant, ``default`` or ``strict`` (None: the state file's)."""
     connect_timeout: float = DEFAULT_CONNECT_TIMEOUT
     read_timeout: float = DEFAULT_READ_TIMEOUT
     max_attempts: int = DEFAULT_MAX_ATTEMPTS
@@ -85,6 +87,7 @@ def emulator_for(target: Target) -> Emulator:
         faults=target.faults,
         timing=target.timing or TIMING,
         region=_region(target),
+        variant=target.variant,
     )
 
 

@@ -27,28 +27,74 @@ LOG_GROUP = "/aws/sagemaker/TrainingJobs"
 POLL_SECONDS = 5.0
 
 
-def preflight(iam: IAMClient, s3: S3Client, *, role_arn: str | None, output_s3: str | None) -> None:
+def preflight(
+    iam: IAMClient, s3: S3Client, *, role_arn: str | None, output_s3: str | None
+) -> list[str]:
     """Refuse a submit whose role or output bucket does not exist (IAM GetRole, S3 HeadBucket):
-    SageMaker would only fail the job after it waited for capacity."""
-    problems: list[str] = []
+    SageMaker would only fail the job after it waited for capacity. A check whose service
+    cannot be reached is skipped: returned as a warning ("could not check: ... unreachable"),
+    never blamed on the role or bucket. The two checks run at once."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    checks: list[tuple[str, BatchCalls, str, dict[str, str], str]] = []
     if role_arn:
         role = role_arn.rsplit("/", 1)[-1]
-        try:
-            BatchCalls(iam).call("GetRole", RoleName=role)
-        except QuotactlError as exc:
-            problems.append(f"role {role_arn}: {_why(exc, 'no such role')}")
+        checks.append((f"role {role_arn}", BatchCalls(iam), "GetRole", {"RoleName": role}, "role"))
     if output_s3 and output_s3.startswith("s3://"):
         bucket = output_s3[len("s3://") :].split("/", 1)[0]
+        checks.append(
+            (
+                f"output bucket s3://{bucket}",
+                BatchCalls(s3),
+                "HeadBucket",
+                {"Bucket": bucket},
+                "bucket",
+            )
+        )
+
+    def run(check: tuple[str, BatchCalls, str, dict[str, str], str]) -> Exception | None:
+        _, api, operation, params, _ = check
         try:
-            BatchCalls(s3).call("HeadBucket", Bucket=bucket)
-        except QuotactlError as exc:
-            problems.append(f"output bucket s3://{bucket}: {_why(exc, 'no such bucket')}")
+            api.call(operation, **params)
+        except Exception as exc:
+            return exc
+        return None
+
+    problems: list[str] = []
+    warnings: list[str] = []
+    with ThreadPoolExecutor(max_workers=max(1, len(checks))) as pool:
+        for check, failure in zip(checks, pool.map(run, checks), strict=True):
+            if failure is None:
+                continue
+            what, api = check[0], check[1]
+            if isinstance(failure, QuotactlError) and not unreachable(failure):
+                problems.append(f"{what}: {_why(failure, f'no such {check[4]}')}")
+            else:
+                warnings.append(
+                    f"could not check: {endpoint_of(api)} unreachable ({what} not checked)"
+                )
     if problems:
         raise PreflightFailedError(
             "pre-flight failed, nothing was submitted: " + "; ".join(problems),
             hint="create the role or bucket (or fix role_arn / output_s3 in the job spec); "
             "the job would otherwise wait for capacity only to fail in SageMaker",
         )
+    return warnings
+
+
+def unreachable(exc: Exception) -> bool:
+    """Whether ``exc`` says the service could not be reached: no connection, no answer, or an
+    answer that is not the service's (botocore cannot parse it: a proxy, a wrong endpoint)."""
+    from botocore.exceptions import ConnectionError as BotoConnectionError, ReadTimeoutError
+
+    if not isinstance(exc, QuotactlError):
+        return True
+    return isinstance(exc.__cause__, BotoConnectionError | ReadTimeoutError)
+
+
+def endpoint_of(api: BatchCalls) -> str:
+    """The endpoint a client calls (its host URL)."""
+    return str(getattr(getattr(api.client, "meta", None), "endpoint_url", None) or "the endpoint")
 
 
 def _why(exc: QuotactlError, missing: str) -> str:

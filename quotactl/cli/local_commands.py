@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import enum
 import ipaddress
 from typing import TYPE_CHECKING, Annotated
 
@@ -11,6 +12,24 @@ from quotactl.cli.options import DurationArgument
 
 if TYPE_CHECKING:
     from quotactl.cli.runtime import Runtime
+
+
+class Variant(enum.StrEnum):
+    """The emulator's variants (docs/emulator.md)."""
+
+    DEFAULT = "default"
+    STRICT = "strict"
+
+
+VariantOption = Annotated[
+    Variant | None,
+    typer.Option(
+        "--variant",
+        help="default, or strict: wherever AWS is silent, the reading least convenient to a "
+        "client (docs/emulator.md). Stored in the state file; QUOTACTL_EMULATOR_VARIANT too.",
+        metavar="VARIANT",
+    ),
+]
 
 local = typer.Typer(
     name="local",
@@ -66,6 +85,7 @@ def serve(
             metavar="SECONDS",
         ),
     ] = 0.0,
+    variant: VariantOption = None,
 ) -> None:
     """Serve the local account over HTTP for any AWS client (AWS CLI, SageMaker SDK).
 
@@ -93,6 +113,7 @@ def serve(
         faults=faults,
         status_delay=status_delay,
         timing=runtime.settings.timing,
+        variant=str(variant) if variant else runtime.settings.variant,
     )
     with server as running, serving(runtime):
         url = running.server_url
@@ -127,17 +148,27 @@ def advance(
     runtime = _runtime(ctx)
     settings = runtime.settings
     runtime.show(
-        api.advance(runtime.state_path, seconds, faults=settings.faults, timing=settings.timing)
+        api.advance(
+            runtime.state_path,
+            seconds,
+            faults=settings.faults,
+            timing=settings.timing,
+            variant=settings.variant,
+        )
     )
 
 
 @local.command("reset")
-def reset(ctx: typer.Context) -> None:
-    """Delete the emulator's state (every resource and job, and its clock)."""
+def reset(ctx: typer.Context, variant: VariantOption = None) -> None:
+    """Delete the emulator's state (every resource and job, and its clock).
+
+    With --variant, a new empty account of that variant takes its place.
+    """
     from quotactl import api
 
     runtime = _runtime(ctx)
-    runtime.show(api.reset(runtime.state_path))
+    chosen = str(variant) if variant else runtime.settings.variant
+    runtime.show(api.reset(runtime.state_path, variant=chosen))
 
 
 def register(app: typer.Typer) -> None:

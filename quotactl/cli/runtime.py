@@ -151,6 +151,7 @@ class Runtime:
             endpoint_url=self.endpoint_url,
             faults=self.settings.faults,
             timing=self.settings.timing,
+            variant=self.settings.variant,
             connect_timeout=self.connect_timeout,
             read_timeout=self.read_timeout,
             max_attempts=self.max_attempts,

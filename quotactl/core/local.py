@@ -22,7 +22,9 @@ class ClockAdvanced:
 
 @dataclass(frozen=True)
 class StateReset:
-    """``local reset``: the state file, and whether there was one to delete."""
+    """``local reset``: the state file, whether there was one to delete, and the variant of
+    the new account created in its place (None: none was created)."""
 
     state: Path
     deleted: bool
+    variant: str | None = None

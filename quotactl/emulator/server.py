@@ -20,7 +20,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from quotactl.emulator.wire import http1
+from quotactl.emulator.wire import http1, sts
 from quotactl.errors import QuotactlError
 
 if TYPE_CHECKING:
@@ -293,6 +293,11 @@ class EmulatorServer:
                 message = f"{why}; `quotactl local serve` answers loopback clients only"
                 return http1.error_bytes(403, "AccessDeniedException", message, keep_alive=keep)
         path, _, query = request.target.partition("?")
+        if sts.is_sts(request.method, path, request.body):  # the aws backend's account guard
+            response = sts.answer(request.body, self.emulator.account_id)
+            return http1.response_bytes(
+                response.status, response.headers, response.body, keep_alive=keep
+            )
         try:
             response = self.emulator.handle(
                 request.method, path, query, request.headers, request.body

@@ -12,10 +12,12 @@ that ran before it.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import time
 import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
+from email.utils import formatdate
 from typing import TYPE_CHECKING, Any, Self
 
 from quotactl.core.backend import CLOCK_HEADER
@@ -29,6 +31,17 @@ from quotactl.emulator.scheduling.context import EPSILON, Context
 from quotactl.emulator.scheduling.engines import Engines
 from quotactl.emulator.store import statefile
 from quotactl.emulator.store.database import Clock, Store
+from quotactl.emulator.variant import (
+    CREATED,
+    DEFAULT,
+    LAGGED,
+    STRICT,
+    STRICT_LIST_LAG,
+    STRICT_SUBMIT_TPS,
+    after_read,
+    check as check_variant,
+    strict_answer,
+)
 from quotactl.emulator.wire import rest_json as wire
 from quotactl.errors import QuotactlError, UsageError
 
@@ -60,7 +73,10 @@ class Emulator:
     ``wall`` is the injected wall clock (the emulated clock only moves with ``advance`` or a
     ``speed`` set by ``local serve``). ``timing`` is how long a job is SCHEDULED and STARTING
     (default: 120 s and 30 s; the CLI passes ``QUOTACTL_EMULATOR_TIMING``'s). Jobs are scheduled by
-    ``quotactl.core.engine``, one engine per job queue (``engines.py``).
+    ``quotactl.core.engine``, one engine per job queue (``engines.py``). ``variant`` is
+    ``"default"`` or ``"strict"`` (the reading least convenient to a client wherever AWS is
+    silent: ``variant.py``); given, it is stored in the state file; None keeps the file's (a
+    new file: default).
     """
 
     def __init__(
@@ -71,6 +87,7 @@ class Emulator:
         status_delay: float = 0.0,
         timing: Timing = TIMING,
         region: str = "us-east-1",
+        variant: str | None = None,
         wall: Wall = time.time,
         sleep: Callable[[float], None] = time.sleep,
     ) -> None:
@@ -79,12 +96,34 @@ class Emulator:
         self.status_delay = status_delay
         self.wall = wall
         spec = faults if isinstance(faults, FaultSpec) else parse_faults(faults)
-        self.faults = Faults(spec, wall=wall, sleep=sleep)
         self.store = Store(state_path, account_id=Account().account_id, region=region, wall=wall())
+        try:
+            self.variant = self._variant(variant)
+        except BaseException:
+            self.store.close()
+            raise
+        if self.variant == STRICT and not spec.submit_tps:
+            spec = dataclasses.replace(spec, submit_tps=STRICT_SUBMIT_TPS)
+        self.faults = Faults(spec, wall=wall, sleep=sleep)
         self.router = wire.Router(HANDLERS)
         # Sessions built by quotactl.aws.session own an Emulator nobody closes explicitly.
         self._finalizer = weakref.finalize(self, self.store.close)
         self._accounts: dict[tuple[str, str], Account] = {}
+
+    def _variant(self, wanted: str | None) -> str:
+        """The state file's variant, first set to ``wanted`` if given."""
+        if wanted is None:
+            with self.store.transaction(write=False) as tx:
+                return tx.variant()[0]
+        check_variant(wanted)
+        with self.store.transaction(write=False) as tx:
+            stored = tx.variant()[0]
+        if stored != wanted:
+            with self.store.transaction() as tx:
+                tx.set_variant(wanted, STRICT_LIST_LAG if wanted == STRICT else 0)
+                if wanted == DEFAULT:
+                    tx.set_lagging({})
+        return wanted
 
     # -- the two entry points --------------------------------------------------------------
     def handle(
@@ -102,8 +141,10 @@ class Emulator:
             if lost is not None:  # the write stands; its answer never reaches the client
                 raise lost
             response = wire.ok(result, rid)
-            # the emulated clock, for clients that read the account's own time
-            response.headers[CLOCK_HEADER] = str(round(now * 1000))
+            # the emulated clock where AWS puts its own: the HTTP Date header
+            response.headers["Date"] = formatdate(now, usegmt=True)
+            if self.variant != STRICT:  # and to the millisecond, for clients that read it
+                response.headers[CLOCK_HEADER] = str(round(now * 1000))
             return response
         except ServiceError as exc:
             return wire.error(exc, rid)
@@ -122,23 +163,27 @@ class Emulator:
         self.router.validate(operation, params)  # botocore's input shape, before any handler
         handler = HANDLERS[operation]
         if operation not in READ_ONLY:
-            return self._write(handler, params)
+            return self._write(handler, params, operation)
+        strict = self.variant == STRICT
         with self.store.transaction(write=False) as tx:
             account_id, region, clock, next_due = tx.account_row()
             now = clock.at(self.wall())
             behind = next_due is not None and next_due < now - EPSILON
-            if not behind:
+            lags = strict and operation in LAGGED and bool(tx.lagging())
+            if not behind and not lags:
                 ctx = Context(tx, now, self._account(account_id, region), self.engines)
-                ctx.status_delay, ctx.strict = self.status_delay, True
+                ctx.status_delay, ctx.strict, ctx.variant = self.status_delay, True, self.variant
                 result = handler(ctx, params)
-        if behind:  # a running clock left events behind: they happen before the read
-            return self._write(handler, params)
+        if behind or lags:  # a running clock left events behind: they happen before the read
+            return self._write(handler, params, operation)
         if next_due is not None and next_due <= now + EPSILON:
             self._write(None, params)  # what is due now happens after the read has seen it
+        if strict:
+            result = strict_answer(operation, result, {})
         return result, now
 
     def _write(
-        self, handler: Handler | None, params: dict[str, Any]
+        self, handler: Handler | None, params: dict[str, Any], operation: str = ""
     ) -> tuple[dict[str, Any], float]:
         result: dict[str, Any] = {}
         failure: ServiceError | None = None
@@ -154,12 +199,31 @@ class Emulator:
                     ctx.queues, ctx.everything = set(), False
                     failure = exc
                 ctx.tx.db.execute("RELEASE handler")
+                if failure is None and self.variant == STRICT:
+                    result = self._lag(ctx, operation, result)
             ctx.strict = False
             ticks.step(ctx, stepped=True)
             now = ctx.now
         if failure is not None:
             raise failure
         return result, now
+
+    @staticmethod
+    def _lag(ctx: Context, operation: str, result: dict[str, Any]) -> dict[str, Any]:
+        """Strict: a creation joins the lagging list; a listing leaves out what lags, and
+        brings each lagging item one read closer to being listed."""
+        if operation in CREATED and result.get(CREATED[operation]):
+            lag = ctx.tx.variant()[1]
+            if lag:
+                lagging = ctx.tx.lagging()
+                lagging[result[CREATED[operation]]] = lag
+                ctx.tx.set_lagging(lagging)
+            return result
+        lagging = ctx.tx.lagging()
+        result = strict_answer(operation, result, lagging)
+        if lagging and operation in LAGGED:
+            ctx.tx.set_lagging(after_read(lagging))
+        return result
 
     @contextlib.contextmanager
     def _writing(self) -> Iterator[Context]:
@@ -173,6 +237,7 @@ class Emulator:
                 ctx = Context(tx, clock.at(self.wall()), account, self.engines, self.status_delay)
                 ctx.strict, ctx.short_of = True, self.faults.short_of
                 ctx.reject_repeated_token = self.faults.spec.reject_repeated_token
+                ctx.variant = self.variant
                 if next_due is not None and next_due < ctx.now - EPSILON:
                     ticks.catch_up(ctx)
                 yield ctx
@@ -182,6 +247,12 @@ class Emulator:
         except BaseException:
             self.engines.clear()
             raise
+
+    @property
+    def account_id(self) -> str:
+        """The emulated account's ID."""
+        with self.store.transaction(write=False) as tx:
+            return tx.account_row()[0]
 
     # -- time ------------------------------------------------------------------------------
     def _account(self, account_id: str, region: str) -> Account:

@@ -26,6 +26,8 @@ def show_reset(reset: StateReset, screen: Screen) -> None:
         screen.line(f"Deleted the emulator state {reset.state}")
     else:
         screen.line(f"No emulator state at {reset.state}; nothing to delete")
+    if reset.variant is not None:
+        screen.line(f"Created a new {reset.variant} emulated account at {reset.state}")
 
 
 def _stamp(seconds: float) -> str:

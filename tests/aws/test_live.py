@@ -9,6 +9,7 @@ than one page read again share by share, each share's list paginated).
 
 from __future__ import annotations
 
+from email.utils import formatdate
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
@@ -29,6 +30,7 @@ ARN = "arn:aws:batch:us-east-1:123456789012"
 QUEUE_ARN = f"{ARN}:job-queue/training"
 P5 = "ml.p5.48xlarge"
 T0 = 1_796_119_200_000  # epoch ms: 2026-12-01T10:00:00Z
+NOW = T0 / 1000 + 7200 + 6 * 3600  # the Date of the snapshot's answer
 STATUSES = ("SUBMITTED", "RUNNABLE", "SCHEDULED", "STARTING", "RUNNING")
 
 
@@ -165,6 +167,8 @@ def expect_reads(stub: Stubber, runnable_pages: int = 2, *, describes: bool = Tr
                 "totalCapacityUsage": [{"capacityUnit": P5, "quantity": 6.0}],
                 "lastUpdatedAt": T0 + 7_200_000,
             },
+            # AWS's clock, six hours after the data last changed
+            "ResponseMetadata": {"HTTPHeaders": {"date": formatdate(NOW, usegmt=True)}},
         },
         {"jobQueue": "training"},
     )
@@ -233,7 +237,8 @@ def test_a_queue_is_read_in_full_through_paginators(reader: LiveReader, stub: St
     listed = queue.job("w1")
     assert listed is not None
     assert not listed.detailed
-    assert queue.read_at == T0 / 1000 + 7200  # the account's clock, from the snapshot
+    # the account's clock: the snapshot answer's Date header, not its lastUpdatedAt (6 h older)
+    assert queue.read_at == NOW
     assert queue.head("nlp") == preempted
 
 
@@ -288,6 +293,7 @@ def test_a_queue_that_does_not_exist_is_not_found(reader: LiveReader, stub: Stub
 
 
 def test_only_quota_managed_queues_are_listed(reader: LiveReader, stub: Stubber) -> None:
+    fifo = {k: v for k, v in queue_item("fifo").items() if k != "schedulingPolicyArn"}
     stub.add_response(
         "describe_job_queues",
         {
@@ -301,8 +307,25 @@ def test_only_quota_managed_queues_are_listed(reader: LiveReader, stub: Stubber)
         {},
     )
     stub.add_response(
-        "describe_job_queues", {"jobQueues": [queue_item("eval")]}, {"nextToken": "t"}
+        "describe_job_queues",
+        {"jobQueues": [queue_item("eval"), queue_item("fair"), fifo]},
+        {"nextToken": "t"},
     )
+    stub.add_response(
+        "describe_scheduling_policies",
+        {
+            "schedulingPolicies": [
+                {"name": n, "arn": f"{ARN}:scheduling-policy/{n}-quota", **policy}
+                for n, policy in (
+                    ("eval", {"quotaSharePolicy": {"idleResourceAssignmentStrategy": "FIFO"}}),
+                    ("fair", {"fairsharePolicy": {"shareDecaySeconds": 0}}),
+                    ("training", {"quotaSharePolicy": {"idleResourceAssignmentStrategy": "FIFO"}}),
+                )
+            ]
+        },
+        {"arns": [f"{ARN}:scheduling-policy/{n}-quota" for n in ("eval", "fair", "training")]},
+    )
+    # a fair-share queue (its policy has no quotaSharePolicy) is never taken for quota-managed
     assert reader.queue_names() == ["eval", "training"]
 
 

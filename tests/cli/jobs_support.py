@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 import boto3
 
-from tests.conftest import TEST_TIMING
+from tests.conftest import TEST_TIMING, emulator_variant
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -156,5 +156,5 @@ def advance_clock(state: Path, seconds: float) -> None:
     """Move the emulated account's clock (``quotactl local advance``, in-process)."""
     from quotactl.emulator import Emulator
 
-    with Emulator(state, timing=TEST_TIMING) as emulator:
+    with Emulator(state, timing=TEST_TIMING, variant=emulator_variant()) as emulator:
         emulator.advance(seconds)

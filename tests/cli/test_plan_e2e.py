@@ -12,7 +12,7 @@ import pytest
 
 from quotactl.aws.session import Target, client
 from quotactl.core.resources.desired import STACK_TAG
-from tests.conftest import TEST_TIMING
+from tests.conftest import TEST_TIMING, emulator_variant
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -288,7 +288,7 @@ def test_plan_names_the_live_jobs_a_change_would_disturb(applied: Path, cli: Cli
     submit("bert-large", 3)
     submit("bert-small", 1)
     submit("survey", 1, share="research")
-    with Emulator(STATE, timing=TEST_TIMING) as emulator:
+    with Emulator(STATE, timing=TEST_TIMING, variant=emulator_variant()) as emulator:
         emulator.advance(60)  # the jobs start
     NLP.write_text(NLP.read_text().replace("{ml.p5.48xlarge: 4}", "{ml.p5.48xlarge: 3}"))
     Path("configs/demo/teams/research.yaml").unlink()

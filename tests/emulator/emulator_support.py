@@ -9,7 +9,7 @@ import sys
 import threading
 from typing import TYPE_CHECKING, Any
 
-from tests.conftest import TEST_TIMING
+from tests.conftest import TEST_TIMING, emulator_variant
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -55,7 +55,7 @@ def inprocess_client(state: Path) -> tuple[Emulator, Any]:
     from quotactl.emulator import Emulator
 
     target = Target("local", state, timing=TEST_TIMING)
-    emulator = Emulator(state, timing=TEST_TIMING)
+    emulator = Emulator(state, timing=TEST_TIMING, variant=emulator_variant())
     session = make_session(target, emulator=emulator)
     return emulator, client(target, session=session, retries={"total_max_attempts": 1})
 

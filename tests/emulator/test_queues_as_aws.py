@@ -1,5 +1,6 @@
 """The emulated account runs job queues as AWS does: queues sharing one service environment,
-one queue per quota-management environment, FIFO order and fair-share refusal."""
+one queue per quota-management environment, FIFO order, and fair-share queues
+accepted and run in submission order."""
 
 from __future__ import annotations
 
@@ -189,12 +190,12 @@ def test_a_fifo_queue_ignores_scheduling_priority(account: Any) -> None:
     assert [j["jobArn"].rsplit("/", 1)[1] for j in front] == [urgent]
 
 
-# -- fair share is refused, never accepted and ignored ---------------------------------------
+# -- fair share: accepted, dispatched in submission order -------------------------------------
 
 
-def test_a_fair_share_policy_is_refused_on_a_service_job_queue(account: Any) -> None:
+def test_a_fair_share_queue_is_accepted_and_dispatches_in_submission_order(account: Any) -> None:
     _, client = account
-    fifo_environment(client, "pool", 4)
+    fifo_environment(client, "pool", 2)
     fair = client.create_scheduling_policy(
         name="fair",
         fairsharePolicy={
@@ -203,18 +204,24 @@ def test_a_fair_share_policy_is_refused_on_a_service_job_queue(account: Any) -> 
             "shareDistribution": [{"shareIdentifier": "A", "weightFactor": 0.5}],
         },
     )["arn"]
-    with pytest.raises(ClientError) as caught:
-        client.create_job_queue(
-            jobQueueName="fs",
-            priority=1,
-            schedulingPolicyArn=fair,
-            serviceEnvironmentOrder=[{"order": 1, "serviceEnvironment": "pool"}],
-            jobQueueType="SAGEMAKER_TRAINING",
-        )
-    error = caught.value.response["Error"]
-    assert error["Code"] == "ClientException"
-    assert "does not schedule fair-share SAGEMAKER_TRAINING job queues" in error["Message"]
-    assert client.describe_job_queues(jobQueues=["fs"])["jobQueues"] == []
+    client.create_job_queue(
+        jobQueueName="fs",
+        priority=1,
+        schedulingPolicyArn=fair,
+        serviceEnvironmentOrder=[{"order": 1, "serviceEnvironment": "pool"}],
+        jobQueueType="SAGEMAKER_TRAINING",
+    )
+    wait_for(lambda: queue_status(client, "fs"), "VALID")
+    # shares and priorities are not modelled: the first two submitted run, whatever they say
+    ids = [
+        submit(client, "j0", "fs", shareIdentifier="B", schedulingPriority=1),
+        submit(client, "j1", "fs", shareIdentifier="A", schedulingPriority=1),
+        submit(client, "j2", "fs", shareIdentifier="A", schedulingPriority=9),
+    ]
+    client.list_service_jobs(jobQueue="fs")  # one request for the pass to be seen
+    assert running(client, ids) == set(ids[:2])
+    with pytest.raises(ClientError, match="shareIdentifier is required"):
+        submit(client, "j3", "fs")
 
 
 def test_a_quota_share_queue_cannot_take_a_fair_share_policy(account: Any) -> None:
@@ -223,7 +230,7 @@ def test_a_quota_share_queue_cannot_take_a_fair_share_policy(account: Any) -> No
     fair = client.create_scheduling_policy(name="fair", fairsharePolicy={})["arn"]
     with pytest.raises(ClientError) as caught:
         client.update_job_queue(jobQueue="qm", schedulingPolicyArn=fair)
-    assert "does not schedule fair-share" in str(caught.value)
+    assert "cannot switch between a quota-share and a fair-share" in str(caught.value)
     queue = client.describe_job_queues(jobQueues=["qm"])["jobQueues"][0]
     assert queue["schedulingPolicyArn"].endswith("/qm-quota")
     assert POLICY  # the quota-share policy stays

@@ -42,6 +42,10 @@ class ApplyOptions:
     poll_max: float = 5.0
     wait_timeout: float = 1800.0
     """Give up on one resource reaching its status after this many seconds."""
+    unseen_grace: float = 60.0
+    """How long a resource just created may be missing from the reads before it counts as
+    gone: AWS's Describe and List calls are eventually consistent, so a read right after a
+    create may not show it yet."""
 
 
 def apply(
@@ -77,6 +81,8 @@ class _Runner:
         self.programs: dict[str, Program] = {}
         self.calls: dict[futures.Future[object], tuple[str, Call]] = {}
         self.waits: dict[str, tuple[WaitFor, float, str | None]] = {}
+        self.unseen: dict[str, float] = {}
+        """Waits whose resource the reads do not show yet, since when."""
         self.started: dict[str, float] = {}
         self.outcomes: dict[str, ChangeOutcome] = {}
         self.groups: dict[str, list[str]] = {}
@@ -175,6 +181,17 @@ class _Runner:
         now = self.clock.now()
         for key, (wait, deadline, last) in list(self.waits.items()):
             status = statuses.get(wait.ref)
+            if status is None and wait.until != "gone":
+                since = self.unseen.setdefault(key, now)
+                if now - since <= self.options.unseen_grace and now <= deadline:
+                    if last != "not visible yet":
+                        self.waits[key] = (wait, deadline, "not visible yet")
+                        self.hooks.progress(
+                            self.steps[key].address, f"{wait.label} (not visible yet)"
+                        )
+                    continue
+            else:
+                self.unseen.pop(key, None)
             verdict = _judge(wait, status)
             if verdict is True:
                 del self.waits[key]

@@ -8,7 +8,7 @@ from quotactl.core.resources.desired import TIME_LIMIT_REASONS
 from quotactl.core.states import STATES, JobStatus, LifecycleStatus, State
 from quotactl.core.transitions import transition_resource
 from quotactl.emulator.account import request_checks as v
-from quotactl.emulator.account.models import JobQueue, SchedulingPolicy, ServiceEnvironment
+from quotactl.emulator.account.models import JobQueue, ServiceEnvironment
 from quotactl.emulator.errors import ClientException
 from quotactl.emulator.handlers.common import find, require_disabled, require_settled, tag_new
 from quotactl.emulator.handlers.environments import uses_instance_types
@@ -75,16 +75,6 @@ def _check_environment(
         )
 
 
-def _refuse_fair_share(policy: SchedulingPolicy, queue: str) -> None:
-    """Fair-share scheduling of service jobs is not emulated: refused, never ignored."""
-    if policy.fairshare_policy is not None:
-        raise ClientException(
-            f"scheduling policy {policy.name!r} is a fair-share policy; the quotactl emulator "
-            f"does not schedule fair-share SAGEMAKER_TRAINING job queues, so job queue "
-            f"{queue!r} cannot use it: use a quota-share policy, or no scheduling policy (FIFO)"
-        )
-
-
 def _time_limits(params: Params) -> list[dict[str, Any]] | None:
     actions = v.array(params, "jobStateTimeLimitActions")
     if actions is None:
@@ -145,8 +135,6 @@ def create_job_queue(ctx: Context, params: Params) -> dict[str, Any]:
         policy = find_policy(
             ctx, v.required_string(params, "schedulingPolicyArn"), "schedulingPolicyArn"
         )
-    if policy is not None:
-        _refuse_fair_share(policy, name)
     quota_managed = policy is not None and policy.quota_share_policy is not None
     _check_environment(ctx, name, environment, quota_managed=quota_managed)
     limits = _time_limits(params) or []
@@ -190,7 +178,6 @@ def update_job_queue(ctx: Context, params: Params) -> dict[str, Any]:
         policy = find_policy(
             ctx, v.required_string(params, "schedulingPolicyArn"), "schedulingPolicyArn"
         )
-        _refuse_fair_share(policy, queue.name)
         if queue.scheduling_policy_arn is None:
             raise ClientException(
                 f"job queue {queue.name!r} was created without a scheduling policy and cannot "

@@ -128,6 +128,11 @@ def submit_service_job(ctx: Context, params: Params) -> dict[str, Any]:
     if token is not None:
         earlier = ctx.tx.job_by_token(token)
         if earlier is not None:
+            if ctx.variant == "strict":  # the model's text: "the second request is rejected"
+                raise ClientException(
+                    f"clientToken {token!r} was already used: this request is the same as "
+                    f"an earlier one and is rejected"
+                )
             if earlier.request_digest != digest:
                 raise ClientException(
                     f"clientToken {token!r} was already used for a different SubmitServiceJob "

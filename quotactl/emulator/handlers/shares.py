@@ -150,7 +150,11 @@ def list_quota_shares(ctx: Context, params: Params) -> dict[str, Any]:
     page = ctx.tx.records(QuotaShare, parent=queue.name, after=after, limit=limit + 1)
     # Each item with its tags, as the API reference's example shows (botocore's model of the
     # item has no tags, so a stock client drops them; quotactl reads them from the body).
-    out: dict[str, Any] = {"quotaShares": [s.to_api(ctx.tx.tags(s.arn)) for s in page[:limit]]}
+    # The strict variant lists them without (docs/emulator.md).
+    strict = ctx.variant == "strict"
+    out: dict[str, Any] = {
+        "quotaShares": [s.to_api({} if strict else ctx.tx.tags(s.arn)) for s in page[:limit]]
+    }
     if len(page) > limit:
         out["nextToken"] = v.encode_token("ListQuotaShares", page[limit - 1].seq)
     return out

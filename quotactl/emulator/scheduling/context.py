@@ -34,6 +34,7 @@ class Context:
     remodel: set[str] = field(default_factory=set)  # job queues whose settings or shares changed
     everything: bool = False  # the scheduling model of every queue may have changed
     short_of: Callable[[Mapping[str, int]], bool] = _never_short
+    variant: str = "default"  # "strict": the reading least convenient to a client (variant.py)
     """Whether SageMaker has too few of these instances for a start (the ``capacity`` fault)."""
     reject_repeated_token: bool = False
     """A SubmitServiceJob repeating a clientToken is rejected (AWS's model text's reading)."""

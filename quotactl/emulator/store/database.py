@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator
     from pathlib import Path
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 
 
 def _sql_list(values: Iterable[str]) -> str:
@@ -46,7 +46,10 @@ CREATE TABLE account (
     anchor REAL NOT NULL,  -- wall epoch seconds when `clock` was last set
     speed REAL NOT NULL,   -- emulated seconds per wall second (local serve --speed), else 0
     next_due REAL,         -- earliest emulated time at which something changes by itself
-    generation INTEGER NOT NULL DEFAULT 0  -- bumped by every write transaction
+    generation INTEGER NOT NULL DEFAULT 0,  -- bumped by every write transaction
+    variant TEXT NOT NULL DEFAULT 'default',  -- 'default' or 'strict' (docs/emulator.md)
+    list_lag INTEGER NOT NULL DEFAULT 0,  -- strict: listing reads a created thing is hidden for
+    lagging TEXT NOT NULL DEFAULT '{}'  -- strict: ARN -> listing reads it stays hidden for
 );
 CREATE TABLE resources (
     seq INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -111,6 +114,13 @@ CREATE INDEX jobs_by_share ON jobs (queue_ref, share, status, seq)
 """
 """Schema 2 -> 3: listings read a stored summary (a row without one is summarised from its
 document) and page a share's jobs by index."""
+
+_TO_VERSION_4 = """
+ALTER TABLE account ADD COLUMN variant TEXT NOT NULL DEFAULT 'default';
+ALTER TABLE account ADD COLUMN list_lag INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE account ADD COLUMN lagging TEXT NOT NULL DEFAULT '{}'
+"""
+"""Schema 3 -> 4: the emulator's variant (default or strict) and the strict listings' lag."""
 
 __all__ = ["Clock", "Store", "Tx"]
 
@@ -244,12 +254,12 @@ class Store:
                 if statement.strip():
                     db.execute(statement)
             db.execute(
-                "INSERT INTO account VALUES (1, ?, ?, ?, ?, 0, NULL, 0)",
+                "INSERT INTO account VALUES (1, ?, ?, ?, ?, 0, NULL, 0, 'default', 0, '{}')",
                 (account_id, region, wall, wall),
             )
             db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
         elif version < SCHEMA_VERSION:
-            steps = {1: _TO_VERSION_2, 2: _TO_VERSION_3}
+            steps = {1: _TO_VERSION_2, 2: _TO_VERSION_3, 3: _TO_VERSION_4}
             for step in range(version, SCHEMA_VERSION):
                 for statement in steps[step].split(";"):
                     if statement.strip():

@@ -51,6 +51,25 @@ class Tx(JobRows):
         ).fetchone()
         return row[0], row[1], Clock(row[2], row[3], row[4]), row[5]
 
+    def variant(self) -> tuple[str, int]:
+        """The emulator's variant and, for ``strict``, how many listing reads a created
+        resource or submitted job stays out of listings."""
+        row = self.db.execute("SELECT variant, list_lag FROM account").fetchone()
+        return str(row[0]), int(row[1])
+
+    def set_variant(self, variant: str, list_lag: int) -> None:
+        self.db.execute("UPDATE account SET variant = ?, list_lag = ?", (variant, list_lag))
+
+    def lagging(self) -> dict[str, int]:
+        """ARN -> how many more listing reads leave it out (strict only)."""
+        found: dict[str, int] = json.loads(
+            self.db.execute("SELECT lagging FROM account").fetchone()[0]
+        )
+        return found
+
+    def set_lagging(self, lagging: dict[str, int]) -> None:
+        self.db.execute("UPDATE account SET lagging = ?", (json.dumps(lagging),))
+
     def generation(self) -> int:
         return int(self.db.execute("SELECT generation FROM account").fetchone()[0])
 

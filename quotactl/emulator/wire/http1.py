@@ -222,7 +222,9 @@ def response_bytes(
 ) -> bytes:
     """Status line, headers and body in one buffer."""
     phrase = HTTPStatus(status).phrase if status in HTTPStatus._value2member_map_ else ""
-    lines = [f"HTTP/1.1 {status} {phrase}", f"Date: {formatdate(usegmt=True)}"]
+    lines = [f"HTTP/1.1 {status} {phrase}"]
+    if "Date" not in headers:  # the emulator's answers carry its emulated clock there
+        lines.append(f"Date: {formatdate(usegmt=True)}")
     lines += [f"{key}: {value}" for key, value in headers.items()]
     lines.append(f"Content-Length: {len(body)}")
     if not keep_alive:

@@ -1,0 +1,94 @@
+"""The strict variant: at every choice where AWS is silent, the reading least convenient to a
+client (docs/emulator.md, "Where AWS is silent: the emulator's choices", has the table).
+
+It changes only what the API returns and when, never the scheduling engine:
+
+- no ``tags`` in ListQuotaShares' items (``handlers/shares.py``);
+- no emulated-clock header, only ``Date`` (``service.py``);
+- GetJobQueueSnapshot's ``lastUpdatedAt`` as old as the data (``handlers/snapshot.py``);
+- a repeated clientToken is a ClientException (``handlers/service_jobs.py``);
+- a created resource or submitted job stays out of listings for ``list_lag`` listing reads
+  (stored in the state file, so deterministic across processes) (here);
+- SubmitServiceJob limited to 5 a second (``faults.py``'s ``submit_tps``);
+- no job-level ``startedAt`` on a job that has not started its current attempt (here).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from quotactl.emulator.wire import rest_json as wire
+
+DEFAULT = "default"
+STRICT = "strict"
+VARIANTS = (DEFAULT, STRICT)
+STRICT_LIST_LAG = 2
+"""Listing reads a created resource or submitted job is left out of, under strict."""
+STRICT_SUBMIT_TPS = 5.0
+"""AWS's SubmitServiceJob limit, on under strict."""
+
+LAGGED = {
+    "DescribeServiceEnvironments": ("serviceEnvironments", "serviceEnvironmentArn"),
+    "DescribeJobQueues": ("jobQueues", "jobQueueArn"),
+    "DescribeSchedulingPolicies": ("schedulingPolicies", "arn"),
+    "ListSchedulingPolicies": ("schedulingPolicies", "arn"),
+    "ListQuotaShares": ("quotaShares", "quotaShareArn"),
+    "ListServiceJobs": ("jobSummaryList", "jobArn"),
+}
+"""The listings that lag creations: operation -> (list member, the item's ARN member)."""
+
+CREATED = {
+    "CreateServiceEnvironment": "serviceEnvironmentArn",
+    "CreateJobQueue": "jobQueueArn",
+    "CreateSchedulingPolicy": "arn",
+    "CreateQuotaShare": "quotaShareArn",
+    "SubmitServiceJob": "jobArn",
+}
+"""The writes whose result a strict listing shows only after ``list_lag`` reads."""
+
+NOT_STARTED = frozenset({"SUBMITTED", "RUNNABLE", "SCHEDULED"})
+
+
+def check(variant: str) -> str:
+    if variant not in VARIANTS:
+        raise ValueError(f"unknown emulator variant {variant!r}: expected one of {VARIANTS}")
+    return variant
+
+
+def _item(value: Any) -> dict[str, Any]:
+    return json.loads(value) if isinstance(value, str) else dict(value)
+
+
+def _unstarted(item: dict[str, Any]) -> dict[str, Any]:
+    if item.get("status") in NOT_STARTED:
+        item.pop("startedAt", None)
+    return item
+
+
+def strict_answer(
+    operation: str, result: dict[str, Any], lagging: dict[str, int]
+) -> dict[str, Any]:
+    """``result`` as the strict variant answers it: listings without what still lags, jobs
+    without a ``startedAt`` before their current attempt starts."""
+    if operation == "DescribeServiceJob":
+        return _unstarted(dict(result))
+    if operation not in LAGGED:
+        return result
+    member, arn = LAGGED[operation]
+    items = result.get(member)
+    if items is None:
+        return result
+    kept = [item for item in map(_item, items) if item.get(arn) not in lagging]
+    if operation == "ListServiceJobs":
+        kept = [_unstarted(item) for item in kept]
+    out = dict(result)
+    out[member] = wire.StoredJSON(json.dumps(i, separators=(",", ":")) for i in kept)
+    if not isinstance(items, wire.StoredJSON):
+        out[member] = kept
+    return out
+
+
+def after_read(lagging: dict[str, int]) -> dict[str, int]:
+    """One listing read has been answered: each lagging item is one read closer."""
+    return {arn: left - 1 for arn, left in lagging.items() if left > 1}
