@@ -99,7 +99,9 @@ def test_misconfigured_job_is_reported_stuck_and_blocks_its_share() -> None:
 def test_a_queue_runnable_timeout_terminates_a_misconfigured_job_and_frees_its_share() -> None:
     """As the emulator does: the misconfigured job is terminated an hour after it was
     submitted, and the job behind it runs."""
-    queue = replace(QUEUE, time_limits=(("MISCONFIGURATION:QUOTA_MANAGEMENT_LIMIT_EXCEEDED", 3600),))
+    queue = replace(
+        QUEUE, time_limits=(("MISCONFIGURATION:QUOTA_MANAGEMENT_LIMIT_EXCEEDED", 3600),)
+    )
     text = TRACE.splitlines()[0] + "\n0,b,ml.g5.12xlarge,3,60\n5,b,ml.g5.12xlarge,1,60\n"
     beta = run([queue], text).shares[1]
     assert (beta.submitted, beta.finished, beta.terminated, beta.stuck) == (2, 1, 1, 0)

@@ -204,9 +204,7 @@ MISCONFIGURED_KINDS = (  # asking for more than the share could ever hold
     ("research", P5, 3),  # research LENDs: 3 p5 is over its limit of 2
     ("ranking", G5, 9),
 )
-row_or_misconfigured_st = st.one_of(
-    row_st, st.sampled_from(MISCONFIGURED_KINDS).flatmap(_row)
-)
+row_or_misconfigured_st = st.one_of(row_st, st.sampled_from(MISCONFIGURED_KINDS).flatmap(_row))
 # research's 3-instance job can never run; its next job waits for the queue's runnable
 # timeout (an hour), then runs; nlp's is untouched
 BLOCKED: list[Drawn] = [

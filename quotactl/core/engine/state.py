@@ -12,6 +12,7 @@ they record transitions).
 from __future__ import annotations
 
 from heapq import heappop, heappush
+from typing import TYPE_CHECKING
 
 from quotactl.core.engine.capacity import NO_CAP, Capacity
 from quotactl.core.engine.model import (
@@ -23,9 +24,11 @@ from quotactl.core.engine.model import (
 )
 from quotactl.core.engine.order import RANK
 from quotactl.core.engine.runnable import RunnableQueue
-from quotactl.core.engine.timeouts import Limits
 from quotactl.core.states import JobStatus
 from quotactl.errors import NotFoundError
+
+if TYPE_CHECKING:
+    from quotactl.core.engine.timeouts import Limits
 
 _SCHEDULED = JobStatus.SCHEDULED
 _STARTING = JobStatus.STARTING

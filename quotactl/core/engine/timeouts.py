@@ -18,9 +18,9 @@ Limits = tuple[tuple[str, float], ...]
 """Per statusReason prefix, the seconds a RUNNABLE job may keep it (``QueueModel.time_limits``)."""
 
 
-def deadline(reason: str | None, since: float, limits: Sequence[tuple[str, float]]) -> (
-    tuple[float, str] | None
-):
+def deadline(
+    reason: str | None, since: float, limits: Sequence[tuple[str, float]]
+) -> tuple[float, str] | None:
     """When a RUNNABLE job with ``reason`` since ``since`` is terminated, and the action's
     reason; None if no action applies."""
     if not reason:

@@ -6,8 +6,9 @@ submitted = finished + failed + terminated + stuck. Every job counts in the wait
 submit): a job that never started (stuck, or terminated before it ran) has an infinite wait,
 sorted last for the nearest-rank p50 and p95, which are ``inf`` (``never``) when they fall on
 one; the mean is over the jobs that started, with their count, and ``judged_mean`` (what rules
-and objectives read) is infinite when any job never started. Instance-hours on own capacity, on borrowed capacity and lent to others;
-preemptions and the instance-hours of work they discarded (a preempted attempt starts over).
+and objectives read) is infinite when any job never started. Instance-hours on own capacity,
+on borrowed capacity and lent to others; preemptions and the instance-hours of work they
+discarded (a preempted attempt starts over).
 Per queue: utilisation of claimed capacity over the trace window (from 0 to the last
 submission): instance-hours used in the window over ``sum_t min(environment capacity, sum of
 share limits) x window``. The window, not the makespan: a backlog draining after the last
