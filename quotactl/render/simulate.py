@@ -186,7 +186,7 @@ def wait_table(shares: list[ShareResult]) -> Table:
     table = titled_table("Jobs and waits (first start - submit)")
     table.add_column("share", overflow="fold")
     table.add_column("sharing", no_wrap=True)
-    for header in ("jobs done", "terminated", "never started", "wait mean", "p50", "p95", "max"):
+    for header in ("jobs done", "not run", "wait mean", "p50", "p95", "max"):
         table.add_column(header, justify="right", no_wrap=True)
     for s in shares:
         waits = _waits(s.wait)
@@ -194,14 +194,12 @@ def wait_table(shares: list[ShareResult]) -> Table:
             s.share,
             STRATEGIES.get(s.strategy, s.strategy),
             f"{s.finished:,}",
-            f"{s.terminated:,}",
-            f"{s.never_started:,}",
+            f"{s.not_run:,}",
             *waits,
         )
     table.caption = Text(
-        "every job counts: one that never started (terminated by the queue's runnable timeout,"
-        " or still waiting at the end) waits forever, shown as never; the mean is over the"
-        " jobs that started",
+        "not run: never started (terminated by the queue's runnable timeout, or still waiting"
+        " at the end); such a job waits forever (never); the mean is over the jobs that started",
         style="dim",
     )
     table.caption_justify = "left"
