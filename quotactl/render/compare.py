@@ -289,10 +289,7 @@ def _wait(result: ShareResult, which: str) -> str:
         return DASH
     if which == "p95":
         return wait_text(wait.p95)
-    if wait.mean is None:
-        return "never"
-    started = f" ({wait.started:,} started)" if wait.never_started else ""
-    return human_duration(wait.mean) + started
+    return "never" if wait.mean is None else human_duration(wait.mean)
 
 
 def _percent(value: float | None) -> str:

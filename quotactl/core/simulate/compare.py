@@ -158,8 +158,8 @@ def _jobs(old: ShareResult, new: ShareResult) -> tuple[ShareVerdict, str] | None
     if lost:
         return ShareVerdict.LOSES, (
             f"{lost:,} of its {new.submitted:,} jobs no longer run: finished"
-            f" {old.finished:,} \u2192 {new.finished:,}, never started"
-            f" {old.not_run:,} \u2192 {new.not_run:,}"
+            f" {old.finished:,} \u2192 {new.finished:,}, never started (terminated or still"
+            f" waiting) {old.not_run:,} \u2192 {new.not_run:,}"
         )
     more = max(new.finished - old.finished, old.not_run - new.not_run)
     if more > 0:
