@@ -91,7 +91,14 @@ class Comparison:
         return max(r.result.jobs + sum(r.skipped.values()) for r in (self.before, self.after))
 
     def by_outcome(self, outcome: ShareVerdict) -> tuple[ShareChange, ...]:
-        return tuple(s for s in self.shares if s.outcome is outcome)
+        """The shares with ``outcome``; of the losers, those that no longer run some of their
+        jobs first."""
+        found = [s for s in self.shares if s.outcome is outcome]
+        if outcome is ShareVerdict.LOSES:
+            found.sort(
+                key=lambda s: not (s.before and s.after and no_longer_run(s.before, s.after))
+            )
+        return tuple(found)
 
 
 def compare(before: Replay, after: Replay) -> Comparison:
