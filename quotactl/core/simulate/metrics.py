@@ -169,7 +169,7 @@ def summarise(run: RunTotals) -> SimulationResult:
             ordered = sorted(raw.waits)
             shares.append(_share_result(queue.name, raw, ordered))
             if run.timeline is not None:
-                histograms.append(wait_histogram(ordered))
+                histograms.append(wait_histogram(ordered, raw.never_started + raw.terminated))
     timeline = run.timeline
     if timeline is not None:
         waits = zip(timeline.shares, histograms, strict=True)
