@@ -233,8 +233,6 @@ def _waits(wait: WaitStats | None) -> tuple[str, str, str, str]:
     if wait is None:
         return (DASH, DASH, DASH, DASH)
     mean = DASH if wait.mean is None else human_duration(wait.mean)
-    if wait.never_started and wait.mean is not None:
-        mean += f" ({wait.started:,} started)"
     return (mean, wait_text(wait.p50), wait_text(wait.p95), wait_text(wait.max))
 
 
@@ -250,6 +248,14 @@ def wait_json(seconds: float | None) -> float | None:
 
 def _stuck_notes(console: Console, shares: list[ShareResult]) -> None:
     for s in shares:
+        if s.wait is not None and s.wait.never_started and s.wait.mean is not None:
+            console.print(
+                Text(
+                    f"  {s.share}: wait mean over the {s.wait.started:,} jobs that started;"
+                    f" {_plural(s.wait.never_started, 'job')} never did",
+                    style="yellow",
+                )
+            )
         if s.terminated:
             console.print(
                 Text(
