@@ -16,11 +16,15 @@ the ``verdict`` and ``comparison`` filled in. COMPARISON, format version 1::
                   "outcome": "gains" | "loses" | "unchanged" | "added" | "removed",
                   "reason": null | "p95 wait 2.0 h → 10 min",
                   "jobs_not_replayed": 0,      # rows of an added/removed share one side lacks
-                  "jobs_finished": PAIR, "wait_mean_seconds": PAIR, "wait_p95_seconds": PAIR,
+                  "jobs_finished": PAIR, "jobs_never_started": PAIR, "jobs_terminated": PAIR,
+                  "wait_mean_seconds": PAIR, "wait_p95_seconds": PAIR,
                   "preemptions": PAIR, "work_lost_instance_hours": PAIR,
                   "borrowed_instance_hours": PAIR, "lent_instance_hours": PAIR}]
     }
-    PAIR = {"before": number | null, "after": number | null}   # null: absent, or no job started
+    PAIR = {"before": number | null, "after": number | null}   # null: absent, or never
+
+A wait is null where it falls on a job that never started (its wait is infinite: ``never`` in
+text); ``jobs_never_started`` and ``jobs_terminated`` say how many such jobs each side has.
 
 Rounding as in the simulation document.
 """
@@ -28,6 +32,7 @@ Rounding as in the simulation document.
 from __future__ import annotations
 
 import json
+import math
 from typing import TYPE_CHECKING
 
 from rich.text import Text
@@ -48,6 +53,7 @@ from quotactl.render.simulate import (
     ratio,
     run_json,
     titled_table,
+    wait_text,
 )
 from quotactl.render.symbols import ARROW, DASH, TIMES
 from quotactl.render.views import Screen, view
@@ -135,8 +141,10 @@ def comparison_document(
 _LISTED = (ShareVerdict.GAINS, ShareVerdict.LOSES, ShareVerdict.ADDED, ShareVerdict.REMOVED)
 _FIGURES: tuple[tuple[str, Callable[[ShareResult], float | None], int], ...] = (
     ("jobs_finished", lambda r: r.finished, 0),
-    ("wait_mean_seconds", lambda r: r.wait.mean if r.wait else None, 1),
-    ("wait_p95_seconds", lambda r: r.wait.p95 if r.wait else None, 1),
+    ("jobs_never_started", lambda r: r.never_started, 0),
+    ("jobs_terminated", lambda r: r.terminated, 0),
+    ("wait_mean_seconds", lambda r: _finite(r.wait.mean) if r.wait else None, 1),
+    ("wait_p95_seconds", lambda r: _finite(r.wait.p95) if r.wait else None, 1),
     ("preemptions", lambda r: r.preemptions, 0),
     ("work_lost_instance_hours", lambda r: r.preempted_hours, 3),
     ("borrowed_instance_hours", lambda r: r.borrowed_hours, 3),
@@ -159,6 +167,11 @@ def _share_json(s: ShareChange) -> dict[str, object]:
             "after": _rounded(figure(s.after), digits) if s.after else None,
         }
     return document
+
+
+def _finite(value: float | None) -> float | None:
+    """A wait in JSON: null for a job that never started (``wait_p95_never`` says so)."""
+    return None if value is None or math.isinf(value) else value
 
 
 def _rounded(value: float | None, digits: int) -> float | int | None:
@@ -228,7 +241,7 @@ def wait_table(shares: list[ShareChange]) -> Table:
     table = titled_table(f"Waits (first start - submit), before {ARROW} after")
     table.add_column("share", overflow="fold")
     table.add_column("outcome", no_wrap=True)
-    for header in ("p95 wait", "mean wait", "jobs done"):
+    for header in ("p95 wait", "mean wait", "jobs done", "not run"):
         table.add_column(header, justify="right", no_wrap=True)
     for s in shares:
         table.add_row(
@@ -237,7 +250,15 @@ def wait_table(shares: list[ShareChange]) -> Table:
             _pair(s, lambda r: _wait(r, "p95")),
             _pair(s, lambda r: _wait(r, "mean")),
             _pair(s, lambda r: f"{r.finished:,}"),
+            _pair(s, lambda r: f"{r.not_run:,}"),
         )
+    table.caption = Text(
+        "not run: jobs that never started (terminated by the queue's runnable timeout, or"
+        " still waiting at the end); they wait forever (never), and the mean is over the"
+        " jobs that started",
+        style="dim",
+    )
+    table.caption_justify = "left"
     return table
 
 
@@ -264,9 +285,12 @@ def _pair(s: ShareChange, show: Callable[[ShareResult], str]) -> str:
 
 
 def _wait(result: ShareResult, which: str) -> str:
-    if result.wait is None:
+    wait = result.wait
+    if wait is None:
         return DASH
-    return human_duration(result.wait.p95 if which == "p95" else result.wait.mean)
+    if which == "p95":
+        return wait_text(wait.p95)
+    return "never" if wait.mean is None else human_duration(wait.mean)
 
 
 def _percent(value: float | None) -> str:
@@ -288,9 +312,9 @@ def comparison_markdown(comparison: Comparison, *, trace: str) -> str:
         "",
         f"**Verdict:** {comparison.verdict}",
         "",
-        "| share | outcome | p95 wait | mean wait | preemptions | work lost (inst-h)"
-        " | borrowed (inst-h) | lent (inst-h) |",
-        "|---|---|--:|--:|--:|--:|--:|--:|",
+        "| share | outcome | p95 wait | mean wait | jobs done | not run | preemptions"
+        " | work lost (inst-h) | borrowed (inst-h) | lent (inst-h) |",
+        "|---|---|--:|--:|--:|--:|--:|--:|--:|--:|",
     ]
     for s in comparison.shares[:MARKDOWN_MAX_SHARES]:
         outcome = (
@@ -300,6 +324,8 @@ def comparison_markdown(comparison: Comparison, *, trace: str) -> str:
             f"| `{_name(s)}` | {outcome}"
             f" | {_pair(s, lambda r: _wait(r, 'p95'))}"
             f" | {_pair(s, lambda r: _wait(r, 'mean'))}"
+            f" | {_pair(s, lambda r: f'{r.finished:,}')}"
+            f" | {_pair(s, lambda r: f'{r.not_run:,}')}"
             f" | {_pair(s, lambda r: f'{r.preemptions:,}')}"
             f" | {_pair(s, lambda r: instance_hours(r.preempted_hours))}"
             f" | {_pair(s, lambda r: instance_hours(r.borrowed_hours))}"
@@ -308,7 +334,7 @@ def comparison_markdown(comparison: Comparison, *, trace: str) -> str:
     hidden = len(comparison.shares) - MARKDOWN_MAX_SHARES
     if hidden > 0:
         more = f"… and {hidden} more shares (see `quotactl simulate -o json`)"
-        lines.append(f"| {more} | | | | | | | |")
+        lines.append(f"| {more} | | | | | | | | | |")
     lines.append("")
     for q in comparison.queues:
         old = q.before.utilisation if q.before else None
@@ -328,10 +354,17 @@ def _wait_chart(shares: Sequence[ShareChange]) -> list[str]:
     shown.sort(key=lambda s: shares.index(s))
     before = [_p95(s.before) for s in shown]
     after = [_p95(s.after) for s in shown]
+    finite = [v for v in (*before, *after) if not math.isinf(v)]
+    never = ""
+    if len(finite) < len(before) + len(after):  # a never-started job's wait: the top
+        top = max(finite, default=0.0) * 1.25 or 3600.0
+        before = [top if math.isinf(v) else v for v in before]
+        after = [top if math.isinf(v) else v for v in after]
+        never = ", never (a job never started) drawn at the top"
     unit, seconds = wait_unit([*before, *after])
     which = "" if len(shown) == len(waited) else f" ({len(shown)} longest of {len(waited)})"
     chart = xychart(
-        f"p95 wait per share{which}: before (bars), after (line)",
+        f"p95 wait per share{which}: before (bars), after (line){never}",
         [s.share if len({x.queue for x in shown}) == 1 else _name(s) for s in shown],
         f"p95 wait ({unit})",
         [v / seconds for v in before],

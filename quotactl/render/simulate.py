@@ -20,11 +20,20 @@ JSON (``simulate -o json``), format version 1::
       "queues": [{"queue", "claimed": {instance type: instances},
                   "used_instance_hours", "claimed_instance_hours", "utilisation"}],
       "shares": [{"queue", "share", "team", "strategy",
-                  "jobs": {"submitted", "finished", "stuck", "misconfigured"},
-                  "wait_seconds": null | {"started", "mean", "p50", "p95", "max"},
+                  "jobs": {"submitted", "finished", "stuck", "misconfigured",
+                           "failed", "terminated", "never_started"},
+                  "wait_seconds": null | {"started", "mean", "p50", "p95", "max",
+                                          "never_started"},
                   "instance_hours": {"own", "borrowed", "lent"},
                   "preemptions": {"count", "discarded_instance_hours"}}]
     }
+
+Every job counts: submitted = finished + failed + terminated (by the queue's runnable timeout) +
+stuck (not finished when the replay ended; ``never_started`` of them never started). A job that
+never started (stuck or terminated) waits forever: ``wait_seconds.never_started`` counts them,
+they sort last, and a percentile (or ``max``) that falls on one is null (``never`` in text);
+``mean`` is over the ``started`` jobs (null if none). ``wait_seconds`` is null only for a share
+sent no job.
 
 Seconds are rounded to 0.1, instance-hours to 0.001, utilisation to 0.0001. Fields are only
 ever added within a format version.
@@ -33,6 +42,7 @@ ever added within a format version.
 from __future__ import annotations
 
 import json
+import math
 from typing import TYPE_CHECKING
 
 from rich.table import Table
@@ -120,15 +130,16 @@ def simulation_markdown(result: SimulationResult, *, trace: str) -> str:
     name = code_span(trace)
     lines = [f"### quotactl simulate: {name}", "", headline(result, name).plain, ""]
     lines += [
-        "| share | sharing | jobs done | wait mean | p95 | own | borrowed | lent | preemptions |"
-        " lost |",
-        "|---|---|--:|--:|--:|--:|--:|--:|--:|--:|",
+        "| share | sharing | jobs done | terminated | never started | wait mean | p95 | own"
+        " | borrowed | lent | preemptions | lost |",
+        "|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|",
     ]
     for s in result.shares:
         mean, _, p95, _ = _waits(s.wait)
         lines.append(
             f"| `{s.queue}/{s.share}` | {STRATEGIES.get(s.strategy, s.strategy)}"
-            f" | {s.finished:,} | {mean} | {p95} | {instance_hours(s.own_hours)}"
+            f" | {s.finished:,} | {s.terminated:,} | {s.never_started:,} | {mean} | {p95}"
+            f" | {instance_hours(s.own_hours)}"
             f" | {instance_hours(s.borrowed_hours)} | {instance_hours(s.lent_hours)}"
             f" | {s.preemptions:,} | {instance_hours(s.preempted_hours)} |"
         )
@@ -176,11 +187,23 @@ def wait_table(shares: list[ShareResult]) -> Table:
     table = titled_table("Jobs and waits (first start - submit)")
     table.add_column("share", overflow="fold")
     table.add_column("sharing", no_wrap=True)
-    for header in ("jobs done", "wait mean", "p50", "p95", "max"):
+    for header in ("jobs done", "not run", "wait mean", "p50", "p95", "max"):
         table.add_column(header, justify="right", no_wrap=True)
     for s in shares:
         waits = _waits(s.wait)
-        table.add_row(s.share, STRATEGIES.get(s.strategy, s.strategy), f"{s.finished:,}", *waits)
+        table.add_row(
+            s.share,
+            STRATEGIES.get(s.strategy, s.strategy),
+            f"{s.finished:,}",
+            f"{s.not_run:,}",
+            *waits,
+        )
+    table.caption = Text(
+        "not run: never started (terminated by the queue's runnable timeout, or still waiting"
+        " at the end); such a job waits forever (never); the mean is over the jobs that started",
+        style="dim",
+    )
+    table.caption_justify = "left"
     return table
 
 
@@ -210,16 +233,38 @@ def hours_table(shares: list[ShareResult]) -> Table:
 def _waits(wait: WaitStats | None) -> tuple[str, str, str, str]:
     if wait is None:
         return (DASH, DASH, DASH, DASH)
-    return (
-        human_duration(wait.mean),
-        human_duration(wait.p50),
-        human_duration(wait.p95),
-        human_duration(wait.max),
-    )
+    mean = DASH if wait.mean is None else human_duration(wait.mean)
+    return (mean, wait_text(wait.p50), wait_text(wait.p95), wait_text(wait.max))
+
+
+def wait_text(seconds: float) -> str:
+    """A wait as text: ``never`` for a job that never started."""
+    return "never" if math.isinf(seconds) else human_duration(seconds)
+
+
+def wait_json(seconds: float | None) -> float | None:
+    """A wait in JSON: null for a job that never started."""
+    return None if seconds is None or math.isinf(seconds) else round(seconds, 1)
 
 
 def _stuck_notes(console: Console, shares: list[ShareResult]) -> None:
     for s in shares:
+        if s.wait is not None and s.wait.never_started and s.wait.mean is not None:
+            console.print(
+                Text(
+                    f"  {s.share}: wait mean over the {s.wait.started:,} jobs that started;"
+                    f" {_plural(s.wait.never_started, 'job')} never did",
+                    style="yellow",
+                )
+            )
+        if s.terminated:
+            console.print(
+                Text(
+                    f"  {s.share}: {_plural(s.terminated, 'job')} terminated by the queue's"
+                    " runnable timeout without running (they can never run on this share)",
+                    style="yellow",
+                )
+            )
         if not s.stuck:
             continue
         why = (
@@ -262,10 +307,11 @@ def _share(s: ShareResult) -> dict[str, object]:
     if s.wait is not None:
         wait = {
             "started": s.wait.started,
-            "mean": round(s.wait.mean, 1),
-            "p50": round(s.wait.p50, 1),
-            "p95": round(s.wait.p95, 1),
-            "max": round(s.wait.max, 1),
+            "mean": wait_json(s.wait.mean),
+            "p50": wait_json(s.wait.p50),
+            "p95": wait_json(s.wait.p95),
+            "max": wait_json(s.wait.max),
+            "never_started": s.wait.never_started,
         }
     return {
         "queue": s.queue,
@@ -277,6 +323,9 @@ def _share(s: ShareResult) -> dict[str, object]:
             "finished": s.finished,
             "stuck": s.stuck,
             "misconfigured": s.misconfigured,
+            "failed": s.failed,
+            "terminated": s.terminated,
+            "never_started": s.never_started,
         },
         "wait_seconds": wait,
         "instance_hours": {

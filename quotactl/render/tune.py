@@ -10,6 +10,7 @@ Each configuration of the front is shown as its changes to the current configura
       "objective": "worst-p95" | "mean-p95" | "utilisation",
       "seed": 1, "budget": 50, "simulated": 50,
       "refused": 0,                 # candidates a rule refused before simulation
+      "stranded": 0,                # simulated candidates refused: they strand work
       "exhaustive": false,          # every candidate of the space was simulated
       "interrupted": false,         # Ctrl-C ended the search early
       "current": TRIAL,
@@ -21,7 +22,9 @@ Each configuration of the front is shown as its changes to the current configura
     }
     TRIAL = {"candidate": 0, "fingerprint": "…", "objective_value": 5400.0,
              "objective_shown": "1.5 h", "work_lost_instance_hours": 0.0, "preemptions": 0,
-             "violations": []}     # why a trial may not be proposed (rules, the guard)
+             "jobs_not_run": 0,    # the tuned queue's jobs never started or terminated unrun
+             "violations": []}     # why a trial may not be proposed (rules, the guard, work
+                                   # it strands: "strands work: ...")
 
 ``COMPARISON-DOCUMENT`` is ``simulate --compare -o json``'s whole document.
 """
@@ -136,6 +139,7 @@ def tune_json(result: TuneResult, shown: Shown, *, trace: str) -> dict[str, obje
         "budget": result.budget,
         "simulated": len(result.trials),
         "refused": result.refused,
+        "stranded": result.stranded,
         "exhaustive": result.exhaustive,
         "interrupted": result.interrupted,
         "current": _trial_json(result, result.current),
@@ -175,6 +179,7 @@ def _trial_json(result: TuneResult, trial: Trial) -> dict[str, object]:
         "objective_shown": result.objective.shown(score),
         "work_lost_instance_hours": round(trial.work_lost, 3),
         "preemptions": trial.result.preemptions,
+        "jobs_not_run": trial.not_run,
         "violations": list(trial.violations),
     }
 
@@ -278,6 +283,11 @@ def summary(result: TuneResult, trace: str) -> str:
         parts.append("every candidate of the space was tried: this is the exhaustive optimum")
     if result.refused:
         parts.append(f"{result.refused:,} candidates refused by rules before simulation")
+    if result.stranded:
+        parts.append(
+            f"{result.stranded:,} refused because they strand work (a share would run fewer of"
+            " its jobs than today)"
+        )
     if result.interrupted:
         parts.append("interrupted: the best found so far")
     return "; ".join(parts) + "."

@@ -176,9 +176,9 @@ def run_quotactl(trace: Path, kind: str, workload: str) -> dict[str, float]:
 
 
 def _mean_wait_hours(result: SimulationResult) -> float:
-    waits = [s.wait for s in result.shares if s.wait is not None]
+    waits = [s.wait for s in result.shares if s.wait is not None and s.wait.mean is not None]
     started = sum(w.started for w in waits)
-    return sum(w.mean * w.started for w in waits) / max(1, started) / 3600
+    return sum((w.mean or 0.0) * w.started for w in waits) / max(1, started) / 3600
 
 
 def run_simpy(trace: Path, workload: str) -> dict[str, float]:

@@ -83,7 +83,7 @@ def test_single_run_text_report_shows_waits_and_hours(cli: Cli, files: tuple[Pat
     assert f"Simulated 5 jobs from {trace} on queue training" in out
     assert "Queue training: 100% of claimed capacity used (4 \u00d7 ml.g5.12xlarge)" in out
     waits, hours = [line.split() for line in out.splitlines() if line.startswith("alpha")]
-    assert waits == ["alpha", "lend+borrow", "4", "0", "s", "0", "s", "0", "s", "0", "s"]
+    assert waits == ["alpha", "lend+borrow", "4", "0", "0", "s", "0", "s", "0", "s", "0", "s"]
     assert hours == ["alpha", "3.0", "1.5", "0.0", "1", "0.5"]  # own, borrowed, lent, ...
 
 
@@ -218,7 +218,7 @@ def test_single_run_markdown_is_one_table(cli: Cli, files: tuple[Path, Path]) ->
     assert result.exit_code == 0, result.stderr
     assert result.stdout.startswith(f"### quotactl simulate: `{trace}`\n")
     assert (
-        "| `training/alpha` | lend+borrow | 4 | 0 s | 0 s | 3.0 | 1.5 | 0.0 | 1 | 0.5 |"
+        "| `training/alpha` | lend+borrow | 4 | 0 | 0 | 0 s | 0 s | 3.0 | 1.5 | 0.0 | 1 | 0.5 |"
         in result.stdout
     )
     assert "Queue `training`: 100% of claimed capacity used." in result.stdout

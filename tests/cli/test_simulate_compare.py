@@ -93,6 +93,8 @@ def test_json_comparison_has_every_figure_before_and_after(
         "reason": "p95 wait 0 s → 60 min",
         "jobs_not_replayed": 0,
         "jobs_finished": pair(4, 4),
+        "jobs_never_started": pair(0, 0),
+        "jobs_terminated": pair(0, 0),
         "wait_mean_seconds": pair(0.0, 1800.0),
         "wait_p95_seconds": pair(0.0, 3600.0),
         "preemptions": pair(0, 0),

@@ -8,10 +8,12 @@ The small trace below is worked out by hand in ``test_sharing_run_reports_...``:
 from __future__ import annotations
 
 import io
+import math
+from dataclasses import replace
 
 import pytest
 
-from quotactl.core.engine import QueueModel, ShareModel
+from quotactl.core.engine import TIMING, QueueModel, ShareModel
 from quotactl.core.resources.desired import Strategy
 from quotactl.core.simulate import (
     Replay,
@@ -44,6 +46,7 @@ TRACE = """submit_time,share,instance_type,count,duration
 0,a,ml.g5.12xlarge,1,3600
 1800,b,ml.g5.12xlarge,1,3600
 """
+STARTUP = TIMING.scheduled_seconds  # a wait ends when the attempt leaves SCHEDULED
 
 
 def run(queues: list[QueueModel], text: str) -> SimulationResult:
@@ -88,7 +91,27 @@ def test_misconfigured_job_is_reported_stuck_and_blocks_its_share() -> None:
     result = run([QUEUE], text)
     beta = result.shares[1]
     assert (beta.submitted, beta.finished, beta.stuck, beta.misconfigured) == (2, 0, 2, 1)
-    assert beta.wait is None
+    # neither started: both wait forever, and count
+    assert beta.wait is not None
+    assert (beta.wait.started, beta.wait.never_started, beta.wait.p95) == (0, 2, math.inf)
+    assert (beta.never_started, beta.terminated, beta.failed) == (2, 0, 0)
+
+
+def test_a_queue_runnable_timeout_terminates_a_misconfigured_job_and_frees_its_share() -> None:
+    """As the emulator does: the misconfigured job is terminated an hour after it was
+    submitted, and the job behind it runs."""
+    queue = replace(
+        QUEUE, time_limits=(("MISCONFIGURATION:QUOTA_MANAGEMENT_LIMIT_EXCEEDED", 3600),)
+    )
+    text = TRACE.splitlines()[0] + "\n0,b,ml.g5.12xlarge,3,60\n5,b,ml.g5.12xlarge,1,60\n"
+    beta = run([queue], text).shares[1]
+    assert (beta.submitted, beta.finished, beta.terminated, beta.stuck) == (2, 1, 1, 0)
+    assert beta.wait is not None
+    # the second job starts when the first is gone: 3600 - 5 s after its submission
+    assert (beta.wait.started, beta.wait.never_started) == (1, 1)
+    assert beta.wait.mean == pytest.approx(3595 + STARTUP)
+    assert beta.wait.p50 == pytest.approx(3595 + STARTUP)
+    assert beta.wait.p95 == math.inf
 
 
 @pytest.mark.parametrize(

@@ -57,7 +57,7 @@ def test_the_hand_checked_trace_draws_the_borrowing_and_the_reclaim() -> None:
     assert sum(beta.preemptions) == 0
     assert sum(b_usage.lent) / HOUR == beta_lent(result) == 1.5
     assert not any(a_usage.lent)  # LEND_AND_BORROW lends too, but alpha never sat idle
-    assert alpha.waits == (4, 0, 0, 0, 0, 0, 0)
+    assert alpha.waits == (4, 0, 0, 0, 0, 0, 0, 0)  # the last bin: never started
     used = sum(drawn.queues[0].used) / HOUR
     assert used == sum(s.own_hours + s.borrowed_hours for s in result.shares) == 5.5
     assert drawn.end == 7200.0
@@ -76,11 +76,12 @@ def test_a_run_without_recording_has_no_timeline_and_the_same_results() -> None:
 
 def test_the_wait_histogram_puts_each_wait_in_one_bin() -> None:
     waits = sorted([0.0, 60.0, 61.0, 3600.0, 86400.0 * 8, *WAIT_BINS])
-    counts = wait_histogram(waits)
-    assert len(counts) == len(WAIT_BINS) + 1
-    assert sum(counts) == len(waits)
+    counts = wait_histogram(waits, never=2)
+    assert len(counts) == len(WAIT_BINS) + 2
+    assert sum(counts) == len(waits) + 2
     assert counts[0] == 3  # 0 s, 60 s and the edge 60 s: "at most a minute"
-    assert counts[-1] == 1  # eight days
+    assert counts[-2] == 1  # eight days
+    assert counts[-1] == 2  # never started: every job counts
 
 
 jobs = st.lists(
@@ -122,7 +123,8 @@ def test_recorded_series_add_up_to_the_totals(
     assert abs(used - sum(s.own_hours + s.borrowed_hours for s in recorded.shares)) < 1e-6
     for share, result in zip(drawn.shares, recorded.shares, strict=True):
         assert sum(share.preemptions) == result.preemptions
-        assert sum(share.waits) == (result.wait.started if result.wait else 0)
+        started = result.wait.started if result.wait else 0
+        assert sum(share.waits) == started + result.not_run  # every job counts
         lent = sum(sum(u.lent) for u in share.usage) / HOUR
         assert abs(lent - result.lent_hours) < 1e-6
         for usage in share.usage:

@@ -5,8 +5,8 @@ The emulator gets the trace as a client would send it: each job submitted throug
 submit time, with its run time in the `quotactl:duration` tag, the clock moved on between
 submissions as `local advance` does.
 
-The jobs fit their shares: a job that can never run (MISCONFIGURATION) is terminated by the
-demo queue's `runnable_timeout` in the emulator, which `simulate` does not model.
+A job that can never run (MISCONFIGURATION) is terminated by the demo queue's
+`runnable_timeout` in both, an hour after it was submitted, and the jobs behind it run then.
 """
 
 from __future__ import annotations
@@ -48,8 +48,11 @@ def _payload(instance_type: str, count: int) -> str:
     return payload(instance_type, count, max_runtime=86400)
 
 
-def _emulated(state: Path, rows: list[TraceRow]) -> Schedule:
-    """Replay ``rows`` through the emulator; every job's attempts, in trace seconds."""
+def _emulated(
+    state: Path, rows: list[TraceRow], outcomes: dict[str, str] | None = None
+) -> Schedule:
+    """Replay ``rows`` through the emulator; every job's attempts, in trace seconds (and in
+    ``outcomes`` each job's final status, ``TERMINATED`` for one its queue terminated)."""
     desired = api.load([DEMO]).desired
     with quotactl.connect("local", state=state) as account:
         result = api.apply(account, desired, show=lambda plan: None, approve=lambda plan: None)
@@ -85,6 +88,9 @@ def _emulated(state: Path, rows: list[TraceRow]) -> Schedule:
                 (_seconds(a.get("startedAt"), start), _seconds(a.get("stoppedAt"), start))
                 for a in job.get("attempts", [])
             ]
+            if outcomes is not None:
+                terminated = job.get("isTerminated") and job["status"] == "FAILED"
+                outcomes[name] = "TERMINATED" if terminated else job["status"]
         return found
     finally:
         batch.close()
@@ -193,6 +199,54 @@ def test_a_reclaim_is_the_same_preemption_in_both() -> None:
     # chosen when research's job arrives (at 103 s), it stops when its 20 s window ends
     assert emulated["j2"][0][1] == 103.0 + 20.0
     assert emulated == _simulated(rows)
+
+
+MISCONFIGURED_KINDS = (  # asking for more than the share could ever hold
+    ("research", P5, 3),  # research LENDs: 3 p5 is over its limit of 2
+    ("ranking", G5, 9),
+)
+row_or_misconfigured_st = st.one_of(row_st, st.sampled_from(MISCONFIGURED_KINDS).flatmap(_row))
+# research's 3-instance job can never run; its next job waits for the queue's runnable
+# timeout (an hour), then runs; nlp's is untouched
+BLOCKED: list[Drawn] = [
+    (1, ("research", P5), 3, 600, 0),
+    (10, ("research", P5), 1, 600, 0),
+    (10, ("nlp", P5), 1, 600, 0),
+]
+
+
+@settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(row_or_misconfigured_st, min_size=3, max_size=25))
+@example(BLOCKED)
+def test_a_misconfigured_job_is_terminated_by_the_runnable_timeout_in_both(
+    drawn: list[Drawn],
+) -> None:
+    rows = _trace(drawn)
+    outcomes: dict[str, str] = {}
+    with tempfile.TemporaryDirectory() as folder:
+        emulated = _emulated(Path(folder) / "state.db", rows, outcomes)
+    assert {n: a for n, a in emulated.items() if a} == _simulated(rows)
+    queues = queue_models(api.load([DEMO]).desired)
+    totals = simulate(queues, iter(rows), "trace", TIMING)
+    shares = {raw.share.name: raw for per_queue in totals.shares for raw in per_queue}
+    share_of = {row[6]: row[1] for row in rows}
+    for share, raw in shares.items():
+        mine = [outcomes[n] for n, s in share_of.items() if s == share]
+        assert raw.terminated == mine.count("TERMINATED")
+        assert raw.finished == mine.count("SUCCEEDED")
+        assert raw.stuck == 0  # nothing is left waiting: the timeout ends every blocked job
+
+
+def test_a_blocked_share_runs_again_an_hour_after_its_misconfigured_job() -> None:
+    rows = _trace(BLOCKED)
+    outcomes: dict[str, str] = {}
+    with tempfile.TemporaryDirectory() as folder:
+        emulated = _emulated(Path(folder) / "state.db", rows, outcomes)
+    assert outcomes == {"j2": "TERMINATED", "j3": "SUCCEEDED", "j4": "SUCCEEDED"}
+    assert emulated["j2"] == []
+    # j3 (submitted at 11 s) is SCHEDULED when j2 is terminated at 1 + 3600 s, starts 120 s on
+    assert emulated["j3"][0][0] == 1.0 + 3600.0 + 120.0
+    assert {n: a for n, a in emulated.items() if a} == _simulated(rows)
 
 
 def test_a_job_described_right_after_submit_is_still_being_provisioned(tmp_path: Path) -> None:

@@ -25,6 +25,7 @@ from quotactl.core.engine.model import (
     Window,
 )
 from quotactl.core.engine.state import EngineState
+from quotactl.core.engine.timeouts import deadline
 from quotactl.core.states import JobStatus
 from quotactl.core.transitions import transition
 
@@ -36,8 +37,9 @@ _SUCCEEDED = JobStatus.SUCCEEDED
 _FAILED = JobStatus.FAILED
 
 # Timer phases: a phase ends, a run ends; a preemption window ends for a victim (_LEAVE) or
-# for the job it was preempted for (_BEGIN); a termination window ends (_STOP).
-_TO_STARTING, _TO_RUNNING, _DONE, _LEAVE, _BEGIN, _STOP = 0, 1, 2, 3, 4, 5
+# for the job it was preempted for (_BEGIN); a termination window ends (_STOP); a RUNNABLE job's
+# runnable timeout ends (_EXPIRE).
+_TO_STARTING, _TO_RUNNING, _DONE, _LEAVE, _BEGIN, _STOP, _EXPIRE = 0, 1, 2, 3, 4, 5, 6
 _PHASE = {_SCHEDULED: _TO_STARTING, _STARTING: _TO_RUNNING, _RUNNING: _DONE}
 _PREFIX = reasons.PREEMPTION_IN_PROGRESS
 
@@ -360,6 +362,32 @@ class Lifecycle(EngineState):
         if reason != job.status_reason:
             job.status_reason = reason
             self._emit(job, _RUNNABLE, reason)
+            self._arm_time_limit(job)
+
+    def _arm_time_limit(self, job: Job) -> None:
+        """The job's statusReason changed: a timer for its queue's runnable timeout, if one
+        applies to the new reason (any earlier one no longer does)."""
+        limits = self._time_limits[job._s]
+        if limits:
+            job._attempt += 1
+            found = deadline(job.status_reason, self.now, limits)
+            if found is not None:
+                self._timer(found[0], job, _EXPIRE)
+
+    def _expire(self, job: Job) -> None:
+        """The runnable timeout of a queued job ends: it is terminated, FAILED, and its
+        share's next job is looked at."""
+        if job.status is not _RUNNABLE or job._entry is None:
+            return
+        found = deadline(job.status_reason, self.now, self._time_limits[job._s])
+        reason = reasons.time_limit(found[1] if found is not None else "")
+        job._entry = None
+        job._attempt += 1
+        transition(job, _FAILED, reason, self.now)
+        self._forget(job)
+        self._emit(job, _FAILED, reason)
+        self._dirty.add(job._s)
+        self._terminated(job)
 
     def _start_whole(self, s: int, job: Job) -> bool:
         """Start a head job of several instance types if every group fits at once (see
@@ -451,6 +479,8 @@ class Lifecycle(EngineState):
                 if job.run_seconds is not None:
                     self._timer(at + job.run_seconds, job, _DONE)
                 self._emit(job, _RUNNING, None)
+            elif phase == _EXPIRE:
+                self._expire(job)
             else:
                 self._window_end(job, phase)
         if now > self.now:

@@ -48,6 +48,11 @@ class QueueModel:
     shares: tuple[ShareModel, ...]
     environment: str | None = None
     priority: int = 1
+    time_limits: tuple[tuple[str, float], ...] = ()
+    """The queue's runnable timeout (AWS's ``jobStateTimeLimitActions``): per statusReason
+    prefix, the seconds a RUNNABLE job may keep that reason before it is terminated (FAILED,
+    ``reasons.time_limit``). The engine applies it to MISCONFIGURATION reasons, the only ones it
+    decides; the emulator applies the same deadline (``timeouts.deadline``) to the others."""
 
     @classmethod
     def from_desired(cls, desired: DesiredState, queue: str) -> QueueModel:
@@ -69,12 +74,18 @@ class QueueModel:
             for s in desired.shares
             if s.queue == queue
         )
+        timeout = spec.runnable_timeout
         return cls(
             name=queue,
             capacity=dict(env.capacity) if env else {},
             shares=shares,
             environment=spec.environment,
             priority=spec.priority,
+            time_limits=(
+                tuple((reason, float(timeout.seconds)) for reason in timeout.reasons)
+                if timeout is not None
+                else ()
+            ),
         )
 
     def with_strategy(self, strategy: Strategy) -> QueueModel:

@@ -97,6 +97,7 @@ class QueueEngine(Passes):
         elif job.status_reason is not None and job.status_reason.startswith("MISCONFIGURATION"):
             job.status_reason = None  # the config changed: it can run now, if not yet
             self._emit(job, _RUNNABLE, None)
+            self._arm_time_limit(job)
         self._enqueue(job)
 
     def load(self, jobs: Iterable[Job]) -> None:

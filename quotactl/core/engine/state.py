@@ -12,6 +12,7 @@ they record transitions).
 from __future__ import annotations
 
 from heapq import heappop, heappush
+from typing import TYPE_CHECKING
 
 from quotactl.core.engine.capacity import NO_CAP, Capacity
 from quotactl.core.engine.model import (
@@ -25,6 +26,9 @@ from quotactl.core.engine.order import RANK
 from quotactl.core.engine.runnable import RunnableQueue
 from quotactl.core.states import JobStatus
 from quotactl.errors import NotFoundError
+
+if TYPE_CHECKING:
+    from quotactl.core.engine.timeouts import Limits
 
 _SCHEDULED = JobStatus.SCHEDULED
 _STARTING = JobStatus.STARTING
@@ -54,6 +58,7 @@ class EngineState:
         "_seq",
         "_share_index",
         "_stopping",
+        "_time_limits",
         "_timer_seq",
         "_timers",
         "_touched",
@@ -117,6 +122,8 @@ class EngineState:
         # again after every release (such jobs are rare; see ``Job.groups``)
         self._whole: dict[int, Job] = {}
         self._by_id: dict[str, Job] | None = {} if record else None
+        # per share: its queue's runnable timeout (``QueueModel.time_limits``)
+        self._time_limits: list[Limits] = [queue.time_limits] * shares
         self.transitions: list[Transition] | None = [] if record else None
 
     # -- queries --------------------------------------------------------------------------------
@@ -176,6 +183,9 @@ class EngineState:
 
     def _finished(self, job: Job) -> None:
         self._emit(job, JobStatus.SUCCEEDED, None)
+
+    def _terminated(self, job: Job) -> None:
+        """A RUNNABLE job was terminated by its queue's runnable timeout (already recorded)."""
 
     # -- bookkeeping ----------------------------------------------------------------------------
 

@@ -2,12 +2,15 @@
 
 A rule names a share or a team. For a team, each of its shares must be within ``max_wait``
 (a team is as well served as its worst share), while ``max_preemptions`` adds the team's
-shares up (preemptions and work lost are costs, and costs add). A share that was sent jobs
-none of which started fails ``max_wait``; a share sent no jobs passes (nothing waited).
+shares up (preemptions and work lost are costs, and costs add). Every job counts: a job that
+never started (terminated by the queue's runnable timeout, or still waiting when the replay
+ended) waits forever, so a p95 that falls on one is ``never`` and a mean with one is infinite:
+either fails ``max_wait``. A share sent no jobs passes (nothing waited).
 """
 
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING
 
 from quotactl.core.durations import format_duration
@@ -35,19 +38,27 @@ def max_wait(rule: Rule, result: SimulationResult) -> Finding:
             if share.submitted:
                 over.append(f"{where}: none of its {share.submitted} jobs started")
             continue
+        never = share.wait.never_started
         for what, bound, got in (
             ("p95", rule.p95, share.wait.p95),
-            ("mean", rule.mean, share.wait.mean),
+            ("mean", rule.mean, share.wait.judged_mean),
         ):
             if bound is None:
                 continue
-            seen.append(f"{where} {what} {_duration(got)}")
+            shown = _wait(got, never)
+            seen.append(f"{where} {what} {shown}")
             if got > bound:
-                over.append(f"{where} {what} {_duration(got)} > {_duration(bound)}")
+                over.append(f"{where} {what} {shown} > {_duration(bound)}")
     if over:
         return Finding(False, f"{subject} waits too long: {'; '.join(over)}")
     bounds = _bounds(rule)
     return Finding(True, f"{subject} within {bounds}: {'; '.join(seen) or 'no job waited'}")
+
+
+def _wait(seconds: float, never: int) -> str:
+    if math.isinf(seconds):
+        return f"never ({count_of(never, 'job')} never started)"
+    return _duration(seconds)
 
 
 def max_preemptions(rule: Rule, result: SimulationResult) -> Finding:

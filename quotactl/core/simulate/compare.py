@@ -6,10 +6,15 @@ keeps its service, and a verdict line naming who gains and who loses. The RESERV
 (``simulate --baseline reserve``) is the special case whose ``before`` is the same
 configuration with every share RESERVE.
 
-A share **gains** or **loses** by the first of these that differs, in this order: p95 wait,
-mean wait, instance-hours of work lost to preemption, preemptions. Waits differ when they are
-more than ``max(1 s, 1%)`` apart, work lost when more than ``max(0.001, 1%)`` instance-hours.
-A share with no started job has an unbounded wait. A share that takes jobs in only one of the
+Every job counts. A share that finishes fewer jobs, or leaves more jobs never started
+(terminated by the runnable timeout or still waiting at the end), **loses**, whatever the waits
+of the jobs that did start: the verdict names it first, with how many of its jobs no longer
+run. Otherwise a share **gains** or **loses** by the first of these that differs, in this
+order: jobs run, p95 wait, mean wait, instance-hours of work lost to preemption, preemptions.
+Waits differ when they are more than ``max(1 s, 1%)`` apart, work lost when more than
+``max(0.001, 1%)`` instance-hours. A job that never started waits forever: a p95 that falls
+on one is ``never``, and a mean with one is infinite. A utilisation drop that comes with jobs
+no longer run is said to be work not done. A share that takes jobs in only one of the
 configurations (absent, or disabled, in the other) is **added** or **removed**.
 """
 
@@ -86,7 +91,14 @@ class Comparison:
         return max(r.result.jobs + sum(r.skipped.values()) for r in (self.before, self.after))
 
     def by_outcome(self, outcome: ShareVerdict) -> tuple[ShareChange, ...]:
-        return tuple(s for s in self.shares if s.outcome is outcome)
+        """The shares with ``outcome``; of the losers, those that no longer run some of their
+        jobs first."""
+        found = [s for s in self.shares if s.outcome is outcome]
+        if outcome is ShareVerdict.LOSES:
+            found.sort(
+                key=lambda s: not (s.before and s.after and no_longer_run(s.before, s.after))
+            )
+        return tuple(found)
 
 
 def compare(before: Replay, after: Replay) -> Comparison:
@@ -143,11 +155,40 @@ def _share_change(
     return ShareChange(queue, share, team, old, new, outcome, reason)
 
 
+def no_longer_run(old: ShareResult, new: ShareResult) -> int:
+    """How many of the share's jobs no longer run: fewer finished, or more never started."""
+    return max(0, old.finished - new.finished, new.not_run - old.not_run)
+
+
+def _jobs(old: ShareResult, new: ShareResult) -> tuple[ShareVerdict, str] | None:
+    lost = no_longer_run(old, new)
+    if lost:
+        return ShareVerdict.LOSES, (
+            f"{lost:,} of its {new.submitted:,} jobs no longer run: finished"
+            f" {old.finished:,} \u2192 {new.finished:,}, never started (terminated or still"
+            f" waiting) {old.not_run:,} \u2192 {new.not_run:,}"
+        )
+    more = max(new.finished - old.finished, old.not_run - new.not_run)
+    if more > 0:
+        return ShareVerdict.GAINS, (
+            f"{more:,} more of its jobs run: finished {old.finished:,} \u2192 {new.finished:,}"
+        )
+    return None
+
+
 def _judge(old: ShareResult, new: ShareResult) -> tuple[ShareVerdict, str | None]:
+    jobs = _jobs(old, new)
+    if jobs is not None:
+        return jobs
     inf = math.inf
     figures = (
         ("p95 wait", old.wait.p95 if old.wait else inf, new.wait.p95 if new.wait else inf, 1.0),
-        ("mean wait", old.wait.mean if old.wait else inf, new.wait.mean if new.wait else inf, 1.0),
+        (
+            "mean wait",
+            old.wait.judged_mean if old.wait else inf,
+            new.wait.judged_mean if new.wait else inf,
+            1.0,
+        ),
         ("work lost", old.preempted_hours, new.preempted_hours, 0.001),
         ("preemptions", float(old.preemptions), float(new.preemptions), 0.5),
     )
@@ -191,18 +232,35 @@ def _verdict(
 ) -> str:
     several = len({s.queue for s in shares}) > 1
     parts = []
+    # shares that no longer run some of their jobs come first, whatever else changed
+    starved = [
+        s
+        for s in shares
+        if s.outcome is ShareVerdict.LOSES
+        and s.before is not None
+        and s.after is not None
+        and no_longer_run(s.before, s.after)
+    ]
+    for s in starved:
+        parts.append(f"{label(s, several)} LOSES ({s.reason})")
+    not_done = sum(no_longer_run(s.before, s.after) for s in starved if s.before and s.after)
     old, new = before.utilisation, after.utilisation
     if old is not None and new is not None:
         if round(old, 2) == round(new, 2):
             parts.append(f"{subject} keeps utilisation at {new:.0%}")
         else:
             verb = "raises" if new > old else "lowers"
-            parts.append(f"{subject} {verb} utilisation from {old:.0%} to {new:.0%}")
+            why = ""
+            if new < old and not_done:
+                why = f" (work not done: {not_done:,} jobs no longer run)"
+            parts.append(f"{subject} {verb} utilisation from {old:.0%} to {new:.0%}{why}")
     for outcome, verb, nobody in (
         (ShareVerdict.GAINS, "gains", "no share gains"),
         (ShareVerdict.LOSES, "loses", "no share loses"),
     ):
-        moved = [s for s in shares if s.outcome is outcome]
+        moved = [s for s in shares if s.outcome is outcome and s not in starved]
+        if not moved and outcome is ShareVerdict.LOSES and starved:
+            continue
         if not moved:
             parts.append(nobody)
             continue

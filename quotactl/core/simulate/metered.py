@@ -39,6 +39,7 @@ class MeteredEngine(QueueEngine):
         "queues",
         "startup",
         "submitted",
+        "terminated",
         "unstarted",
         "used",
         "waits",
@@ -56,6 +57,9 @@ class MeteredEngine(QueueEngine):
         self.waits = [array("d") for _ in range(shares)]
         self.submitted = [0] * shares
         self.finished = [0] * shares
+        self.terminated = [0] * shares  # by the queue's runnable timeout
+        # each share keeps its own queue's runnable timeout in the merged model
+        self._time_limits = [q.time_limits for q in queues for _ in q.shares]
         self.preemptions = [0] * shares
         self.used = [0.0] * shares  # instance-seconds held by attempts that have ended
         self.discarded = [0.0] * shares  # instance-seconds of preempted attempts
@@ -91,6 +95,9 @@ class MeteredEngine(QueueEngine):
         self.finished[s] += 1
         self.last_finish = self.now
 
+    def _terminated(self, job: Job) -> None:
+        self.terminated[job._s] += 1
+
     def _used_until(self, at: float) -> list[float]:
         """Instance-seconds used per share up to ``at``, running attempts included."""
         used = list(self.used)
@@ -119,10 +126,13 @@ class MeteredEngine(QueueEngine):
         used = self._used_until(end)
         stuck = [0] * cap.S
         misconfigured = [0] * cap.S
+        never = [0] * cap.S
         for job in self.jobs():
             stuck[job._s] += 1
             if (job.status_reason or "").startswith("MISCONFIGURATION"):
                 misconfigured[job._s] += 1
+            if job.first_started_at is None or job._seq in self.unstarted:
+                never[job._s] += 1
         originals = [s for q in self.queues for s in q.shares]
         raw = []
         for s, share in enumerate(originals):
@@ -141,6 +151,8 @@ class MeteredEngine(QueueEngine):
                     lent_seconds=sum(meters.lent[k] for k in ks),
                     preemptions=self.preemptions[s],
                     discarded_seconds=self.discarded[s],
+                    terminated=self.terminated[s],
+                    never_started=never[s],
                 )
             )
         return tuple(

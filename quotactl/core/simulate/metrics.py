@@ -1,8 +1,14 @@
 """What a simulation reports, per share and per queue.
 
-Per share: jobs finished; wait (first start - submit) mean, p50, p95 (nearest rank) over the
-jobs that started; instance-hours on own capacity, on borrowed capacity and lent to others;
-preemptions and the instance-hours of work they discarded (a preempted attempt starts over).
+Per share: jobs submitted, finished, failed, terminated (by the queue's runnable timeout) and
+stuck (not finished when the replay ended; ``never_started`` of them never started), with
+submitted = finished + failed + terminated + stuck. Every job counts in the waits (first start -
+submit): a job that never started (stuck, or terminated before it ran) has an infinite wait,
+sorted last for the nearest-rank p50 and p95, which are ``inf`` (``never``) when they fall on
+one; the mean is over the jobs that started, with their count, and ``judged_mean`` (what rules
+and objectives read) is infinite when any job never started. Instance-hours on own capacity,
+on borrowed capacity and lent to others; preemptions and the instance-hours of work they
+discarded (a preempted attempt starts over).
 Per queue: utilisation of claimed capacity over the trace window (from 0 to the last
 submission): instance-hours used in the window over ``sum_t min(environment capacity, sum of
 share limits) x window``. The window, not the makespan: a backlog draining after the last
@@ -41,6 +47,8 @@ class RawShare:
     lent_seconds: float
     preemptions: int
     discarded_seconds: float
+    terminated: int = 0  # by the queue's runnable timeout, before they started
+    never_started: int = 0  # of the stuck jobs, those that never started
 
 
 @dataclass(frozen=True)
@@ -58,13 +66,23 @@ class RunTotals:
 
 @dataclass(frozen=True)
 class WaitStats:
-    """Seconds from submission to first start, over the jobs that started."""
+    """Seconds from submission to first start, over every job: one that never started waits
+    forever (``math.inf``) and sorts last. ``mean`` is over the ``started`` jobs (None: none
+    did); ``p50``, ``p95`` and ``max`` are ``inf`` when they fall on a never-started job."""
 
     started: int
-    mean: float
+    mean: float | None
     p50: float
     p95: float
     max: float
+    never_started: int = 0
+
+    @property
+    def judged_mean(self) -> float:
+        """The mean as rules and objectives read it: infinite when any job never started."""
+        if self.never_started or self.mean is None:
+            return math.inf
+        return self.mean
 
 
 @dataclass(frozen=True)
@@ -75,14 +93,27 @@ class ShareResult:
     strategy: str
     submitted: int
     finished: int
-    stuck: int  # still queued at the end: never started, or preempted and never restarted
+    stuck: int  # not finished when the replay ended, started or not
     misconfigured: int  # of those, stuck with a MISCONFIGURATION reason
-    wait: WaitStats | None
+    wait: WaitStats | None  # None: the share was sent no job
     own_hours: float
     borrowed_hours: float
     lent_hours: float
     preemptions: int
     preempted_hours: float
+    terminated: int = 0  # ended by the queue's runnable timeout
+    never_started: int = 0  # of the stuck jobs, those that never started
+
+    @property
+    def failed(self) -> int:
+        """Jobs that ended FAILED otherwise (submitted = finished + failed + terminated +
+        stuck)."""
+        return self.submitted - self.finished - self.terminated - self.stuck
+
+    @property
+    def not_run(self) -> int:
+        """Jobs that never started: stuck unstarted or terminated by the runnable timeout."""
+        return self.wait.never_started if self.wait is not None else 0
 
     @property
     def label(self) -> str:
@@ -138,7 +169,7 @@ def summarise(run: RunTotals) -> SimulationResult:
             ordered = sorted(raw.waits)
             shares.append(_share_result(queue.name, raw, ordered))
             if run.timeline is not None:
-                histograms.append(wait_histogram(ordered))
+                histograms.append(wait_histogram(ordered, raw.never_started + raw.terminated))
     timeline = run.timeline
     if timeline is not None:
         waits = zip(timeline.shares, histograms, strict=True)
@@ -158,6 +189,12 @@ def percentile(ordered: Sequence[float], q: float) -> float:
     return ordered[max(0, math.ceil(q * len(ordered)) - 1)]
 
 
+def _rank(ordered: Sequence[float], never: int, q: float) -> float:
+    """Nearest-rank percentile of ``ordered`` followed by ``never`` infinite waits."""
+    i = max(0, math.ceil(q * (len(ordered) + never)) - 1)
+    return ordered[i] if i < len(ordered) else math.inf
+
+
 def _claimed(queue: QueueModel) -> dict[str, int]:
     types = dict.fromkeys([*queue.capacity, *(t for s in queue.shares for t in s.limits)])
     claimed = {}
@@ -168,14 +205,16 @@ def _claimed(queue: QueueModel) -> dict[str, int]:
 
 
 def _share_result(queue: str, raw: RawShare, ordered: Sequence[float]) -> ShareResult:
+    never = raw.never_started + raw.terminated  # jobs that never started wait forever
     wait = None
-    if ordered:
+    if ordered or never:
         wait = WaitStats(
             started=len(ordered),
-            mean=math.fsum(ordered) / len(ordered),
-            p50=percentile(ordered, 0.50),
-            p95=percentile(ordered, 0.95),
-            max=ordered[-1],
+            mean=math.fsum(ordered) / len(ordered) if ordered else None,
+            p50=_rank(ordered, never, 0.50),
+            p95=_rank(ordered, never, 0.95),
+            max=math.inf if never else ordered[-1],
+            never_started=never,
         )
     return ShareResult(
         queue=queue,
@@ -192,4 +231,6 @@ def _share_result(queue: str, raw: RawShare, ordered: Sequence[float]) -> ShareR
         lent_hours=raw.lent_seconds / HOUR,
         preemptions=raw.preemptions,
         preempted_hours=raw.discarded_seconds / HOUR,
+        terminated=raw.terminated,
+        never_started=raw.never_started,
     )

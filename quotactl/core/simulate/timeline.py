@@ -46,7 +46,8 @@ class ShareTimeline:
     share: str
     usage: tuple[UsageSeries, ...]
     preemptions: tuple[int, ...]  # per interval
-    waits: tuple[int, ...] = ()  # jobs per wait bin (``WAIT_BINS``), once the run is summarised
+    # jobs per wait bin (``WAIT_BINS``, then never started), once the run is summarised
+    waits: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -69,8 +70,9 @@ class Timeline:
         return max(0.0, min(self.width, self.end - i * self.width))
 
 
-def wait_histogram(ordered: Sequence[float]) -> tuple[int, ...]:
-    """Jobs per ``WAIT_BINS`` bin, from waits in ascending order."""
+def wait_histogram(ordered: Sequence[float], never: int = 0) -> tuple[int, ...]:
+    """Jobs per ``WAIT_BINS`` bin, from waits in ascending order, then the ``never`` jobs that
+    never started (every job counts: their wait is infinite)."""
     counts = []
     below = 0
     for edge in WAIT_BINS:
@@ -78,6 +80,7 @@ def wait_histogram(ordered: Sequence[float]) -> tuple[int, ...]:
         counts.append(upto - below)
         below = upto
     counts.append(len(ordered) - below)
+    counts.append(never)
     return tuple(counts)
 
 

@@ -7,8 +7,15 @@ never started waits forever):
 - ``mean-p95``: the mean of the shares' p95 waits;
 - ``utilisation``: the queue's utilisation of claimed capacity (maximised).
 
-Every objective is turned into a *score*, lower is better. Ties are broken by less work lost
-to preemption, then fewer preemptions, then the earlier proposal.
+Every objective is turned into a *score*, lower is better. Every job counts, and the order of
+merit is lexicographic: fewer jobs that never ran (never started, or terminated by the
+queue's runnable timeout) first, then the score, so a search where every candidate strands
+something still heads for the one that strands least; ties are broken by less work lost to
+preemption, then fewer preemptions, then the earlier proposal.
+
+tune never strands work: a candidate under which any share of the tuned queue finishes fewer
+jobs than under the current configuration, leaves more of its jobs never run, or has more of
+them misconfigured, is refused (``stranded``), with the reason, like a rule refusal.
 
 The guard: no share's p95 wait may get worse than under the current configuration by more
 than ``max_worse`` percent (default 10), with the one-second floor ``simulate --compare``
@@ -23,6 +30,7 @@ from enum import StrEnum
 from typing import TYPE_CHECKING
 
 from quotactl.core.durations import human_duration
+from quotactl.core.simulate.compare import no_longer_run
 
 if TYPE_CHECKING:
     from quotactl.core.simulate.metrics import ShareResult, SimulationResult
@@ -79,4 +87,36 @@ def worsened(
             f" {human_duration(was)} \u2192 "
             f"{'never' if math.isinf(now) else human_duration(now)}"
         )
+    return found
+
+
+STRANDS = "strands work: "
+"""How a stranding refusal's reason begins (``TuneResult.stranded`` counts them)."""
+
+
+def not_run(result: SimulationResult, queue: str) -> int:
+    """Jobs of the tuned queue that never ran: never started, or terminated before running."""
+    return sum(s.not_run for s in _busy(result, queue))
+
+
+def stranded(before: SimulationResult, after: SimulationResult, queue: str) -> list[str]:
+    """Why ``after`` strands work that ``before`` does: per share of ``queue``, jobs it no
+    longer runs, or jobs it makes misconfigured."""
+    old = {s.share: s for s in _busy(before, queue)}
+    found = []
+    for share in _busy(after, queue):
+        was = old.get(share.share)
+        if was is None:
+            continue
+        lost = no_longer_run(was, share)
+        if lost:
+            found.append(
+                f"{STRANDS}{share.label} no longer runs {lost:,} of its {share.submitted:,}"
+                f" jobs (finished {was.finished:,} \u2192 {share.finished:,})"
+            )
+        elif share.misconfigured > was.misconfigured:
+            found.append(
+                f"{STRANDS}{share.label} has {share.misconfigured - was.misconfigured:,} more"
+                " misconfigured jobs (they can never run)"
+            )
     return found

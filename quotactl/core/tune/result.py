@@ -8,6 +8,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from quotactl.core.tune.objective import STRANDS
+
 if TYPE_CHECKING:
     from collections.abc import Iterable
 
@@ -28,7 +30,10 @@ class Trial:
     result: SimulationResult
     score: float
     violations: tuple[str, ...] = ()
-    """Why the candidate may not be proposed: a rule it breaks, a share it serves worse."""
+    """Why the candidate may not be proposed: a rule it breaks, a share it serves worse, work
+    it strands."""
+    not_run: int = 0
+    """Jobs of the tuned queue that never ran (never started, or terminated unrun)."""
 
     @property
     def feasible(self) -> bool:
@@ -40,9 +45,21 @@ class Trial:
         return self.result.preempted_hours
 
     @property
-    def rank(self) -> tuple[float, float, int, int]:
-        """The order of merit: score, then work lost, then preemptions, then proposal order."""
-        return (self.score, round(self.work_lost, 6), self.result.preemptions, self.index)
+    def stranding(self) -> bool:
+        """Refused because it strands work (a share runs fewer of its jobs)."""
+        return any(v.startswith(STRANDS) for v in self.violations)
+
+    @property
+    def rank(self) -> tuple[int, float, float, int, int]:
+        """The order of merit: jobs never run, then the score, then work lost, then
+        preemptions, then proposal order."""
+        return (
+            self.not_run,
+            self.score,
+            round(self.work_lost, 6),
+            self.result.preemptions,
+            self.index,
+        )
 
 
 @dataclass(frozen=True)
@@ -62,6 +79,11 @@ class TuneResult:
     interrupted: bool
 
     @property
+    def stranded(self) -> int:
+        """Simulated candidates refused because they strand work."""
+        return sum(1 for t in self.trials if t.index > 0 and t.stranding)
+
+    @property
     def front(self) -> tuple[Trial, ...]:
         """The feasible trials no other beats on both the objective and the work lost, best
         first; the current configuration is left out."""
@@ -75,7 +97,7 @@ class TuneResult:
         return tuple(
             t
             for t in self.front
-            if not now.feasible or t.rank[0] < now.rank[0] or t.rank[1] < now.rank[1]
+            if not now.feasible or t.rank[:2] < now.rank[:2] or t.rank[2] < now.rank[2]
         )
 
     @property
@@ -85,7 +107,7 @@ class TuneResult:
         front = self.front
         if not front:
             return None
-        if self.current.feasible and front[0].rank[:3] >= self.current.rank[:3]:
+        if self.current.feasible and front[0].rank[:4] >= self.current.rank[:4]:
             return None
         return front[0]
 

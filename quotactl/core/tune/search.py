@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
 from quotactl.core.simulate.queues import queue_models
-from quotactl.core.tune.objective import Objective, worsened
+from quotactl.core.tune.objective import Objective, not_run, stranded, worsened
 from quotactl.core.tune.result import Trial, TuneResult
 from quotactl.core.tune.space import fingerprint
 
@@ -232,11 +232,13 @@ class _Run:
                 violations = self.constraints.before(desired) + violations
             else:
                 reference = self.trials[0].result
+                violations += tuple(stranded(reference, result, queue))
                 violations += tuple(worsened(reference, result, queue, self.settings.max_worse))
             key = fingerprint(self.space, candidate)
             self.seen.add(key)
+            score = objective.score(result, queue)
             trial = Trial(
-                index, candidate, key, desired, result, objective.score(result, queue), violations
+                index, candidate, key, desired, result, score, violations, not_run(result, queue)
             )
             self.trials.append(trial)
             told.append(trial)
@@ -247,6 +249,6 @@ class _Run:
         return told
 
 
-def _merit(trial: Trial) -> tuple[bool, float, float, int, int]:
+def _merit(trial: Trial) -> tuple[bool, int, float, float, int, int]:
     """Feasible first, then the rank of ``Trial``."""
     return (not trial.feasible, *trial.rank)

@@ -15,7 +15,7 @@ import json
 import secrets
 from typing import TYPE_CHECKING, Any
 
-from quotactl.core.engine import reasons
+from quotactl.core.engine import reasons, timeouts
 from quotactl.core.states import FINAL, HOLDING, JobStatus
 from quotactl.core.transitions import transition
 from quotactl.emulator.account.service_job import Attempt
@@ -203,12 +203,14 @@ def time_limit(job: ServiceJob, queue: JobQueue) -> tuple[float, str] | None:
     """
     if job.status != _RUNNABLE or not job.status_reason:
         return None
-    for action in queue.job_state_time_limit_actions:
-        reason = str(action["reason"])
-        if job.status_reason.startswith(reason):
-            counted = job.capacity_wait if job.status_reason.startswith("CAPACITY:") else 0.0
-            return job.reason_since + float(action["maxTimeSeconds"]) - counted, reason
-    return None
+    limits = [
+        (str(a["reason"]), float(a["maxTimeSeconds"])) for a in queue.job_state_time_limit_actions
+    ]
+    found = timeouts.deadline(job.status_reason, job.reason_since, limits)
+    if found is None:
+        return None
+    counted = job.capacity_wait if job.status_reason.startswith("CAPACITY:") else 0.0
+    return found[0] - counted, found[1]
 
 
 def terminate(ctx: Context, job: ServiceJob, reason: str, *, stopping: bool = False) -> bool:

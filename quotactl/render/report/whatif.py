@@ -26,8 +26,17 @@ if TYPE_CHECKING:
     from quotactl.core.simulate import Comparison, SimulationResult
     from quotactl.core.simulate.timeline import ShareTimeline, Timeline, UsageSeries
 
-WAIT_LABELS = ("≤ 1 min", "1-10 min", "10 min-1 h", "1-6 h", "6 h-1 d", "1-7 d", "> 7 d")
-assert len(WAIT_LABELS) == len(WAIT_BINS) + 1
+WAIT_LABELS = (
+    "≤ 1 min",
+    "1-10 min",
+    "10 min-1 h",
+    "1-6 h",
+    "6 h-1 d",
+    "1-7 d",
+    "> 7 d",
+    "never",  # every job counts: jobs that never started (terminated, or still waiting)
+)
+assert len(WAIT_LABELS) == len(WAIT_BINS) + 2
 MOST_SERIES = 8
 """Lines drawn in a chart of one line per share: the largest seven and the others added up."""
 
@@ -246,9 +255,13 @@ def _waits(queue: str, name: str, present: Sequence[tuple[_Run, ShareTimeline]])
     parts = []
     for s in series:
         total = sum(v or 0 for v in s.values)
+        never = int(s.values[-1] or 0)
         within = sum(v or 0 for v in s.values[:3])
         share_within = f"{within / total:.0%}" if total else "none"
-        parts.append(f"{s.name}: {int(total):,} jobs started, {share_within} within an hour")
+        parts.append(
+            f"{s.name}: {int(total) - never:,} jobs started, {never:,} never did,"
+            f" {share_within} of all within an hour"
+        )
     rows = [
         [label, *(f"{int(s.values[i] or 0):,}" for s in series)]
         for i, label in enumerate(WAIT_LABELS)
