@@ -51,4 +51,3 @@ def test_a_million_generated_jobs_span_well_within_the_limit(cli: Cli) -> None:
     )
     result = cli("-q", "simulate", DEMO, "--trace", "t.csv")
     assert result.exit_code == 0, result.stderr
-
