@@ -39,10 +39,11 @@ def tune_request(
     executor: str | None = None,
     out: Path | None = None,
     report: Path | None = None,
+    overrides: Sequence[str] = (),
 ) -> TuneRequest:
     """``tune``'s options read and checked before the search: a ``usage`` error names a bad
     --objective or --vary, or both --workers and --executor given; an --out that is no
-    directory or a --report that cannot be written is refused now."""
+    directory or cannot be written, or a --report that cannot be written is refused now."""
     from quotactl.core.tune import Knob, Objective, Settings
     from quotactl.core.tune.run import TuneRequest
 
@@ -71,7 +72,15 @@ def tune_request(
 
         check_report_path(report)
     return TuneRequest(
-        settings, queue, knobs, tuple(fixed), workers, executor, out, record=report is not None
+        settings,
+        queue,
+        knobs,
+        tuple(fixed),
+        workers,
+        executor,
+        out,
+        record=report is not None,
+        overrides=tuple(overrides),
     )
 
 
@@ -94,8 +103,12 @@ def tune_and_write(
     from pathlib import Path
 
     from quotactl.api.offline import sorted_notice
+    from quotactl.api.rules import check_overrides
     from quotactl.core.tune.run import Proposal, TuneRun
 
+    check_overrides(request.overrides, rules)
+    if request.out is not None:  # before the search: not the configuration it reads
+        check_tuned_out(request.out, paths or [Path("configs")])
     result = tune(
         desired,
         trace,
@@ -106,6 +119,7 @@ def tune_and_write(
         workers=request.workers,
         executor=request.executor,
         rules=rules,
+        overrides=request.overrides,
         on_trial=on_trial,
         on_unsorted=sorted_notice(notice),
         timing=timing,
@@ -116,7 +130,7 @@ def tune_and_write(
             t,
             tuned_edits(result, t),
             tuned_comparison(result, t, label=label),
-            tuple(tuned_rules(rules, t)),
+            tuple(tuned_rules(rules, t, request.overrides)),
         )
         for t in result.proposals
     )
@@ -143,13 +157,15 @@ def tune(
     workers: int | None = None,
     executor: str | None = None,
     rules: Sequence[Rule] = (),
+    overrides: Sequence[str] = (),
     on_trial: Callable[[Trial, Trial], None] | None = None,
     on_unsorted: Callable[[str], None] | None = None,
     timing: Timing = TIMING,
 ) -> TuneResult:
     """Search ``queue`` of ``desired`` (default: its only queue) for the best configuration on
-    ``trace``; ``fixed`` teams stay as they are, and every soft and hard rule of ``rules`` is a
-    constraint. Ctrl-C ends the search with what it found."""
+    ``trace``; ``fixed`` teams stay as they are, and every soft and hard rule of ``rules``
+    about that queue (or about everything) is a constraint, but for the soft ones named in
+    ``overrides``. Ctrl-C ends the search with what it found."""
     from quotactl.api.executors import executor as executor_for
     from quotactl.core.tune import Knob, RuleConstraints, Space, search
 
@@ -164,7 +180,8 @@ def tune(
     space = Space.of(desired, name, tuple(Knob) if vary is None else vary, fixed)
     rows = read_rows(trace, on_unsorted)
     with executor_for(rows, str(trace), timing, workers=workers, address=executor) as evaluate:
-        return search(desired, space, settings, evaluate, RuleConstraints(rules), on_trial)
+        constraints = RuleConstraints(rules, overrides, desired=desired, queue=name)
+        return search(desired, space, settings, evaluate, constraints, on_trial)
 
 
 def tuned_queue(desired: DesiredState, queue: str | None) -> str:
@@ -210,11 +227,13 @@ def tuned_edits(result: TuneResult, trial: Trial) -> tuple[Edit, ...]:
     return edits(result.space, result.current, trial)
 
 
-def tuned_rules(rules: Sequence[Rule], trial: Trial) -> list[RuleResult]:
+def tuned_rules(
+    rules: Sequence[Rule], trial: Trial, overrides: Sequence[str] = ()
+) -> list[RuleResult]:
     """Every rule's result on ``trial``'s configuration and its simulation."""
     from quotactl.core.tune import RuleConstraints
 
-    return RuleConstraints(rules).judged(trial.desired, trial.result)
+    return RuleConstraints(rules, overrides).judged(trial.desired, trial.result)
 
 
 def tuned_comparison(result: TuneResult, trial: Trial, *, label: str) -> Comparison:
@@ -248,11 +267,15 @@ def tuned_recording(
     return compare(*replays)
 
 
-def check_tuned_out(out: Path) -> None:
-    """Refuse an ``--out`` that is no directory before the search starts."""
-    from quotactl.config.edit import check_out
+def check_tuned_out(out: Path, paths: Sequence[Path] = ()) -> None:
+    """Refuse, before the search starts, an ``--out`` that is no directory, that cannot be
+    written, or that is (or is inside) the configuration read from ``paths`` (if given)."""
+    from quotactl.config.edit import check_out, check_out_apart, check_writable
 
     check_out(out)
+    if paths:
+        check_out_apart(out, paths)
+    check_writable(out)
 
 
 def write_tuned(paths: Sequence[Path], trial: Trial, out: Path) -> WrittenConfig:

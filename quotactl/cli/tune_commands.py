@@ -12,7 +12,7 @@ from typing import Annotated
 
 import typer
 
-from quotactl.cli.options import PathsArgument, ReportOutput, RulesOption
+from quotactl.cli.options import OverrideOption, PathsArgument, ReportOutput, RulesOption
 
 
 def tune(
@@ -106,6 +106,7 @@ def tune(
         ),
     ] = None,
     rules: RulesOption = None,
+    override: OverrideOption = None,
     output: Annotated[
         ReportOutput,
         typer.Option(
@@ -153,6 +154,7 @@ def tune(
         executor=executor,
         out=out,
         report=report,
+        overrides=override or (),
     )
     loaded = load(runtime, paths)
     progress = TuneProgress(runtime.console(stderr=True), budget, objective, live=not runtime.quiet)

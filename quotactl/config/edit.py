@@ -15,6 +15,7 @@ from __future__ import annotations
 import copy
 import io
 import os
+import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -66,6 +67,41 @@ def check_out(out: Path) -> None:
             " nothing was written",
             hint="--out takes a directory: the configuration's files are written into it",
         )
+
+
+def check_out_apart(out: Path, paths: Sequence[Path]) -> None:
+    """``io-error`` if ``out`` is, or is inside, the configuration at ``paths`` (default
+    ``configs``): writing there would overwrite the files read, or add a second copy of
+    every share that the next read of the configuration would find."""
+    root = _common_root(paths)
+    here = Path(os.path.abspath(out)).resolve()
+    if here == root or root in here.parents:
+        raise FileIOError(
+            f"--out {out} is {'the' if here == root else 'inside the'} configuration read"
+            f" ({root}); nothing was searched or written",
+            hint="give --out a directory outside the configuration, such as tuned/",
+        )
+
+
+def check_writable(out: Path) -> None:
+    """``io-error`` unless a directory can be made at ``out`` (missing) or files written in it
+    (a directory): checked by trying, and leaving nothing behind."""
+    here = Path(os.path.abspath(out))
+    base = here
+    while not base.exists() and base != base.parent:
+        base = base.parent
+    try:
+        if base == here:
+            fd, probe = tempfile.mkstemp(prefix=".quotactl-", dir=here)
+            os.close(fd)
+            os.unlink(probe)
+        else:
+            os.rmdir(tempfile.mkdtemp(prefix=".quotactl-", dir=base))
+    except OSError as exc:
+        raise FileIOError(
+            f"--out {out} cannot be written ({exc.strerror or exc}); nothing was searched",
+            hint="give --out a directory you can write, such as tuned/",
+        ) from None
 
 
 def edit_text(text: str, shares: dict[tuple[str, str], ShareSpec]) -> str:

@@ -24,9 +24,11 @@ from quotactl.core.status.report import StatusReport
 from quotactl.render.console import print_trimmed
 from quotactl.render.status_json import iso_time
 from quotactl.render.status_parts import (
+    AMOUNT_PLACES,
     DASH,
     amount,
     borrow_text,
+    displayed,
     legend,
     usage_bar,
 )
@@ -100,7 +102,8 @@ def status_view(console: Console, report: StatusReport) -> RenderableType:
         parts.append(Text("Nothing to show: no quota-managed job queue."))
     for index, queue in enumerate(report.queues):
         # a blank line between queues, none before the first (`status | head -1`)
-        parts += _queue_parts(console, queue, report.at)[0 if index else 1 :]
+        shown = displayed(queue, AMOUNT_PLACES)
+        parts += _queue_parts(console, shown, report.at)[0 if index else 1 :]
     if report.teams:
         teams = _teams_table(report)
         parts += [Text(""), teams if _fits(console, teams) else _team_lines(report)]
@@ -238,19 +241,42 @@ def _cell(column: Column, share: ShareStatus | None, row: CapacityRow) -> str | 
     return column.share(share)
 
 
+UNATTRIBUTED = "(unattributed)"
+"""The lender of borrowing no lender's idle capacity covers."""
+
+
 def _borrowing(console: Console, queue: QueueStatus) -> RenderableType:
     if not queue.borrowing:
         return Text("No share is borrowing.")
     table = _borrowing_table(queue)
+    notes = _unattributed_notes(queue)
     if _fits(console, table):
-        return table
+        return Group(table, *notes)
     return Group(
         Text("Who borrows from whom", style="bold"),
         *(
-            Text(f"  {p.instance_type}: {p.borrower} from {p.lender} {amount(p.instances)}")
+            Text(
+                f"  {p.instance_type}: {p.borrower} from {p.lender or UNATTRIBUTED}"
+                f" {amount(p.instances)}"
+            )
             for p in queue.borrowing
         ),
+        *notes,
     )
+
+
+def _unattributed_notes(queue: QueueStatus) -> list[Text]:
+    """Borrowing attributed to no lender, said as such."""
+    types = sorted({p.instance_type for p in queue.borrowing if p.lender is None})
+    return [
+        Text(
+            f"{amount(queue.unattributed(t))} borrowed {t} attributed to no lender: no lending"
+            " share has that much idle capacity (limits lowered, or a lender turned RESERVE,"
+            " while the capacity was borrowed).",
+            style="dim",
+        )
+        for t in types
+    ]
 
 
 def _borrowing_table(queue: QueueStatus) -> Table:
@@ -265,7 +291,12 @@ def _borrowing_table(queue: QueueStatus) -> Table:
         table.add_column(header, justify="right" if right else "left", no_wrap=True)
     table.add_column("INSTANCES", justify="right", no_wrap=True)
     for pair in queue.borrowing:
-        table.add_row(pair.instance_type, pair.borrower, pair.lender, amount(pair.instances))
+        table.add_row(
+            pair.instance_type,
+            pair.borrower,
+            pair.lender or UNATTRIBUTED,
+            amount(pair.instances),
+        )
     return table
 
 

@@ -14,8 +14,12 @@
                                       "lent"}]}]}
 
 ``lent`` and ``instances`` are shares of pooled capacity: an integer when whole, else a number
-rounded to 2 decimals. ``borrow_limit`` is a percent, -1 for unlimited, null for shares that do
-not borrow. ``sharing`` is AWS's strategy (RESERVE, LEND, LEND_AND_BORROW); ``state`` ENABLED or
+of 2 decimals, rounded by largest remainders so that, per queue and instance type, the shares'
+``lent`` and the unattributed borrowing add up to their ``borrowed``, and each borrower's pairs
+to its ``borrowed``. Borrowing no lender's idle capacity covers (limits lowered, or a lender
+turned RESERVE, while the capacity was borrowed) is a pair with ``"lender": null``.
+``borrow_limit`` is a percent, -1 for unlimited, null for shares that do not borrow.
+``sharing`` is AWS's strategy (RESERVE, LEND, LEND_AND_BORROW); ``state`` ENABLED or
 DISABLED.
 """
 
@@ -28,6 +32,7 @@ from typing import TYPE_CHECKING, Any
 from quotactl.core.outputs import Output
 from quotactl.core.states import State
 from quotactl.core.status.report import StatusReport
+from quotactl.render.status_parts import displayed
 from quotactl.render.views import Screen, view
 
 if TYPE_CHECKING:
@@ -36,6 +41,8 @@ if TYPE_CHECKING:
     from quotactl.core.status.report import QueueStatus, ShareStatus
 
 FORMAT_VERSION = "1"
+NUMBER_PLACES = 2
+"""Decimals of a share of pooled instances in JSON (``number``)."""
 
 
 @view(StatusReport, Output.JSON)
@@ -52,7 +59,7 @@ def status_document(report: StatusReport) -> dict[str, Any]:
     return {
         "format_version": FORMAT_VERSION,
         "at": iso_time(report.at),
-        "queues": [_queue(q) for q in report.queues],
+        "queues": [_queue(displayed(q, NUMBER_PLACES)) for q in report.queues],
         "teams": [
             {
                 "name": team.name,

@@ -1,20 +1,26 @@
-"""The small pieces of the status view: the usage bar, amounts, labels and the legend."""
+"""The small pieces of the status view: the usage bar, amounts, labels, the legend, and the
+figures as displayed (rounded so that they add up)."""
 
 from __future__ import annotations
 
+import math
+from dataclasses import replace
+from fractions import Fraction
 from typing import TYPE_CHECKING
 
 from rich.text import Text
 
 if TYPE_CHECKING:
-    from fractions import Fraction
+    from collections.abc import Sequence
 
-    from quotactl.core.status.report import CapacityRow, ShareStatus
+    from quotactl.core.status.report import CapacityRow, QueueStatus, ShareStatus
 
 BAR_WIDTH = 10
 OWN, BORROWED, IDLE, UNUSED = "\u2588", "\u2593", "\u2591", "\u00b7"  # █ ▓ ░ ·
 STYLES = {OWN: "green", BORROWED: "yellow", IDLE: "cyan", UNUSED: "dim"}
 DASH = "-"  # no value, in the ASCII tables of status
+AMOUNT_PLACES = 1
+"""Decimals of a share of pooled instances in text (``amount``)."""
 
 
 def usage_bar(row: CapacityRow, width: int = BAR_WIDTH) -> Text:
@@ -72,3 +78,67 @@ def borrow_text(share: ShareStatus) -> str:
     if share.borrow_limit is None:
         return DASH
     return "unlimited" if share.borrow_limit < 0 else f"{share.borrow_limit}%"
+
+
+def shown_parts(parts: Sequence[Fraction], places: int) -> list[Fraction]:
+    """``parts`` rounded to ``places`` decimals by largest remainders: what is shown adds up to
+    the shown total (the sum rounded to the same places), where rounding each part alone
+    would not (three thirds shown as 0.3 do not make 1)."""
+    unit = Fraction(1, 10**places)
+    exact = [p / unit for p in parts]
+    floors = [math.floor(x) for x in exact]
+    left = round(sum(exact, Fraction(0))) - sum(floors)
+    # the largest remainders first; equal remainders in the order given
+    order = sorted(range(len(exact)), key=lambda i: (floors[i] - exact[i], i))
+    for i in order[: max(0, left)]:
+        floors[i] += 1
+    return [n * unit for n in floors]
+
+
+def displayed(queue: QueueStatus, places: int) -> QueueStatus:
+    """The queue as shown with ``places`` decimals: per instance type, the lent capacity of the
+    shares and the unattributed borrowing rounded together by largest remainders (they add up
+    to the borrowed capacity), and each borrower's pairs rounded together (they add up to its
+    borrowed capacity), so every shown part adds up to the shown whole."""
+    lent: dict[tuple[str, str], Fraction] = {}
+    for t in {r.instance_type for s in queue.shares for r in s.capacity}:
+        keys = [(s.name, t) for s in queue.shares for r in s.capacity if r.instance_type == t]
+        values = [r.lent for s in queue.shares for r in s.capacity if r.instance_type == t]
+        shown = shown_parts([*values, queue.unattributed(t)], places)
+        lent.update(zip(keys, shown[:-1], strict=True))
+    groups: dict[tuple[str, str], list[int]] = {}
+    for index, pair in enumerate(queue.borrowing):
+        groups.setdefault((pair.instance_type, pair.borrower), []).append(index)
+    instances = [p.instances for p in queue.borrowing]
+    for indexes in groups.values():
+        shown = shown_parts([instances[i] for i in indexes], places)
+        for i, value in zip(indexes, shown, strict=True):
+            instances[i] = value
+    shares = tuple(
+        replace(
+            s,
+            capacity=tuple(replace(r, lent=lent[s.name, r.instance_type]) for r in s.capacity),
+        )
+        for s in queue.shares
+    )
+    return replace(
+        queue,
+        shares=shares,
+        totals=tuple(
+            replace(
+                total,
+                lent=sum(
+                    (
+                        lent[s.name, total.instance_type]
+                        for s in queue.shares
+                        if (s.name, total.instance_type) in lent
+                    ),
+                    Fraction(0),
+                ),
+            )
+            for total in queue.totals
+        ),
+        borrowing=tuple(
+            replace(p, instances=n) for p, n in zip(queue.borrowing, instances, strict=True)
+        ),
+    )

@@ -20,7 +20,8 @@ if TYPE_CHECKING:
     Cli = Callable[..., CliResult]
 
 DEMO = str(REPO_ROOT / "configs" / "demo")
-MAX_SECONDS = 10 * 366 * 86400  # ten years: the largest time a trace may hold
+MAX_SECONDS = 10 * 366 * 86400  # ten years: the longest duration a trace may hold
+MAX_SUBMIT = 100 * 366 * 86400  # a century: the latest submit_time
 SPEC = REPO_ROOT / "configs" / "jobs" / "fine-tune.yaml"
 LIBRARY_WORDS = ("Value error", "Input should", "<=x<=", "is not one of", "Traceback")
 HEADER = "submit_time,share,instance_type,count,duration\n"
@@ -113,10 +114,13 @@ def test_any_bad_output_format_is_said_in_quotactls_words(text: str, cli: Cli) -
     column=st.sampled_from(["submit_time", "duration"]),
     value=st.one_of(
         st.floats(allow_nan=True, allow_infinity=True),
-        st.sampled_from([1e300, MAX_SECONDS + 1.0, float(MAX_SECONDS), 0.0]),
+        st.sampled_from(
+            [1e300, MAX_SECONDS + 1.0, float(MAX_SECONDS), MAX_SUBMIT + 1.0, float(MAX_SUBMIT)]
+        ),
+        st.just(0.0),
     ),
 )
-def test_a_trace_time_beyond_ten_years_is_refused_and_one_within_is_replayed(
+def test_a_trace_time_beyond_its_limit_is_refused_and_one_within_is_replayed(
     column: str, value: float, cli: Cli
 ) -> None:
     row = {"submit_time": "0", "duration": "60"}
@@ -125,13 +129,16 @@ def test_a_trace_time_beyond_ten_years_is_refused_and_one_within_is_replayed(
         HEADER + f"{row['submit_time']},training/nlp,ml.p5.48xlarge,1,{row['duration']}\n"
     )
     result = cli("simulate", DEMO, "--trace", "t.csv")
-    if 0.0 <= value <= MAX_SECONDS:
+    limit, words = (
+        (MAX_SUBMIT, "(a century)") if column == "submit_time" else (MAX_SECONDS, "(ten years)")
+    )
+    if 0.0 <= value <= limit:
         assert result.exit_code == 0, result.stderr
         assert "inf" not in result.stdout
     else:
         assert result.exit_code == 1
         assert f"error[trace-invalid]: t.csv:2: {column} " in result.stderr
-        assert "(ten years)" in result.stderr
+        assert words in result.stderr
 
 
 @pytest.mark.parametrize("form", ["csv", "jsonl"])

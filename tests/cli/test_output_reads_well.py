@@ -66,12 +66,14 @@ def test_an_in_share_preemption_is_said_once_and_names_its_jobs(jobs: Jobs) -> N
             assert "urgent" in line
 
 
-def test_jobs_submitted_together_are_listed_in_submission_order(jobs: Jobs) -> None:
+def test_jobs_submitted_together_are_listed_newest_first(jobs: Jobs) -> None:
+    """One --count submits its jobs back to back: the emulator gives them createdAt 1 ms
+    apart even while its clock stands still, so the newest (sweep-12) is listed first."""
     jobs.submit("b", 1, "--count", "12", "--name", "sweep")
     document = jobs.json("jobs")
-    assert [j["name"] for j in document["jobs"]] == [f"sweep-{i}" for i in range(1, 13)]
+    assert [j["name"] for j in document["jobs"]] == [f"sweep-{i}" for i in range(12, 0, -1)]
     lines = jobs.ok("jobs").stdout.splitlines()[1:13]
-    assert [line.split()[0] for line in lines] == [f"sweep-{i}" for i in range(1, 13)]
+    assert [line.split()[0] for line in lines] == [f"sweep-{i}" for i in range(12, 0, -1)]
 
 
 @pytest.mark.parametrize("command", [["jobs"], ["status"], ["status", "--team", "a"]])

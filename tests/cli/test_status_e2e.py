@@ -81,6 +81,22 @@ class Account:
                 return
         raise AssertionError(f"{share} never became VALID again")
 
+    def reserve(self, share: str) -> None:
+        """Turn ``share`` RESERVE (it stops lending), whatever it lends right now."""
+        arn = next(
+            s["quotaShareArn"]
+            for s in self.batch.list_quota_shares(jobQueue="training")["quotaShares"]
+            if s["quotaShareName"] == share
+        )
+        self.batch.update_quota_share(
+            quotaShareArn=arn, resourceSharingConfiguration={"strategy": "RESERVE"}
+        )
+
+    def text(self) -> str:
+        result = self.cli("--state", str(self.state), "-q", "status")
+        assert result.exit_code == 0, result.stderr
+        return result.stdout
+
     def status(self, *args: str) -> dict[str, Any]:
         result = self.cli("--state", str(self.state), "-q", "status", "-o", "json", *args)
         assert result.exit_code == 0, result.stderr
@@ -102,7 +118,7 @@ def figures(document: dict[str, Any], name: str, instance_type: str) -> tuple[in
     return tuple(row[k] for k in keys)
 
 
-def pairs(document: dict[str, Any]) -> list[tuple[str, str, str, float]]:
+def pairs(document: dict[str, Any]) -> list[tuple[str, str, str | None, float]]:
     (queue,) = document["queues"]
     return [
         (p["instance_type"], p["borrower"], p["lender"], p["instances"]) for p in queue["borrowing"]
@@ -173,6 +189,26 @@ def test_a_borrower_of_two_lenders_is_split_by_their_idle_capacity(account: Acco
     ]
     research_team = {c["instance_type"]: c["lent"] for c in doc["teams"][2]["capacity"]}
     assert research_team == {G5: 0, P5: 1.5}
+
+
+def test_lenders_turned_reserve_leave_the_borrowing_unattributed(account: Account) -> None:
+    """nlp borrows 3 p5 from research and vision; both stop lending while it runs."""
+    account.submit("nlp-a", "nlp", P5, 4)
+    account.submit("nlp-b", "nlp", P5, 3)
+    account.advance("1m")
+    account.reserve("research")
+    doc = account.status()
+    # vision's 2 idle p5 cover 2 of the 3 borrowed; the third is attributed to no lender
+    assert figures(doc, "research", P5)[:6] == (2, 0, 0, 0, 0, 0)
+    assert figures(doc, "vision-experiments", P5)[4:6] == (2, 2)
+    assert pairs(doc) == [(P5, "nlp", "vision-experiments", 2), (P5, "nlp", None, 1)]
+    account.reserve("vision-experiments")
+    doc = account.status()
+    assert figures(doc, "nlp", P5)[3] == 3
+    assert pairs(doc) == [(P5, "nlp", None, 3)]
+    text = account.text()
+    assert "No share is borrowing." not in text
+    assert "3 borrowed ml.p5.48xlarge attributed to no lender" in text
 
 
 def test_unequal_idle_lenders_lend_in_proportion(account: Account) -> None:

@@ -10,8 +10,10 @@ Borrowed capacity is pooled: AWS does not say whose idle instance a borrower hol
 attributed to the lending shares in proportion to their idle capacity (the rule ``simulate``
 meters with), and the "who borrows from whom" pairs split each borrower's ``B`` the same way.
 Lent amounts are exact fractions. Where usage is above the limits because limits were lowered
-and all idle lendable capacity would not cover it, the excess is borrowed from nobody: it is
-in ``borrowed`` but in no ``lent`` and no pair.
+(or a lender turned RESERVE while its capacity was borrowed) and the idle lendable capacity
+does not cover it, the excess is borrowed from nobody: a pair with no lender
+(``unattributed``), so that in every queue and instance type Σ lent + unattributed = Σ
+borrowed, and the pairs of a borrower add up to its ``borrowed``.
 """
 
 from __future__ import annotations
@@ -216,19 +218,26 @@ def attribute(
     """Split the pooled borrowed capacity of one type over the lenders, by idle capacity.
 
     ``figures`` maps a share to its (borrowed, idle). Returns lent per lender and the pairs.
+    A borrower's part that the lenders' idle capacity does not cover is a pair with no lender
+    (unattributed).
     """
     pool = sum(b for b, _ in figures.values())
-    rate = lending_rate(pool, sum(i for _, i in figures.values()))
-    if not rate:
-        return {}, []
-    lent = {n: rate * i for n, (_, i) in figures.items() if i}
-    pairs = [
-        Borrowing(instance_type, borrower, lender, Fraction(b, pool) * rate * i)
-        for borrower, (b, _) in sorted(figures.items())
-        if b
-        for lender, (_, i) in sorted(figures.items())
-        if i
-    ]
+    idle = sum(i for _, i in figures.values())
+    rate = lending_rate(pool, idle)
+    lent = {n: rate * i for n, (_, i) in figures.items() if i and rate}
+    uncovered = Fraction(max(0, pool - idle), pool) if pool else Fraction(0)
+    pairs: list[Borrowing] = []
+    for borrower, (b, _) in sorted(figures.items()):
+        if not b:
+            continue
+        if rate:
+            pairs += [
+                Borrowing(instance_type, borrower, lender, Fraction(b, pool) * rate * i)
+                for lender, (_, i) in sorted(figures.items())
+                if i
+            ]
+        if uncovered:
+            pairs.append(Borrowing(instance_type, borrower, None, b * uncovered))
     return lent, pairs
 
 

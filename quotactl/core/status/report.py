@@ -4,11 +4,10 @@ pairs, queues, teams (computed by ``status.compute``, drawn by ``quotactl.render
 from __future__ import annotations
 
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from fractions import Fraction
-
     from quotactl.core.resources.desired import Strategy
 
 
@@ -51,11 +50,13 @@ class ShareStatus:
 
 @dataclass(frozen=True)
 class Borrowing:
-    """``borrower`` holds ``instances`` of ``instance_type`` attributed to ``lender``."""
+    """``borrower`` holds ``instances`` of ``instance_type`` attributed to ``lender``; with
+    ``lender`` None, borrowing no lender's idle capacity covers (limits lowered, or a lender
+    turned RESERVE, while the capacity was borrowed): unattributed."""
 
     instance_type: str
     borrower: str
-    lender: str
+    lender: str | None
     instances: Fraction
 
 
@@ -68,6 +69,18 @@ class QueueStatus:
     shares: tuple[ShareStatus, ...]
     totals: tuple[CapacityRow, ...]
     borrowing: tuple[Borrowing, ...]
+
+    def unattributed(self, instance_type: str) -> Fraction:
+        """Borrowed instances of ``instance_type`` attributed to no lender: with the lent
+        capacity, they add up to the borrowed capacity."""
+        return sum(
+            (
+                b.instances
+                for b in self.borrowing
+                if b.lender is None and b.instance_type == instance_type
+            ),
+            Fraction(0),
+        )
 
 
 @dataclass(frozen=True)

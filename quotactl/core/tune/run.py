@@ -37,6 +37,8 @@ class TuneRequest:
     executor: str | None = None
     out: Path | None = None
     record: bool = False
+    overrides: tuple[str, ...] = ()
+    """Soft rules accepted as failing (``--override NAME``): they refuse no candidate."""
 
 
 @dataclass(frozen=True)

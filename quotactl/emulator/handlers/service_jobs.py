@@ -163,6 +163,7 @@ def submit_service_job(ctx: Context, params: Params) -> dict[str, Any]:
     except engine_fields.PayloadError:
         capacity = {}  # passed on unvalidated, as AWS does; the job fails when SageMaker sees it
     run_for, max_runtime = engine_fields.runtime_of(payload, tags)
+    created = ctx.submitted_at()
     job_id = new_job_id()
     job = ServiceJob(
         job_id=job_id,
@@ -174,19 +175,19 @@ def submit_service_job(ctx: Context, params: Params) -> dict[str, Any]:
         share_identifier=identifier,
         payload=payload,
         priority=priority,
-        created_at=ctx.now,
+        created_at=created,
         capacity=capacity,
         run_for=run_for,
         max_runtime=max_runtime,
-        status_since=ctx.now,
-        reason_since=ctx.now,
+        status_since=created,
+        reason_since=created,
         retry_strategy=retry,
         preemption_configuration=preemption,
         timeout_config=timeout,
         client_token=token,
         request_digest=digest,
     )
-    ctx.tx.insert_job(job, due_at=ctx.now)
+    ctx.tx.insert_job(job, due_at=created)
     if tags:
         ctx.tx.set_tags(job.arn, tags)
     ctx.settling(job.job_id)

@@ -3,7 +3,7 @@ time, the account and the settings. Built by ``Emulator`` per request; never glo
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -38,6 +38,25 @@ class Context:
     """Whether SageMaker has too few of these instances for a start (the ``capacity`` fault)."""
     reject_repeated_token: bool = False
     """A SubmitServiceJob repeating a clientToken is rejected (AWS's model text's reading)."""
+
+    def move_clock(self, at: float) -> None:
+        """Move the emulated clock forward to ``at`` within this request (a submission that
+        would share its ``createdAt`` with the one before it: see ``submitted_at``)."""
+        if at <= self.now:
+            return
+        clock = self.tx.account_row()[2]
+        self.tx.set_clock(replace(clock, clock=clock.clock + (at - self.now)))
+        self.now = at
+
+    def submitted_at(self) -> float:
+        """The ``createdAt`` of a job submitted now: now, or, when the clock has not moved a
+        millisecond since the last submission (it stands still between ``local advance``s),
+        one millisecond after that one, the clock moved with it. So jobs submitted back to
+        back keep their order, as ``simulate`` keeps the order of equal trace times."""
+        latest = self.tx.latest_created_at()
+        if latest is not None and round(self.now * 1000) <= round(latest * 1000):
+            self.move_clock((round(latest * 1000) + 1) / 1000)
+        return self.now
 
     def due(self, at: float, key: str) -> bool:
         """Whether a step due at emulated time ``at`` for resource/job ``key`` happens now.

@@ -35,6 +35,13 @@ class JobRows:
         ).fetchone()
         return None if row is None else ServiceJob.from_doc(json.loads(row[0]), row[1])
 
+    def latest_created_at(self) -> float | None:
+        """The ``createdAt`` (emulated seconds) of the job submitted last, if any."""
+        row = self.db.execute(
+            "SELECT json_extract(doc, '$.created_at') FROM jobs ORDER BY seq DESC LIMIT 1"
+        ).fetchone()
+        return None if row is None or row[0] is None else float(row[0])
+
     def insert_job(self, job: ServiceJob, due_at: float | None) -> None:
         cur = self.db.execute(
             "INSERT INTO jobs (job_id, queue_ref, share, status, client_token, doc) "
