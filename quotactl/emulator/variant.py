@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from quotactl.core.states import QUEUED, JobStatus
 from quotactl.emulator.wire import rest_json as wire
 
 DEFAULT = "default"
@@ -47,7 +48,7 @@ CREATED = {
 }
 """The writes whose result a strict listing shows only after ``list_lag`` reads."""
 
-NOT_STARTED = frozenset({"SUBMITTED", "RUNNABLE", "SCHEDULED"})
+NOT_STARTED = frozenset({*QUEUED, JobStatus.SCHEDULED})
 
 
 def check(variant: str) -> str:

@@ -274,6 +274,7 @@ def test_iam_policy_grants_status_every_call_it_makes() -> None:
         "ListServiceJobs",
         "ListTagsForResource",
         "DescribeServiceJob",
+        "DescribeSchedulingPolicies",  # which queues are quota-managed: their policy says
     }
     assert {op for op, spec in OPERATIONS.items() if "status" in spec.commands} == made
 

@@ -13,7 +13,7 @@ from dataclasses import replace
 
 import pytest
 
-from quotactl.core.engine import TIMING, QueueModel, ShareModel
+from quotactl.core.engine import QueueModel, ShareModel
 from quotactl.core.resources.desired import Strategy
 from quotactl.core.simulate import (
     Replay,
@@ -46,7 +46,7 @@ TRACE = """submit_time,share,instance_type,count,duration
 0,a,ml.g5.12xlarge,1,3600
 1800,b,ml.g5.12xlarge,1,3600
 """
-STARTUP = TIMING.scheduled_seconds  # a wait ends when the attempt leaves SCHEDULED
+STARTUP = TEST_TIMING.scheduled_seconds  # a wait ends when the attempt leaves SCHEDULED
 
 
 def run(queues: list[QueueModel], text: str) -> SimulationResult:

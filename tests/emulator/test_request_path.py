@@ -172,7 +172,9 @@ def test_a_state_file_of_schema_2_lists_its_jobs_as_before(
     emulator.close()
     db = sqlite3.connect(inproc.state)
     db.executescript(
-        "DROP INDEX jobs_by_share; ALTER TABLE jobs DROP COLUMN summary; PRAGMA user_version = 2"
+        "DROP INDEX jobs_by_share; ALTER TABLE jobs DROP COLUMN summary;"
+        " ALTER TABLE account DROP COLUMN variant; ALTER TABLE account DROP COLUMN list_lag;"
+        " ALTER TABLE account DROP COLUMN lagging; PRAGMA user_version = 2"
     )
     db.close()
     with Emulator(inproc.state, timing=TEST_TIMING) as upgraded:

@@ -34,10 +34,13 @@ Compared proposal/ against main/ on 7 jobs from trace.csv: submissions over 60 m
 
 Queue q: utilisation 100% → 100% (3 <times> ml.p5.48xlarge)
 Waits (first start - submit), before → after
-share  outcome        p95 wait     mean wait  jobs done
-a      gains      60 min → 0 s  20 min → 0 s      3 → 3
-b      unchanged     0 s → 0 s     0 s → 0 s      1 → 1
-c      removed         0 s → ~       0 s → ~      3 → ~
+share  outcome        p95 wait     mean wait  jobs done  not run
+a      gains      60 min → 0 s  20 min → 0 s      3 → 3    0 → 0
+b      unchanged     0 s → 0 s     0 s → 0 s      1 → 1    0 → 0
+c      removed         0 s → ~       0 s → ~      3 → ~    0 → ~
+not run: jobs that never started (terminated by the queue's
+runnable timeout, or still waiting at the end); they wait
+forever (never), and the mean is over the jobs that started
 
 Preemptions and instance-hours, before → after
 share  preemptions  work lost   borrowed       lent
@@ -55,15 +58,18 @@ EXPECTED_MARKDOWN = """\
 
 Replayed 7 jobs from `trace.csv` (submissions over 60 min) on both configurations.
 
-**Verdict:** the change keeps utilisation at 100%; team nlp gains (p95 wait 60 min → 0 s); \
-no share loses; share c is removed (3 of its jobs have nowhere to run); no job is preempted
+**Verdict:** the change keeps utilisation at 100%; team nlp gains (p95 wait 60 min → 0 s); no \
+share loses; share c is removed (3 of its jobs have nowhere to run); no job is preempted
 
-| share | outcome | p95 wait | mean wait | preemptions | work lost (inst-h) | borrowed (inst-h) \
-| lent (inst-h) |
-|---|---|--:|--:|--:|--:|--:|--:|
-| `q/a` | **gains** | 60 min → 0 s | 20 min → 0 s | 0 → 0 | 0.0 → 0.0 | 0.0 → 1.0 | 0.0 → 0.0 |
-| `q/b` | unchanged | 0 s → 0 s | 0 s → 0 s | 0 → 0 | 0.0 → 0.0 | 0.0 → 0.0 | 1.0 → 1.0 |
-| `q/c` | **removed** | 0 s → ~ | 0 s → ~ | 0 → ~ | 0.0 → ~ | 1.0 → ~ | 0.0 → ~ |
+| share | outcome | p95 wait | mean wait | jobs done | not run | preemptions | work lost \
+(inst-h) | borrowed (inst-h) | lent (inst-h) |
+|---|---|--:|--:|--:|--:|--:|--:|--:|--:|
+| `q/a` | **gains** | 60 min → 0 s | 20 min → 0 s | 3 → 3 | 0 → 0 | 0 → 0 | 0.0 → 0.0 | 0.0 → \
+1.0 | 0.0 → 0.0 |
+| `q/b` | unchanged | 0 s → 0 s | 0 s → 0 s | 1 → 1 | 0 → 0 | 0 → 0 | 0.0 → 0.0 | 0.0 → 0.0 | \
+1.0 → 1.0 |
+| `q/c` | **removed** | 0 s → ~ | 0 s → ~ | 3 → ~ | 0 → ~ | 0 → ~ | 0.0 → ~ | 1.0 → ~ | 0.0 → \
+~ |
 
 Queue `q`: utilisation 100% → 100%.
 
