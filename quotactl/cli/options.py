@@ -1,8 +1,8 @@
 """Options and arguments that several commands share, typed once.
 
-A duration option is ``click_type=Duration()``: every one accepts the same spellings and
-fails with the same message (``--since: invalid duration 'x': ...``, a usage error). ``-o``
-takes one of the output enums, whose values key render's views.
+A duration option is ``Annotated[float | None, Duration("--since", help=...)]``: every one
+accepts the same spellings and fails with the same message (``--since: invalid duration 'x':
+...``, a usage error). ``-o`` takes one of the output enums, whose values key render's views.
 """
 
 from __future__ import annotations
