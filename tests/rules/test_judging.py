@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from hypothesis import given, strategies as st
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 from quotactl.core.resources.desired import (
     DesiredState,
@@ -187,6 +187,7 @@ RULES = st.builds(
 
 
 @given(rules=st.lists(RULES, max_size=4, unique_by=lambda r: r.name))
+@settings(suppress_health_check=[HealthCheck.too_slow])  # rich draws: slow on a loaded machine
 def test_a_report_reads_back_as_written(rules: list[Rule]) -> None:
     results = tuple(evaluate_static(rules, state(share("qa", "nlp", {P5: 2})), ["x"]))
     report = RuleReport(tuple(rules), ("x",), results)
