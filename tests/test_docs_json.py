@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 
 DOCS = REPO_ROOT / "docs"
 DEMO = REPO_ROOT / "configs" / "demo"
-SPEC = REPO_ROOT / "configs" / "jobs" / "fine-tune.yaml"
+JOBSPEC = REPO_ROOT / "configs" / "jobs" / "fine-tune.yaml"
 # A quoted name that is a key: not a value after ':' and not an alternative after '|'.
 KEY = re.compile(r'(?<![:|]\s)(?<![:|])"([A-Za-z_][A-Za-z0-9_]*)"')
 OPAQUE = {"payload", "tags", "summary", "capacity", "jobs_by_status", "api_calls"}
@@ -84,7 +84,7 @@ def account(tmp_path_factory: pytest.TempPathFactory) -> Path:
     state = str(root / "emulator.db")
     for args in (
         ["apply", str(DEMO), "--auto-approve"],
-        ["submit", str(SPEC), "--count", "6"],
+        ["submit", str(JOBSPEC), "--count", "6"],
         ["local", "advance", "10m"],
     ):
         assert run(["-q", "--state", state, *args]) == 0, args
@@ -135,7 +135,7 @@ def test_job_why_and_a_dry_run_print_documented_fields(cli: Cli, account: Path) 
     for document in (
         run_json(cli, account, "job", "why", job_id),
         run_json(cli, account, "job", "describe", job_id),
-        run_json(cli, account, "submit", str(SPEC), "--dry-run"),
+        run_json(cli, account, "submit", str(JOBSPEC), "--dry-run"),
     ):
         assert sorted(set(printed_keys(document)) - documented) == []
 

@@ -43,7 +43,7 @@ class _Connection:
     broken: bool = False
 
 
-_UNSPECIFIED = {"0.0.0.0": "127.0.0.1", "::": "::1"}
+_LOOPBACK_FOR_ANY = {"0.0.0.0": "127.0.0.1", "::": "::1"}
 """Addresses that mean "every interface" when listening, and the loopback a client uses."""
 
 
@@ -96,7 +96,7 @@ class EmulatorServer:
         """The URL a client on this machine uses: for a server on every interface (0.0.0.0,
         ::), the loopback address, since no client can connect to 0.0.0.0 as such."""
         host, port = self.server_address
-        host = _UNSPECIFIED.get(host, host)
+        host = _LOOPBACK_FOR_ANY.get(host, host)
         return f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}"
 
     @property

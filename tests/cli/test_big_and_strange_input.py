@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 DEMO = str(REPO_ROOT / "configs" / "demo")
 MAX_SECONDS = 10 * 366 * 86400  # ten years: the longest duration a trace may hold
 MAX_SUBMIT = 100 * 366 * 86400  # a century: the latest submit_time
-SPEC = REPO_ROOT / "configs" / "jobs" / "fine-tune.yaml"
+JOBSPEC = REPO_ROOT / "configs" / "jobs" / "fine-tune.yaml"
 LIBRARY_WORDS = ("Value error", "Input should", "<=x<=", "is not one of", "Traceback")
 HEADER = "submit_time,share,instance_type,count,duration\n"
 
@@ -79,9 +79,9 @@ BAD_VALUES = [
     ["jobs", "-o", "yaml"],
     ["plan", DEMO, "-o", "yaml"],
     ["simulate", DEMO, "--trace", "t.csv", "-o", "yaml"],
-    ["submit", str(SPEC), "--count", "0"],
-    ["submit", str(SPEC), "--count", "x"],
-    ["submit", str(SPEC), "--priority", "10000"],
+    ["submit", str(JOBSPEC), "--count", "0"],
+    ["submit", str(JOBSPEC), "--count", "x"],
+    ["submit", str(JOBSPEC), "--priority", "10000"],
     ["trace", "generate", DEMO, "--jobs", "0"],
     ["--max-attempts", "99", "status"],
 ]

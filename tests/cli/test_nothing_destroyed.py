@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     Cli = Callable[..., CliResult]
 
 DEMO = REPO_ROOT / "configs" / "demo"
-SPEC = REPO_ROOT / "configs" / "jobs" / "fine-tune.yaml"
+JOBSPEC = REPO_ROOT / "configs" / "jobs" / "fine-tune.yaml"
 SECRET = "root:$6$SECRET-HASH-MARKER"
 MARK = 0x7163746C  # "qctl", the application_id of a state file
 
@@ -279,7 +279,7 @@ def test_a_file_name_with_escapes_and_newlines_prints_escaped(tmp_path: Path, cl
 def test_submit_with_an_empty_name_is_a_usage_error(tmp_path: Path, cli: Cli) -> None:
     state = str(tmp_path / "s.db")
     assert cli("--state", state, "apply", str(DEMO), "--auto-approve").exit_code == 0
-    result = cli("--state", state, "submit", str(SPEC), "--name", "", "--dry-run")
+    result = cli("--state", state, "submit", str(JOBSPEC), "--name", "", "--dry-run")
     assert result.exit_code == 64, result.stderr
     assert "--name is empty" in result.stderr
 
@@ -350,7 +350,7 @@ def test_usage_every_day_on_a_young_stack_prints_only_days_with_something(
     shutil.copytree(DEMO, tmp_path / "configs")
     state = str(tmp_path / "s.db")
     assert cli("--state", state, "apply", "configs", "--auto-approve").exit_code == 0
-    assert cli("--state", state, "submit", str(SPEC)).exit_code == 0
+    assert cli("--state", state, "submit", str(JOBSPEC)).exit_code == 0
     assert cli("--state", state, "local", "advance", "1h").exit_code == 0
     usage = cli("--state", state, "usage", "--every", "day")
     assert usage.exit_code == 0, usage.stderr

@@ -91,7 +91,7 @@ def test_a_skipped_hour_matches_nothing_and_a_repeated_hour_matches_twice() -> N
     assert inside == list(range(0, 120, 5))  # two hours of elapsed time
 
 
-WINDOW_SPECS = st.lists(
+WINDOW_DRAWS = st.lists(
     st.tuples(
         st.frozensets(st.integers(0, 6), min_size=1).map(lambda d: tuple(sorted(d))),
         st.tuples(st.integers(0, 95), st.integers(0, 96)).map(lambda h: (h[0] * 15, h[1] * 15)),
@@ -104,7 +104,7 @@ WINDOW_SPECS = st.lists(
 
 
 @settings(max_examples=200, deadline=None)
-@given(WINDOW_SPECS, INSTANTS)
+@given(WINDOW_DRAWS, INSTANTS)
 def test_the_first_matching_window_wins_and_outside_every_window_the_base_holds(
     specs: list[tuple[tuple[int, ...], tuple[int, int], str, int]], instant: datetime
 ) -> None:
