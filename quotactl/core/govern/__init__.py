@@ -4,10 +4,25 @@ functions of the configuration, the time and the usage.
 - ``desired_at(desired, now, usage)``: the settings every share should have at ``now``;
 - ``policy_state(desired, now, usage)``: which windows and budgets are in force, and when
   the next window change is;
+- ``decide(desired, now, shares, jobs, usage)``: a governor cycle's actions (``cycle.py``);
 - ``window_in_force``, ``combinations``: the window machinery (validate judges the rules in
   every combination of windows that occurs).
 """
 
+from quotactl.core.govern.cycle import (
+    BASE_PRIORITY_TAG,
+    GOVERNED_TAG,
+    Action,
+    ActionKind,
+    Decision,
+    Drift,
+    GovernedJob,
+    GovernedShare,
+    boost,
+    decide,
+    governed_tag,
+    read_governed_tag,
+)
 from quotactl.core.govern.state import (
     BudgetOver,
     PolicyState,
@@ -26,16 +41,28 @@ from quotactl.core.govern.windows import (
 )
 
 __all__ = [
+    "BASE_PRIORITY_TAG",
+    "GOVERNED_TAG",
+    "Action",
+    "ActionKind",
     "BudgetOver",
     "Combination",
+    "Decision",
+    "Drift",
+    "GovernedJob",
+    "GovernedShare",
     "PolicyState",
     "WindowInForce",
+    "boost",
     "combinations",
+    "decide",
     "desired_at",
     "governed",
+    "governed_tag",
     "matches",
     "next_change",
     "parse_instant",
     "policy_state",
+    "read_governed_tag",
     "window_in_force",
 ]

@@ -145,6 +145,22 @@ def next_change(desired: DesiredState, now: datetime) -> datetime | None:
     return None
 
 
+def next_change_of(share: ShareSpec, now: datetime) -> datetime | None:
+    """The first instant after ``now`` (within a year) at which ``share``'s window in force
+    changes (the end of the one in force now, or the start of the next)."""
+    if not share.schedule:
+        return None
+    current = window_in_force(share, now)
+    start = now + timedelta(seconds=1)
+    searched = start
+    for span in (timedelta(days=8), HORIZON):
+        for instant in boundaries(share.schedule, searched, now + span):
+            if window_in_force(share, instant) != current:
+                return instant
+        searched = now + span
+    return None
+
+
 @dataclass(frozen=True)
 class Combination:
     """A combination of windows in force (one entry per share: its window's name, or None),

@@ -1,0 +1,333 @@
+"""A governor cycle's decision: one pure function of (configuration, time, live state, usage).
+
+``decide`` is the one place that says what the policies require now; ``quotactl govern``
+applies its actions to a live account (or the emulated one), ``simulate`` to its engine at the
+governor's cadence, so a preview and the outcome it predicts take the same actions at the same
+times.
+
+Shares. For each share this stack owns, the policy-controlled fields (capacity, sharing,
+borrow limit, in-share preemption, enabled) are compared with ``desired_at`` (the window in
+force, then budget states). A field is changed when a policy in force sets it, or when the share
+carries the governor's tag (a change of ours to restore or to move on); any other difference
+from the configuration is drift, reported and left to ``apply``. A capacity lowering that would
+disrupt running work (fewer instances than the share's jobs hold) goes only as far as the
+instances in use unless ``allow_disruption``; the rest is ``blocked`` and finished as jobs end.
+
+Jobs. On a queue with ``aging``, a RUNNABLE job's target priority is its base plus
+``min(max, step * floor((waited - after) / every))``; in a share with in-share preemption it
+never rises above the lowest priority running there unless ``aging.preempt``. Priorities only
+rise; a budget never touches them.
+
+Actions come in a fixed order: share updates by address, then priority updates by job
+(creation time, then ID). Both sides apply them in that order, with a scheduling pass after
+each.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any
+
+from quotactl.core.govern.state import PolicyState, budgets_over, desired_at, policy_state
+from quotactl.core.govern.windows import next_change_of, window_in_force
+from quotactl.core.resources.attributes import attributes
+from quotactl.core.resources.desired import STACK_TAG
+from quotactl.core.states import JobStatus
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Mapping
+
+    from quotactl.core.resources.desired import Aging, DesiredState, ShareSpec
+
+GOVERNED_TAG = "quotactl:governed"
+"""On a share the governor changed: ``<policy> until=<ISO instant>`` (the policy that set it
+and when its reason ends; past that instant the restore is overdue)."""
+BASE_PRIORITY_TAG = "quotactl:base-priority"
+"""On a job aging raised: its priority when the governor first saw it."""
+
+POLICY_FIELDS = ("capacity", "sharing", "borrow_limit", "in_share_preemption", "enabled")
+"""The share fields a policy controls (configuration names, as in ``attributes``)."""
+
+
+class ActionKind:
+    UPDATE_SHARE = "update-share"
+    UPDATE_PRIORITY = "update-priority"
+
+
+@dataclass(frozen=True)
+class GovernedShare:
+    """A live share as the governor sees it: its settings (tags included) and the instances
+    its running jobs hold, per type."""
+
+    spec: ShareSpec
+    in_use: Mapping[str, int] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class GovernedJob:
+    """A live job as aging sees it. ``runnable_since``: when its current wait began (its
+    creation, or the end of its last attempt); None when it is not waiting."""
+
+    job_id: str
+    queue: str
+    share: str | None
+    status: JobStatus
+    priority: int
+    created_at: datetime
+    runnable_since: datetime | None = None
+    base_priority: int | None = None
+    """The ``quotactl:base-priority`` tag, if the governor set one."""
+
+
+@dataclass(frozen=True)
+class Action:
+    """One change a cycle makes. ``after`` is what is applied now; ``target`` what the policy
+    wants (they differ only when a disrupting lowering is held back: then ``blocked``)."""
+
+    policy: str
+    """``schedule:NAME``, ``budget`` or ``aging`` (a restore names the policy that ended)."""
+    kind: str
+    address: str
+    """``share.QUEUE/NAME`` or ``job.JOB_ID``."""
+    before: Mapping[str, Any]
+    after: Mapping[str, Any]
+    target: Mapping[str, Any]
+    reason: str
+    until: datetime | None = None
+    """When the reason ends (the window's end, the budget's reset); None for a restore."""
+    tags: Mapping[str, str] = field(default_factory=dict)
+    """Tags to set with the change; ``GOVERNED_TAG`` absent from them on a restore means it
+    is removed."""
+    untag: tuple[str, ...] = ()
+
+    @property
+    def blocked(self) -> bool:
+        """Part of the change is held back (it would disrupt running work)."""
+        return dict(self.after) != dict(self.target)
+
+    @property
+    def changes(self) -> bool:
+        """Whether applying it changes anything now (a fully blocked action does not)."""
+        return dict(self.after) != dict(self.before) or bool(self.tags) or bool(self.untag)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "policy": self.policy,
+            "kind": self.kind,
+            "address": self.address,
+            "before": dict(self.before),
+            "after": dict(self.after),
+            "target": dict(self.target),
+            "reason": self.reason,
+            "until": _iso(self.until) if self.until else None,
+            "blocked": self.blocked,
+        }
+
+
+@dataclass(frozen=True)
+class Drift:
+    """A difference from the configuration no policy explains: reported, left to apply."""
+
+    address: str
+    field: str
+    live: Any
+    configured: Any
+
+
+@dataclass(frozen=True)
+class Decision:
+    """What a cycle at ``at`` does."""
+
+    at: datetime
+    actions: tuple[Action, ...]
+    drift: tuple[Drift, ...]
+    state: PolicyState
+
+
+def governed_tag(policy: str, until: datetime | None) -> str:
+    """The ``quotactl:governed`` value: ``budget until=2027-01-01T00:00:00Z``."""
+    return f"{policy} until={_iso(until)}" if until else policy
+
+
+def read_governed_tag(value: str) -> tuple[str, datetime | None]:
+    """The policy and ``until`` of a ``quotactl:governed`` value (until None if unreadable)."""
+    policy, _, rest = value.partition(" ")
+    if rest.startswith("until="):
+        try:
+            return policy, datetime.fromisoformat(rest[6:].replace("Z", "+00:00")).astimezone(UTC)
+        except ValueError:
+            return policy, None
+    return policy, None
+
+
+def _iso(instant: datetime) -> str:
+    return instant.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _fields(spec: ShareSpec) -> dict[str, Any]:
+    attrs = attributes(spec)
+    return {name: attrs[name] for name in POLICY_FIELDS}
+
+
+def decide(
+    desired: DesiredState,
+    now: datetime,
+    shares: Iterable[GovernedShare],
+    jobs: Iterable[GovernedJob] = (),
+    usage: Mapping[str, Mapping[str, float]] | None = None,
+    *,
+    allow_disruption: bool = False,
+) -> Decision:
+    """The actions the policies require at ``now`` (aware), and the drift they leave alone."""
+    usage = usage or {}
+    target_state = desired_at(desired, now, usage)
+    config = {share.address: share for share in desired.shares}
+    targets = {share.address: share for share in target_state.shares}
+    over = budgets_over(desired, now, usage)
+    actions: list[Action] = []
+    drift: list[Drift] = []
+    live_shares = sorted(shares, key=lambda s: s.spec.address)
+    for live in live_shares:
+        address = live.spec.address
+        base = config.get(address)
+        if base is None or live.spec.tags.get(STACK_TAG) != desired.stack:
+            continue
+        action, left = _share_action(live, base, targets[address], now, over, allow_disruption)
+        drift.extend(left)
+        if action is not None:
+            actions.append(action)
+    actions.extend(_aging_actions(desired, now, live_shares, jobs))
+    return Decision(
+        at=now,
+        actions=tuple(actions),
+        drift=tuple(drift),
+        state=policy_state(desired, now, usage),
+    )
+
+
+def _share_action(
+    live: GovernedShare,
+    base: ShareSpec,
+    target: ShareSpec,
+    now: datetime,
+    over: Iterable[Any],
+    allow_disruption: bool,
+) -> tuple[Action | None, list[Drift]]:
+    have, config, want = _fields(live.spec), _fields(base), _fields(target)
+    tag = live.spec.tags.get(GOVERNED_TAG)
+    in_force = want != config
+    window = window_in_force(base, now)
+    budget = [b for b in over if b.team == base.team and b.instance_type in base.capacity]
+    drift = [
+        Drift(base.address, name, have[name], config[name])
+        for name in POLICY_FIELDS
+        if have[name] != config[name] and not in_force and tag is None
+    ]
+    if have == want or (not in_force and tag is None):
+        return None, drift
+    after = dict(want)
+    if not allow_disruption:
+        after["capacity"] = _undisruptive(want["capacity"], live.in_use)
+    changed = {name for name in POLICY_FIELDS if have[name] != want[name]}
+    before = {name: have[name] for name in POLICY_FIELDS if name in changed}
+    if in_force:
+        policy = "budget" if budget else f"schedule:{window.name}" if window else "schedule"
+        ends = [b.resets for b in budget]
+        if window is not None and (following := next_change_of(base, now)) is not None:
+            ends.append(following)
+        until = min(ends) if ends else None
+        reason = _reason_in_force(window.name if window else None, budget)
+        tags = {GOVERNED_TAG: governed_tag(policy, until)}
+        untag: tuple[str, ...] = ()
+    else:
+        policy = read_governed_tag(tag)[0] if tag else "schedule"
+        until = None
+        reason = f"{policy} no longer in force: back to the configuration"
+        tags = {}
+        untag = (GOVERNED_TAG,) if after == want else ()
+    if tags.get(GOVERNED_TAG) == tag:
+        tags = {}
+    action = Action(
+        policy=policy,
+        kind=ActionKind.UPDATE_SHARE,
+        address=base.address,
+        before=before,
+        after={name: after[name] for name in POLICY_FIELDS if name in changed},
+        target={name: want[name] for name in POLICY_FIELDS if name in changed},
+        reason=reason,
+        until=until,
+        tags=tags,
+        untag=untag,
+    )
+    return (action if action.changes or action.blocked else None), drift
+
+
+def _undisruptive(capacity: Mapping[str, int], in_use: Mapping[str, int]) -> dict[str, int]:
+    """Each type's target, raised to the instances running jobs hold (max(target, in use))."""
+    return {name: max(count, in_use.get(name, 0)) for name, count in capacity.items()}
+
+
+def _reason_in_force(window: str | None, budget: list[Any]) -> str:
+    parts = []
+    if window is not None:
+        parts.append(f"window {window} in force")
+    for b in budget:
+        parts.append(
+            f"{b.team} over its {b.over} budget on {b.instance_type} ({b.used:g} of {b.limit:g} h)"
+        )
+    return "; ".join(parts)
+
+
+def boost(aging: Aging, waited: float) -> int:
+    """Aging's boost after ``waited`` seconds RUNNABLE: 0 before ``after``, then ``step`` per
+    ``every``, at most ``max``."""
+    if waited < aging.after:
+        return 0
+    return min(aging.max, aging.step * int((waited - aging.after) // aging.every))
+
+
+def _aging_actions(
+    desired: DesiredState,
+    now: datetime,
+    shares: list[GovernedShare],
+    jobs: Iterable[GovernedJob],
+) -> list[Action]:
+    aging = {queue.name: queue.aging for queue in desired.queues if queue.aging is not None}
+    if not aging:
+        return []
+    preempting = {(s.spec.queue, s.spec.name) for s in shares if s.spec.in_share_preemption}
+    waiting: list[GovernedJob] = []
+    lowest_running: dict[tuple[str, str | None], int] = {}
+    for job in jobs:
+        if job.queue not in aging:
+            continue
+        if job.status is JobStatus.RUNNABLE and job.runnable_since is not None:
+            waiting.append(job)
+        elif job.status in (JobStatus.SCHEDULED, JobStatus.STARTING, JobStatus.RUNNING):
+            key = (job.queue, job.share)
+            lowest_running[key] = min(lowest_running.get(key, job.priority), job.priority)
+    actions = []
+    for job in sorted(waiting, key=lambda j: (j.created_at, j.job_id)):
+        rule = aging[job.queue]
+        base = job.priority if job.base_priority is None else job.base_priority
+        want = base + boost(rule, (now - job.runnable_since).total_seconds())  # type: ignore[operator]
+        key = (job.queue, job.share)
+        if key in preempting and not rule.preempt and key in lowest_running:
+            want = min(want, lowest_running[key])
+        if want <= job.priority:
+            continue
+        tags = {} if job.base_priority is not None else {BASE_PRIORITY_TAG: str(base)}
+        actions.append(
+            Action(
+                policy="aging",
+                kind=ActionKind.UPDATE_PRIORITY,
+                address=f"job.{job.job_id}",
+                before={"priority": job.priority},
+                after={"priority": want},
+                target={"priority": want},
+                reason=f"waiting since {_iso(job.runnable_since)}",  # type: ignore[arg-type]
+                tags=tags,
+            )
+        )
+    return actions
