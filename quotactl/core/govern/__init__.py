@@ -11,16 +11,20 @@ functions of the configuration, the time and the usage.
 
 from quotactl.core.govern.cycle import (
     BASE_PRIORITY_TAG,
+    BUDGET_TAG,
     GOVERNED_TAG,
     Action,
     ActionKind,
+    BudgetFigures,
     Decision,
     Drift,
     GovernedJob,
     GovernedShare,
     boost,
+    budget_tag,
     decide,
     governed_tag,
+    read_budget_tag,
     read_governed_tag,
 )
 from quotactl.core.govern.state import (
@@ -42,9 +46,11 @@ from quotactl.core.govern.windows import (
 
 __all__ = [
     "BASE_PRIORITY_TAG",
+    "BUDGET_TAG",
     "GOVERNED_TAG",
     "Action",
     "ActionKind",
+    "BudgetFigures",
     "BudgetOver",
     "Combination",
     "Decision",
@@ -54,6 +60,7 @@ __all__ = [
     "PolicyState",
     "WindowInForce",
     "boost",
+    "budget_tag",
     "combinations",
     "decide",
     "desired_at",
@@ -63,6 +70,7 @@ __all__ = [
     "next_change",
     "parse_instant",
     "policy_state",
+    "read_budget_tag",
     "read_governed_tag",
     "window_in_force",
 ]

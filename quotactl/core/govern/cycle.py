@@ -29,7 +29,13 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
-from quotactl.core.govern.state import PolicyState, budgets_over, desired_at, policy_state
+from quotactl.core.govern.state import (
+    PolicyState,
+    budgets_over,
+    desired_at,
+    period_end,
+    policy_state,
+)
 from quotactl.core.govern.windows import next_change_of, window_in_force
 from quotactl.core.resources.attributes import attributes
 from quotactl.core.resources.desired import STACK_TAG
@@ -43,6 +49,11 @@ if TYPE_CHECKING:
 GOVERNED_TAG = "quotactl:governed"
 """On a share the governor changed: ``<policy> until=<ISO instant>`` (the policy that set it
 and when its reason ends; past that instant the restore is overdue)."""
+BUDGET_TAG = "quotactl:budget"
+"""On each share of a budgeted team: the team's budget figures as the last cycle counted them,
+``<over> resets=<ISO instant> <type>=<used>/<limit> ...`` (used in steps of 1 % of the limit,
+so the tag changes at most a hundred times a period). ``status``, ``job why`` and ``metrics``
+read budgets from it without the configuration."""
 BASE_PRIORITY_TAG = "quotactl:base-priority"
 """On a job aging raised: its priority when the governor first saw it."""
 
@@ -143,6 +154,9 @@ class Decision:
     actions: tuple[Action, ...]
     drift: tuple[Drift, ...]
     state: PolicyState
+    budget_tags: Mapping[str, str] = field(default_factory=dict)
+    """The ``quotactl:budget`` value each budgeted share should carry, where its tag differs
+    (bookkeeping set with the cycle, not an action: it changes no setting)."""
 
 
 def governed_tag(policy: str, until: datetime | None) -> str:
@@ -159,6 +173,51 @@ def read_governed_tag(value: str) -> tuple[str, datetime | None]:
         except ValueError:
             return policy, None
     return policy, None
+
+
+@dataclass(frozen=True)
+class BudgetFigures:
+    """A team's budget as a share's ``quotactl:budget`` tag tells it."""
+
+    over: str
+    resets: datetime | None
+    used: Mapping[str, tuple[float, float]]
+    """Per instance type: (hours counted, hours allowed)."""
+
+
+def budget_tag(over: str, resets: datetime, used: Mapping[str, tuple[float, float]]) -> str:
+    """The ``quotactl:budget`` value: ``soft resets=2027-01-01T00:00:00Z ml.p5.48xlarge=
+    1520/2000`` (hours counted rounded down to 1 % of the limit)."""
+    parts = [over, f"resets={_iso(resets)}"]
+    for name in sorted(used):
+        hours, limit = used[name]
+        step = limit / 100 if limit > 0 else 1.0
+        parts.append(f"{name}={_number(int(hours // step) * step)}/{_number(limit)}")
+    return " ".join(parts)
+
+
+def read_budget_tag(value: str) -> BudgetFigures | None:
+    """The figures of a ``quotactl:budget`` value; None when it is not one."""
+    words = value.split()
+    if not words or words[0] not in ("soft", "hard"):
+        return None
+    resets: datetime | None = None
+    used: dict[str, tuple[float, float]] = {}
+    try:
+        for word in words[1:]:
+            key, _, rest = word.partition("=")
+            if key == "resets":
+                resets = datetime.fromisoformat(rest.replace("Z", "+00:00")).astimezone(UTC)
+            else:
+                hours, _, limit = rest.partition("/")
+                used[key] = (float(hours), float(limit))
+    except ValueError:
+        return None
+    return BudgetFigures(words[0], resets, used)
+
+
+def _number(value: float) -> str:
+    return f"{value:.2f}".rstrip("0").rstrip(".")
 
 
 def _iso(instant: datetime) -> str:
@@ -203,7 +262,40 @@ def decide(
         actions=tuple(actions),
         drift=tuple(drift),
         state=policy_state(desired, now, usage),
+        budget_tags=_budget_tags(desired, now, live_shares, usage),
     )
+
+
+def _budget_tags(
+    desired: DesiredState,
+    now: datetime,
+    shares: list[GovernedShare],
+    usage: Mapping[str, Mapping[str, float]],
+) -> dict[str, str]:
+    budgets = {team.name: team.budget for team in desired.teams if team.budget is not None}
+    config = {share.address: share for share in desired.shares}
+    wanted = {}
+    for live in shares:
+        base = config.get(live.spec.address)
+        if (
+            base is None
+            or base.team not in budgets
+            or live.spec.tags.get(STACK_TAG) != desired.stack
+        ):
+            continue
+        budget = budgets[base.team]
+        counted = usage.get(base.team, {})
+        value = budget_tag(
+            budget.over,
+            period_end(budget.every, now),
+            {
+                name: (counted.get(name, 0.0), limit)
+                for name, limit in budget.instance_hours.items()
+            },
+        )
+        if live.spec.tags.get(BUDGET_TAG) != value:
+            wanted[base.address] = value
+    return wanted
 
 
 def _share_action(
