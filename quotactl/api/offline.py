@@ -36,15 +36,20 @@ def simulate(
     on_unsorted: Callable[[str], None] | None = None,
     record: bool = False,
     timing: Timing = TIMING,
+    horizon: float | None = None,
 ) -> SimulationResult:
-    """Replay the trace at ``trace`` against ``desired`` offline, on a virtual clock. A trace
-    out of submission order is replayed sorted (``on_unsorted`` hears why). With ``record``
-    the result carries a timeline (what ``simulate --report`` draws)."""
+    """Replay the trace at ``trace`` against ``desired`` offline, on a virtual clock, to
+    ``horizon`` seconds after the last submission at most (default 30 days). A trace out of
+    submission order is replayed sorted (``on_unsorted`` hears why). With ``record`` the
+    result carries a timeline (what ``simulate --report`` draws)."""
     from quotactl.core.simulate import queue_models, run_one
 
     queues = tuple(queue_models(desired))
+    until = _horizon(horizon)
     return _in_order(
-        trace, lambda path: run_one(queues, path, record=record, timing=timing), on_unsorted
+        trace,
+        lambda path: run_one(queues, path, record=record, timing=timing, horizon=until),
+        on_unsorted,
     )
 
 
@@ -57,10 +62,12 @@ def simulate_compare(
     on_unsorted: Callable[[str], None] | None = None,
     record: bool = False,
     timing: Timing = TIMING,
+    horizon: float | None = None,
 ) -> Comparison:
     """Replay ``trace`` against ``desired`` (called ``label``) and against ``other`` (a name
-    and a configuration; default: the same one with every share RESERVE), and compare; with
-    ``record`` both results carry a timeline."""
+    and a configuration; default: the same one with every share RESERVE), each to ``horizon``
+    seconds after the last submission at most (default 30 days), and compare; with ``record``
+    both results carry a timeline."""
     from quotactl.core.resources.desired import Strategy
     from quotactl.core.simulate import Side, compare, queue_models, run_both
 
@@ -71,9 +78,12 @@ def simulate_compare(
         reserved = tuple(q.with_strategy(Strategy.RESERVE) for q in queues)
         reference = Side("every share RESERVE", reserved, override="RESERVE")
     after_side = Side(label, queues)
+    until = _horizon(horizon)
     before, after = _in_order(
         trace,
-        lambda path: run_both(reference, after_side, path, record=record, timing=timing),
+        lambda path: run_both(
+            reference, after_side, path, record=record, timing=timing, horizon=until
+        ),
         on_unsorted,
     )
     return compare(before, after)
@@ -91,11 +101,13 @@ def simulate_judged(
     record: bool = False,
     notice: Callable[[str], None] | None = None,
     timing: Timing = TIMING,
+    horizon: float | None = None,
 ) -> JudgedSimulation | JudgedComparison:
     """``simulate`` as its command shows it: ``trace`` replayed against ``desired`` (the
     configuration at ``paths``) alone, or compared with the configuration at ``other`` (or,
     with ``baseline``, every share RESERVE), and the ``max_wait`` and ``max_preemptions``
-    rules judged on ``desired``'s run. ``notice`` hears the other configuration's warnings
+    rules judged on ``desired``'s run; each replay ends ``horizon`` seconds after the last
+    submission at most (default 30 days). ``notice`` hears the other configuration's warnings
     and that an unsorted trace is replayed sorted."""
     from quotactl.api.config import load
     from quotactl.api.rules import judge_simulation
@@ -104,7 +116,9 @@ def simulate_judged(
     label = ", ".join(str(p) for p in paths) if paths else "configs"
     unsorted = sorted_notice(notice)
     if other is None and not baseline:
-        result = simulate(desired, trace, on_unsorted=unsorted, record=record, timing=timing)
+        result = simulate(
+            desired, trace, on_unsorted=unsorted, record=record, timing=timing, horizon=horizon
+        )
         judged = judge_simulation(rules, desired, result, overrides).results
         return JudgedSimulation(result, str(trace), label, judged)
     reference = None
@@ -122,9 +136,24 @@ def simulate_judged(
         on_unsorted=unsorted,
         record=record,
         timing=timing,
+        horizon=horizon,
     )
     judged = judge_simulation(rules, desired, comparison.after.result, overrides).results
     return JudgedComparison(comparison, str(trace), judged)
+
+
+def _horizon(horizon: float | None) -> float:
+    """A replay's horizon: ``horizon`` seconds after the last submission, default 30 days."""
+    from quotactl.core.simulate.simulator import HORIZON
+
+    if horizon is None:
+        return HORIZON
+    if horizon <= 0:
+        raise UsageError(
+            f"--horizon: {horizon:g} s is no time to replay in",
+            hint="give a positive duration after the last submission, such as 30d",
+        )
+    return horizon
 
 
 def sorted_notice(notice: Callable[[str], None] | None) -> Callable[[str], None]:

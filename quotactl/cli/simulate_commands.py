@@ -12,7 +12,13 @@ from typing import Annotated
 
 import typer
 
-from quotactl.cli.options import OverrideOption, PathsArgument, ReportOutput, RulesOption
+from quotactl.cli.options import (
+    Duration,
+    OverrideOption,
+    PathsArgument,
+    ReportOutput,
+    RulesOption,
+)
 from quotactl.errors import UsageError
 
 
@@ -66,6 +72,14 @@ def simulate(
             show_default=False,
         ),
     ] = None,
+    horizon: Annotated[
+        float | None,
+        Duration(
+            "--horizon",
+            help="Replay this long after the last submission at most; jobs not finished by "
+            "then count as stuck, and those that never started wait forever [default: 30d].",
+        ),
+    ] = None,
 ) -> None:
     """Replay a job trace against the config offline: waits, borrowing, lending, preemption.
 
@@ -101,6 +115,7 @@ def simulate(
         record=report is not None,
         notice=runtime.notice,
         timing=runtime.settings.timing,
+        horizon=horizon,
     )
     runtime.show(run)
     if report is not None:

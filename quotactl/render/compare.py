@@ -252,13 +252,14 @@ def wait_table(shares: list[ShareChange]) -> Table:
             _pair(s, lambda r: f"{r.finished:,}"),
             _pair(s, lambda r: f"{r.not_run:,}"),
         )
-    table.caption = Text(
-        "not run: jobs that never started (terminated by the queue's runnable timeout, or"
-        " still waiting at the end); they wait forever (never), and the mean is over the"
-        " jobs that started",
-        style="dim",
-    )
-    table.caption_justify = "left"
+    if any(r.not_run for s in shares for r in (s.before, s.after) if r is not None):
+        table.caption = Text(
+            "not run: jobs that never started (terminated by the queue's runnable timeout, or"
+            " still waiting at the replay's horizon); they wait forever (never), and the mean"
+            " is over the jobs that started",
+            style="dim",
+        )
+        table.caption_justify = "left"
     return table
 
 

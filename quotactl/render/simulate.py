@@ -198,12 +198,14 @@ def wait_table(shares: list[ShareResult]) -> Table:
             f"{s.not_run:,}",
             *waits,
         )
-    table.caption = Text(
-        "not run: never started (terminated by the queue's runnable timeout, or still waiting"
-        " at the end); such a job waits forever (never); the mean is over the jobs that started",
-        style="dim",
-    )
-    table.caption_justify = "left"
+    if any(s.not_run for s in shares):
+        table.caption = Text(
+            "not run: never started (terminated by the queue's runnable timeout, or still"
+            " waiting at the replay's horizon); such a job waits forever (never); the mean is"
+            " over the jobs that started",
+            style="dim",
+        )
+        table.caption_justify = "left"
     return table
 
 

@@ -222,3 +222,49 @@ def test_single_run_markdown_is_one_table(cli: Cli, files: tuple[Path, Path]) ->
         in result.stdout
     )
     assert "Queue `training`: 100% of claimed capacity used." in result.stdout
+
+
+def test_horizon_ends_the_replay_and_counts_what_is_left(
+    cli: Cli, files: tuple[Path, Path]
+) -> None:
+    """An hour after the last submission (1800 s) alpha's preempted job, restarted at 3600 s,
+    still runs: stuck, though it started, so every wait is still finite."""
+    config, trace = files
+    args = ("simulate", str(config), "--trace", str(trace), "-o", "json")
+    whole = json.loads(cli(*args).stdout)
+    cut = json.loads(cli(*args, "--horizon", "1h").stdout)
+    alpha = [next(s for s in d["run"]["shares"] if s["share"] == "alpha") for d in (whole, cut)]
+    assert [(a["jobs"]["finished"], a["jobs"]["stuck"]) for a in alpha] == [(4, 0), (3, 1)]
+    assert alpha[1]["jobs"]["never_started"] == 0
+    # 5,400 s: a1-a3 ran an hour, a4 half an hour, then from 3600 s to the horizon at 5400 s
+    own, borrowed = (alpha[1]["instance_hours"][k] for k in ("own", "borrowed"))
+    assert own + borrowed == pytest.approx(3 + 0.5 + 0.5, abs=0.002)
+
+
+@pytest.mark.parametrize(
+    ("horizon", "message"),
+    [("0", "--horizon: 0 s is no time to replay in"), ("soon", "--horizon: invalid duration")],
+)
+def test_a_horizon_that_is_no_duration_is_a_usage_error(
+    cli: Cli, files: tuple[Path, Path], horizon: str, message: str
+) -> None:
+    config, trace = files
+    result = cli("simulate", str(config), "--trace", str(trace), "--horizon", horizon)
+    assert result.exit_code == 64  # usage
+    assert message in result.stderr
+
+
+def test_the_not_run_footnote_shows_only_when_a_job_did_not_run(
+    cli: Cli, files: tuple[Path, Path], tmp_path: Path
+) -> None:
+    config, trace = files
+    every = " ".join(cli("simulate", str(config), "--trace", str(trace)).stdout.split())
+    assert "not run:" not in every  # every job ran: nothing to explain
+    # beta's second job queues behind its first (2 + 2 > its limit of 2) and, a minute
+    # after the last submission, has not started
+    late = tmp_path / "late.csv"
+    late.write_text(TRACE + "1800,beta,ml.g5.12xlarge,2,3600\n")
+    args = ("simulate", str(config), "--trace", str(late), "--horizon", "1m")
+    cut = " ".join(cli(*args).stdout.split())
+    assert "not run: never started (terminated by the queue's runnable timeout, or still" in cut
+    assert "waiting at the replay's horizon)" in cut

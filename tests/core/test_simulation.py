@@ -2,7 +2,9 @@
 
 The small trace below is worked out by hand in ``test_sharing_run_reports_...``: team alpha
 (LEND_AND_BORROW, 2 instances) submits four one-hour jobs at 0 s, team beta (LEND, 2) one at
-1800 s, and reclaims one of the two instances alpha borrowed from it.
+1800 s, and reclaims one of the two instances alpha borrowed from it. Rows with one submit
+time keep their trace order, as the emulator keeps jobs submitted back to back: alpha's four
+are submitted 1 ms apart (``MS``), so its figures miss whole hours by a few milliseconds.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from quotactl.core.simulate import (
     summarise,
     write_trace,
 )
+from quotactl.core.simulate.schedule import attempts
 from quotactl.errors import TraceError
 from tests.conftest import TEST_TIMING
 
@@ -46,6 +49,7 @@ TRACE = """submit_time,share,instance_type,count,duration
 0,a,ml.g5.12xlarge,1,3600
 1800,b,ml.g5.12xlarge,1,3600
 """
+MS = 0.001  # between rows with one submit time
 STARTUP = TEST_TIMING.scheduled_seconds  # a wait ends when the attempt leaves SCHEDULED
 
 
@@ -56,17 +60,26 @@ def run(queues: list[QueueModel], text: str) -> SimulationResult:
 def test_sharing_run_reports_borrowing_lending_and_the_reclaim() -> None:
     result = run([QUEUE], TRACE)
     alpha, beta = result.shares
-    # 0 s: a1, a2 on alpha's own instances, a3, a4 on beta's idle ones. 1800 s: beta's job
-    # reclaims one: a4 (same priority and start, latest submitted) is preempted after 0.5 h.
-    # 3600 s: a1-a3 end, a4 restarts on alpha's own capacity and ends at 7200 s.
-    assert (alpha.finished, alpha.preemptions, alpha.preempted_hours) == (4, 1, 0.5)
+    # 0, 1, 2, 3 ms: a1, a2 on alpha's own instances, a3, a4 on beta's idle ones. 1800 s:
+    # beta's job reclaims one: a4 (the latest started) is preempted after 1800 s - 3 ms.
+    # 3600 s: a1 ends and a4 restarts on alpha's own capacity (ends at 7200 s); a2 and a3 end
+    # 1 and 2 ms later.
+    assert (alpha.finished, alpha.preemptions) == (4, 1)
+    assert alpha.preempted_hours == pytest.approx((1800 - 3 * MS) / 3600, rel=1e-12)
     assert alpha.wait is not None
     assert alpha.wait.p95 == 0.0
-    assert (alpha.borrowed_hours, alpha.own_hours) == (1.5, 3.0)  # 2 x 0.5 h + 1 x 0.5 h
-    assert (beta.own_hours, beta.borrowed_hours, beta.lent_hours) == (1.0, 0.0, 1.5)
+    # borrowed: 1 instance for 1 ms (a3 before a4), 2 until the reclaim, 1 until 3600 s, and
+    # 1 for the 1 ms a2 runs beside a3 and the restarted a4
+    borrowed = (MS + 2 * (1800 - 3 * MS) + 1800 + MS) / 3600
+    used = (4 * 3600 + 1800 - 3 * MS) / 3600  # four full runs and a4's discarded attempt
+    assert alpha.borrowed_hours == pytest.approx(borrowed, rel=1e-12)
+    assert alpha.own_hours == pytest.approx(used - borrowed, rel=1e-12)
+    assert (beta.own_hours, beta.borrowed_hours) == (1.0, 0.0)
+    assert beta.lent_hours == pytest.approx(borrowed, rel=1e-12)
     assert alpha.lent_hours == 0.0
-    # Until the last submission (1800 s) all 4 claimed instances were busy.
-    assert result.utilisation == 1.0
+    # Until the last submission (1800 s) all 4 claimed instances were busy, but a2-a4 for the
+    # 1, 2 and 3 ms before they were submitted.
+    assert result.utilisation == pytest.approx((4 * 1800 - 6 * MS) / (4 * 1800), rel=1e-12)
     assert (result.window_seconds, result.end_seconds) == (1800.0, 7200.0)
 
 
@@ -74,10 +87,12 @@ def test_reserve_baseline_and_the_verdict_say_what_sharing_bought() -> None:
     sharing = run([QUEUE], TRACE)
     baseline = run([QUEUE.with_strategy(Strategy.RESERVE)], TRACE)
     alpha = baseline.shares[0]
-    # Without sharing a3 and a4 wait an hour for alpha's own instances; beta's sit idle.
+    # Without sharing a3 and a4 wait for alpha's own instances (a1 and a2 end at 3600 s and
+    # 1 ms after): an hour less the 2 ms each was submitted after a1; beta's sit idle.
     assert alpha.wait is not None
-    assert (alpha.wait.p50, alpha.wait.p95) == (0.0, 3600.0)
-    assert baseline.utilisation == 0.5
+    assert alpha.wait.p50 == 0.0
+    assert alpha.wait.p95 == pytest.approx(3600 - 2 * MS)
+    assert baseline.utilisation == pytest.approx((2 * 1800 - MS) / (4 * 1800), rel=1e-12)
     reserve = Side("every share RESERVE", (QUEUE.with_strategy(Strategy.RESERVE),), "RESERVE")
     comparison = compare(Replay(reserve, baseline), Replay(Side("config", (QUEUE,)), sharing))
     assert comparison.verdict == (
@@ -141,7 +156,9 @@ def test_queues_are_independent_and_need_qualified_share_names() -> None:
         ("q", "b", 0),
         ("eval", "a", 1),
     ]
-    assert [q.utilisation for q in result.queues] == [None, None]  # no window: one instant
+    # the second row is submitted 1 ms after the first: a 1 ms window, in which q/a's job
+    # held 2 of q's 4 claimed instances and eval's had not started
+    assert [q.utilisation for q in result.queues] == [pytest.approx(0.5), 0.0]
     with pytest.raises(TraceError, match="no quota share 'a'"):
         run([QUEUE, other], text.replace("q/a", "a"))
 
@@ -177,3 +194,18 @@ def test_generated_workload_balances_its_books() -> None:
 )
 def test_durations_read_at_a_glance(seconds: float, shown: str) -> None:
     assert human_duration(seconds) == shown
+
+
+def test_rows_with_one_submit_time_keep_their_trace_order() -> None:
+    """Two jobs at one trace time queue behind another in a share that holds one at a time:
+    the row first in the trace starts first, whatever the names (the job ID, which orders jobs
+    submitted in one millisecond), because it is submitted 1 ms before the other, as the
+    emulator does."""
+    queue = QueueModel("q", {G5: 1}, (ShareModel("a", {G5: 1}, Strategy.RESERVE),))
+    text = "submit_time,share,instance_type,count,duration,name\n0,a,ml.g5.12xlarge,1,60,j\n"
+    text += "10,a,ml.g5.12xlarge,1,60,zz-first\n10,a,ml.g5.12xlarge,1,60,aa-second\n"
+    runs = attempts([queue], read_trace(io.StringIO(text), "t.csv"), "t.csv", TEST_TIMING)
+    assert runs == {"j": [(0.0, 60.0)], "zz-first": [(60.0, 120.0)], "aa-second": [(120.0, 180.0)]}
+    (a,) = run([queue], text).shares
+    assert a.wait is not None  # aa-second waited from 10.001 s to 120 s
+    assert a.wait.max == pytest.approx(120 - 10 - MS)

@@ -256,3 +256,22 @@ def test_a_job_described_right_after_submit_is_still_being_provisioned(tmp_path:
     [(started, stopped)] = emulated["first"]
     assert started == 120.0  # SCHEDULED for 120 s: startedAt is when it goes STARTING
     assert stopped == 120.0 + 30.0 + 600.0  # STARTING for 30 s, then 600 s of running
+
+
+# two jobs of research's at one trace time, behind one that holds its two p5: the row first in
+# the trace is named to sort last, so only the order of submission puts it first
+SAME_TIME: list[TraceRow] = [
+    (1.0, "research", P5, 2, 600.0, 0, "j2", 2),
+    (10.0, "research", P5, 2, 600.0, 0, "z-first", 3),
+    (10.0, "research", P5, 2, 600.0, 0, "a-second", 4),
+]
+
+
+def test_jobs_at_one_trace_time_start_in_trace_order_in_both(tmp_path: Path) -> None:
+    emulated = _emulated(tmp_path / "state.db", SAME_TIME)
+    simulated = _simulated(SAME_TIME)
+    # j2 holds research's p5s from 1 s (started at 121 s) to 751 s; then z-first, SCHEDULED
+    # for 120 s and STARTING for 30 s before its 600 s; then a-second
+    assert simulated["z-first"] == [(871.0, 1501.0)]
+    assert simulated["a-second"] == [(1621.0, 2251.0)]
+    assert emulated == simulated

@@ -1,7 +1,8 @@
 """The comparison views, exactly: text for a terminal, markdown for a PR comment.
 
 The comparison is the removed-share scenario of tests/core/test_simulation_compare.py: c and
-a race for b's one idle instance; without c, a's third job no longer waits an hour.
+a race for b's one idle instance; without c, a's third job no longer waits an hour. Every job
+runs, so the text has no footnote on jobs not run; one that never started brings it.
 """
 
 from __future__ import annotations
@@ -38,9 +39,6 @@ share  outcome        p95 wait     mean wait  jobs done  not run
 a      gains      60 min → 0 s  20 min → 0 s      3 → 3    0 → 0
 b      unchanged     0 s → 0 s     0 s → 0 s      1 → 1    0 → 0
 c      removed         0 s → ~       0 s → ~      3 → ~    0 → ~
-not run: jobs that never started (terminated by the queue's
-runnable timeout, or still waiting at the end); they wait
-forever (never), and the mean is over the jobs that started
 
 Preemptions and instance-hours, before → after
 share  preemptions  work lost   borrowed       lent
@@ -104,3 +102,24 @@ def test_text_view_is_exact(comparison: Comparison) -> None:
 
 def test_markdown_view_is_exact(comparison: Comparison) -> None:
     assert comparison_markdown(comparison, trace="trace.csv") == EXPECTED_MARKDOWN
+
+
+FOOTNOTE = """\
+not run: jobs that never started (terminated by the queue's runnable timeout, or still waiting
+at the replay's horizon); they wait forever (never), and the mean is over the jobs that started
+"""
+
+
+def test_the_not_run_footnote_is_printed_only_when_a_job_did_not_run(tmp_path: Path) -> None:
+    """b asks for 2 instances after the change lowers its limit to 1: its job never runs."""
+    trace = tmp_path / "trace.csv"
+    trace.write_text(f"submit_time,share,instance_type,count,duration\n0,b,{P5},2,60\n")
+    b2 = ShareModel("b", {P5: 2}, Strategy.LEND, team="vision")
+    before = Side("main/", (QueueModel("q", {P5: 5}, (A, b2)),))
+    after = Side("proposal/", (QueueModel("q", {P5: 5}, (A, B)),))
+    lowered = compare(*run_both(before, after, trace, timing=TEST_TIMING))
+    out = io.StringIO()
+    print_comparison(make_console(out, color=False, width=100), lowered, trace="trace.csv")
+    text = " ".join(out.getvalue().split())  # the footnote wraps to the table's width
+    assert "b loses 0 s → never" in text
+    assert " ".join(FOOTNOTE.split()) in text

@@ -11,6 +11,12 @@ another's (docs/emulator.md, "Job queues on one service environment").
 
 Either way one loop advances the engines (one, or one per queue) over the trace, and one
 routing sends each row to its share.
+
+Two rules make the replay's answer the emulator's. Rows with equal ``submit_time`` keep their
+trace order: each is submitted 1 ms after the one before (``SUBMIT_STEP``), as the emulator
+gives jobs submitted back to back ``createdAt`` 1 ms apart and moves its clock with them. And a
+replay ends at its horizon, ``horizon`` seconds after the last submission, or earlier when
+every job has finished: what has not finished by then is counted as stuck.
 """
 
 from __future__ import annotations
@@ -41,6 +47,9 @@ E = TypeVar("E", bound=MeteredEngine)
 _RUNNABLE = JobStatus.RUNNABLE
 _NEVER = float("inf")
 
+SUBMIT_STEP = 0.001
+"""Seconds between jobs submitted at one trace time: AWS's resolution of ``createdAt``."""
+
 
 def shares_environments(queues: Sequence[QueueModel]) -> bool:
     """Whether two of the queues name one service environment."""
@@ -53,10 +62,12 @@ def replay(
     rows: Iterable[TraceRow],
     source: str,
     make: Callable[[Sequence[QueueModel]], E],
+    horizon: float = _NEVER,
 ) -> tuple[RunTotals, list[E]]:
-    """Replay ``rows`` to the end of the trace and of every job, in engines built by ``make``
-    (one for every queue, or one per queue where queues share an environment); returns the
-    totals and the engines, for what a caller's engine kept besides."""
+    """Replay ``rows`` to the end of the trace and of every job, or to ``horizon`` seconds
+    after the last submission if that comes first, in engines built by ``make`` (one for every
+    queue, or one per queue where queues share an environment); returns the totals and the
+    engines, for what a caller's engine kept besides."""
     if shares_environments(queues):
         engines = [make([q]) for q in queues]
         settle: Callable[[float], None] | None = _Environments(queues, engines).settle
@@ -64,8 +75,11 @@ def replay(
         engines = [make(queues)]
         settle = None
     recorders = [e.recorder for e in engines if isinstance(e, RecordingEngine)]
-    last_arrival = _advance(engines, settle, _Routing(queues, engines, source), rows, recorders)
+    routing = _Routing(queues, engines, source)
+    last_arrival = _advance(engines, settle, routing, rows, recorders, horizon)
     end = max([last_arrival, *(e.last_finish for e in engines)])
+    if any(e.next_event_time() is not None for e in engines):  # the horizon cut it short
+        end = last_arrival + horizon
     totals = RunTotals(
         jobs=sum(sum(e.submitted) for e in engines),
         window=last_arrival,
@@ -84,9 +98,12 @@ def _advance(
     routing: _Routing,
     rows: Iterable[TraceRow],
     recorders: Sequence[Recorder],
+    horizon: float,
 ) -> float:
     """The loop: instant by instant, timers due fire, arrivals are submitted, then a pass runs
-    (``settle``: the passes of queues sharing environments); returns the last arrival's time.
+    (``settle``: the passes of queues sharing environments), until nothing is left to happen
+    or the instant is past ``horizon`` seconds after the last arrival; returns the last
+    arrival's time. A row at the instant of the one before is submitted ``SUBMIT_STEP`` later.
 
     It is the hot loop of a simulation (a few microseconds a job), hence the local names.
     """
@@ -102,6 +119,7 @@ def _advance(
     arrivals = iter(rows)
     pending = next(arrivals, None)
     last_arrival = 0.0
+    deadline = _NEVER  # known once the last row is in
     edge = recorders[0].edge if recorders else _NEVER
     while True:
         # the next instant: the earliest timer or arrival; timers due then fire first
@@ -111,7 +129,7 @@ def _advance(
             if heap and heap[0][0] <= at:
                 at = heap[0][0]
                 due = True
-        if at == _NEVER:
+        if at > deadline or at == _NEVER:
             break
         if at >= edge:  # a recorder's interval ended: it reads the state before this instant
             for recorder in recorders:
@@ -134,8 +152,11 @@ def _advance(
                 submit(job)
                 submitted[job._s] += 1
                 pending = next(arrivals, None)
+                if pending is not None and pending[0] <= at:  # the same instant: 1 ms later
+                    pending = (at + SUBMIT_STEP, *pending[1:])
             last_arrival = at
             if pending is None:
+                deadline = at + horizon
                 for e in engines:
                     e.checkpoint(at)
         if settle is not None:

@@ -21,7 +21,7 @@ from quotactl.core.engine import TIMING
 from quotactl.core.simulate import io, reader
 from quotactl.core.simulate.metrics import summarise
 from quotactl.core.simulate.queues import routes
-from quotactl.core.simulate.simulator import simulate
+from quotactl.core.simulate.simulator import HORIZON, simulate
 from quotactl.errors import InternalError, QuotactlError
 
 if TYPE_CHECKING:
@@ -54,31 +54,45 @@ class Replay:
 
 
 def run_one(
-    queues: Iterable[QueueModel], path: Path, *, record: bool = False, timing: Timing = TIMING
+    queues: Iterable[QueueModel],
+    path: Path,
+    *,
+    record: bool = False,
+    timing: Timing = TIMING,
+    horizon: float = HORIZON,
 ) -> SimulationResult:
-    """Replay the trace at ``path`` against one configuration (``record``: with a timeline)."""
+    """Replay the trace at ``path`` against one configuration (``record``: with a timeline)
+    to ``horizon`` seconds after its last submission at most."""
     rows = reader.trace_rows(path)
-    return summarise(simulate(tuple(queues), rows, str(path), timing, record=record))
+    totals = simulate(tuple(queues), rows, str(path), timing, record=record, horizon=horizon)
+    return summarise(totals)
 
 
 def run_both(
-    before: Side, after: Side, path: Path, *, record: bool = False, timing: Timing = TIMING
+    before: Side,
+    after: Side,
+    path: Path,
+    *,
+    record: bool = False,
+    timing: Timing = TIMING,
+    horizon: float = HORIZON,
 ) -> tuple[Replay, Replay]:
-    """Replay the trace at ``path`` against both sides (in parallel where it pays)."""
+    """Replay the trace at ``path`` against both sides (in parallel where it pays), each to
+    ``horizon`` seconds after the last submission at most."""
     reader.check_trace(path)
     skip_before = _missing(before.queues, after.queues)
     skip_after = _missing(after.queues, before.queues)
     if io.size(path) < reader.PARALLEL_BYTES or not io.can_spawn():
         return (
-            _replay(before, path, skip_before, True, record, timing),
-            _replay(after, path, skip_after, True, record, timing),
+            _replay(before, path, skip_before, True, record, timing, horizon),
+            _replay(after, path, skip_after, True, record, timing, horizon),
         )
-    with io.worker(_worker, before, str(path), skip_before, record, timing) as receiver:
-        mine = _replay(after, path, skip_after, False, record, timing)
+    with io.worker(_worker, before, str(path), skip_before, record, timing, horizon) as receiver:
+        mine = _replay(after, path, skip_after, False, record, timing, horizon)
         try:
             message = receiver.recv()
         except EOFError:  # the worker never ran or died: do its share of the work here
-            message = _replay(before, path, skip_before, False, record, timing)
+            message = _replay(before, path, skip_before, False, record, timing, horizon)
         if isinstance(message, QuotactlError):
             raise message
         assert isinstance(message, Replay)
@@ -92,12 +106,14 @@ def _replay(
     parallel_parse: bool,
     record: bool,
     timing: Timing,
+    horizon: float,
 ) -> Replay:
     rows = reader.trace_rows(path) if parallel_parse else reader.read_here(path)
     skipped: Counter[str] = Counter()
     if skip:
         rows = _without(rows, skip, skipped)
-    result = summarise(simulate(side.queues, rows, str(path), timing, record=record))
+    totals = simulate(side.queues, rows, str(path), timing, record=record, horizon=horizon)
+    result = summarise(totals)
     return Replay(side, result, dict(skipped))
 
 
@@ -107,13 +123,14 @@ def _worker(
     skip: Mapping[str, str],
     record: bool,
     timing: Timing,
+    horizon: float,
     sender: Connection,
 ) -> None:
     """Worker process: replay one side and send back its ``Replay`` (or its error)."""
     from pathlib import Path
 
     try:
-        sender.send(_replay(side, Path(path), skip, False, record, timing))
+        sender.send(_replay(side, Path(path), skip, False, record, timing, horizon))
     except QuotactlError as exc:
         sender.send(exc)  # whole: QuotactlError pickles its class and attributes
     except (BrokenPipeError, KeyboardInterrupt):

@@ -21,7 +21,10 @@ if TYPE_CHECKING:
     from quotactl.core.simulate.metrics import RunTotals
     from quotactl.core.simulate.trace import TraceRow
 
-__all__ = ["MeteredEngine", "RecordingEngine", "simulate"]
+__all__ = ["HORIZON", "MeteredEngine", "RecordingEngine", "simulate"]
+
+HORIZON = 30 * 86400.0
+"""Seconds a replay goes on after the last submission, unless every job finished before."""
 
 
 def simulate(
@@ -31,8 +34,10 @@ def simulate(
     timing: Timing = TIMING,
     *,
     record: bool = False,
+    horizon: float = HORIZON,
 ) -> RunTotals:
-    """Replay ``rows`` against ``queues`` to the end of the trace and of every job, with
+    """Replay ``rows`` against ``queues`` to the end of the trace and of every job, or to
+    ``horizon`` seconds after the last submission (a job not finished then is stuck), with
     ``timing`` (default: the emulator's default phase times, which stand for AWS).
 
     With ``record``, the totals carry a ``Timeline`` of the run (for a report's charts).
@@ -44,5 +49,5 @@ def simulate(
     """
     engine = RecordingEngine if record else MeteredEngine
     with collector_paused():
-        totals, _ = replay(queues, rows, source, lambda qs: engine(qs, timing))
+        totals, _ = replay(queues, rows, source, lambda qs: engine(qs, timing), horizon)
     return totals
