@@ -10,6 +10,12 @@ stretch's length. ``lent`` follows status's rule at every instant
 integrated over time (``R``, piecewise linear, with a breakpoint where the rate changes), and a
 lender's stretch adds ``idle * (R(end) - R(start))``. So the work is proportional to the
 number of events, however long the window and however many periods it has.
+
+``L`` and whether a share lends are the settings in force at each moment: a share's schedule
+windows (``quotactl.core.govern.windows``) change them at their boundaries, each change an
+event that closes the share's stretches as a change of ``U`` does. So ``borrowed`` is
+∫max(0, U - L) with the L of that moment, as a budget counts it, and ``entitled``, ``idle``
+and ``lent`` follow the same limits.
 """
 
 from __future__ import annotations
@@ -17,8 +23,11 @@ from __future__ import annotations
 import bisect
 import operator
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from itertools import pairwise
 from typing import TYPE_CHECKING
 
+from quotactl.core.govern.windows import apply_window, boundaries, window_in_force
 from quotactl.core.history.jobs import OPEN
 from quotactl.core.history.misses import ShareHeads
 from quotactl.core.status.compute import lending_rate
@@ -32,7 +41,7 @@ if TYPE_CHECKING:
 
 FAR = -1e18
 """Before any event: every stretch starts here (the window cuts it)."""
-_STOP, _START, _START_LEAVE, _WAIT_END, _WAIT = 0, 1, 2, 3, 4
+_STOP, _START, _START_LEAVE, _WAIT_END, _WAIT, _SETTINGS = 0, 1, 2, 3, 4, 5
 
 
 @dataclass
@@ -95,11 +104,18 @@ def sweep(
     # (every job has a share and a type: `usage_of` keeps only those)
     names = sorted(set(specs) | set(map(_share, jobs)))
     index = {name: i for i, name in enumerate(names)}
-    types = sorted({t for s in specs.values() for t in s.capacity} | set(map(_type, jobs)))
+    changes = _settings(specs, min(slices.start, _earliest(jobs)), slices.end)
+    settled = {n: changes[n][0][1] if n in changes else spec for n, spec in specs.items()}
+    windowed = {t for steps in changes.values() for _, spec in steps for t in spec.capacity}
+    types = sorted(
+        {t for s in specs.values() for t in s.capacity} | windowed | set(map(_type, jobs))
+    )
     kinds = {t: k for k, t in enumerate(types)}
     width = len(names)
-    limit = [int(specs[n].capacity.get(t, 0)) if n in specs else 0 for t in types for n in names]
-    lends = [specs[n].strategy.lends if n in specs else False for n in names]
+    limit = [
+        int(settled[n].capacity.get(t, 0)) if n in settled else 0 for t in types for n in names
+    ]
+    lend = [settled[n].strategy.lends if n in settled else False for t in types for n in names]
     usage = [0] * len(limit)
     since = [FAR] * len(limit)
     mark = [0.0] * len(limit)
@@ -107,7 +123,10 @@ def sweep(
     size = len(limit)
     rows: dict[int, Tally] = {}  # every slice's rows, by i * size + ks
     pool = [0] * len(types)
-    idle = [sum(limit[k * width + s] for s in range(width) if lends[s]) for k in range(len(types))]
+    idle = [
+        sum(limit[k * width + s] for s in range(width) if lend[k * width + s])
+        for k in range(len(types))
+    ]
     rates = [Rate() for _ in types]
     memo: dict[tuple[int, int], float] = {}
     heads = [ShareHeads() for _ in names]
@@ -133,7 +152,7 @@ def sweep(
             row.used += u * seconds
             row.own += own * seconds
             row.borrowed += (u - own) * seconds
-            if not lends[s]:
+            if not lend[ks]:
                 row.reserved_unused += spare * seconds
             elif spare:
                 row.idle += spare * seconds
@@ -141,6 +160,9 @@ def sweep(
                 row.lent += spare * lent
 
     events = _events(jobs, index, kinds)
+    if changes:
+        events += _setting_events(changes, index, kinds)
+        events.sort()
     events.append((OPEN, -1, _STOP, 0, 0, -1))  # the end: the last share's head is looked at
     current = [0.0] * len(types)  # each type's lending rate now
     p_at, p_s = FAR, -1  # the last (time, share) changed: its head is looked at after it
@@ -161,12 +183,12 @@ def sweep(
             share = heads[s]
             if share.spell_since is not None:
                 share.flush(at, grace, cut)
-        if kind <= _START_LEAVE:
+        if kind <= _START_LEAVE or kind == _SETTINGS:
             ks = k * width + s
             # the stretch of (k, s) ends at `at`: add it up
             u, lim = usage[ks], limit[ks]
             start, since[ks] = since[ks], at
-            if lends[s]:
+            if lend[ks]:
                 rate = rates[k]
                 r_now = rate.values[-1] + rate.rates[-1] * (at - rate.times[-1])
                 r_start, mark[ks] = mark[ks], r_now
@@ -200,7 +222,7 @@ def sweep(
                             row.own += own * seconds
                             if u > lim:
                                 row.borrowed += (u - own) * seconds
-                        if not lends[s]:
+                        if not lend[ks]:
                             if spare:
                                 row.reserved_unused += spare * seconds
                         elif spare:
@@ -208,14 +230,17 @@ def sweep(
                             row.lent += spare * (r_now - r_start)
                 else:
                     close_cut(ks, start, at, r_start, r_now)
-            v = u - n if kind == _STOP else u + n
-            usage[ks] = v
-            if (u < lim) is not (v < lim):
-                room[s] += 1 if v < lim else -1
-            if u > lim or v > lim:
-                pool[k] += (v - lim if v > lim else 0) - (u - lim if u > lim else 0)
-            if lends[s] and (u < lim or v < lim):
-                idle[k] -= (v if v < lim else lim) - (u if u < lim else lim)
+            if kind == _SETTINGS:  # new settings in force: L is n, the share lends if j
+                _settle(ks, n, j == 1, at, usage, limit, lend, mark, pool, idle, room, rates)
+            else:
+                v = u - n if kind == _STOP else u + n
+                usage[ks] = v
+                if (u < lim) is not (v < lim):
+                    room[s] += 1 if v < lim else -1
+                if u > lim or v > lim:
+                    pool[k] += (v - lim if v > lim else 0) - (u - lim if u > lim else 0)
+                if lend[ks] and (u < lim or v < lim):
+                    idle[k] -= (v if v < lim else lim) - (u if u < lim else lim)
             p, i = pool[k], idle[k]
             if p and i:
                 key = (p, i)
@@ -237,10 +262,10 @@ def sweep(
     for ks in range(len(limit)):
         k, s = divmod(ks, width)
         rate = rates[k]
-        r_now = rate.now(end) if lends[s] else 0.0
+        r_now = rate.now(end) if lend[ks] else 0.0
         start = since[ks]
         if usage[ks] or limit[ks]:
-            close_cut(ks, start, end, mark[ks] if lends[s] else 0.0, r_now)
+            close_cut(ks, start, end, mark[ks] if lend[ks] else 0.0, r_now)
     for s, share in enumerate(heads):
         share.flush(end, grace, cut)
         share.close()
@@ -249,6 +274,85 @@ def sweep(
         for (i, t), seconds in share.longest.items():
             row = tally(i, names[s], t)
             row.longest = max(row.longest, seconds)
+
+
+def _settle(
+    ks: int,
+    new_limit: int,
+    lends: bool,
+    at: float,
+    usage: list[int],
+    limit: list[int],
+    lend: list[bool],
+    mark: list[float],
+    pool: list[int],
+    idle: list[int],
+    room: list[int],
+    rates: list[Rate],
+) -> None:
+    """(type k, share s) takes ``new_limit`` and lends or not from ``at`` (its stretch was just
+    closed): what it borrows, leaves idle and counts as room change with them."""
+    width = len(room)
+    k, s = divmod(ks, width)
+    u, lim, lent = usage[ks], limit[ks], lend[ks]
+    if (u < lim) is not (u < new_limit):
+        room[s] += 1 if u < new_limit else -1
+    pool[k] += max(0, u - new_limit) - max(0, u - lim)
+    idle[k] += (new_limit - min(u, new_limit) if lends else 0) - (lim - min(u, lim) if lent else 0)
+    limit[ks], lend[ks] = new_limit, lends
+    if lends and not lent:  # its lending is integrated from now on
+        mark[ks] = rates[k].now(at)
+
+
+def _settings(
+    specs: Mapping[str, ShareSpec], start: float, end: float
+) -> dict[str, list[tuple[float, ShareSpec]]]:
+    """Per share with schedule windows, its settings in force from ``start`` and at each
+    boundary of its windows until ``end`` (epoch seconds; the first at ``start``)."""
+    if end <= start:
+        return {}
+    since, until = _moment(start), _moment(end)
+    found = {}
+    for name, spec in specs.items():
+        if spec.schedule:
+            instants = [since, *(b for b in boundaries(spec.schedule, since, until) if b > since)]
+            found[name] = [
+                (b.timestamp(), apply_window(spec, window_in_force(spec, b))) for b in instants
+            ]
+    return found
+
+
+def _moment(seconds: float) -> datetime:
+    return datetime.fromtimestamp(seconds, UTC)
+
+
+def _earliest(jobs: Sequence[JobRecord]) -> float:
+    """When the first of ``jobs`` began to wait or run (``OPEN`` without jobs)."""
+    first = OPEN
+    for job in jobs:
+        for a, _ in (*job.waits, *job.runs):
+            if a < first:
+                first = a
+    return first
+
+
+def _setting_events(
+    changes: Mapping[str, list[tuple[float, ShareSpec]]],
+    index: Mapping[str, int],
+    kinds: Mapping[str, int],
+) -> list[Event]:
+    """A ``_SETTINGS`` event per share and type at each change of its settings after the first
+    (in force from the start): (time, share, kind, type, the new limit, 1 if it lends)."""
+    events: list[Event] = []
+    for name, steps in changes.items():
+        s = index[name]
+        for (_, before), (at, after) in pairwise(steps):
+            lends = after.strategy.lends
+            for itype, k in kinds.items():
+                old, new = before.capacity.get(itype, 0), after.capacity.get(itype, 0)
+                if old != new or before.strategy.lends != lends:
+                    events.append((at, s, _SETTINGS, k, int(new), 1 if lends else 0))
+    return events
 
 
 Event = tuple[float, int, int, int, int, int]

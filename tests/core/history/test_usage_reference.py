@@ -1,7 +1,9 @@
 """``usage_of`` against a brute-force reference: on ledgers whose times are whole seconds, every
 figure is worked out second by second (the state during ``[t, t + 1)``: who runs, who waits,
 the share's head, ``status``'s lending rule at that instant) and added up, with no events, no
-stretches and no heap. The sweep must give the same instance-seconds to a microsecond."""
+stretches and no heap. The sweep must give the same instance-seconds to a microsecond. With
+schedule windows the reference takes each second's limits and strategies from the windows in
+force then."""
 
 from __future__ import annotations
 
@@ -12,11 +14,12 @@ from typing import TYPE_CHECKING
 
 from hypothesis import given, settings, strategies as st
 
+from quotactl.core.govern.windows import apply_window, window_in_force
 from quotactl.core.history.jobs import job_records
 from quotactl.core.history.ledger import Attempt, AttemptOutcome
 from quotactl.core.history.report import Every
 from quotactl.core.history.usage import usage_of
-from quotactl.core.resources.desired import ShareSpec, Strategy
+from quotactl.core.resources.desired import ShareSpec, Strategy, When, Window
 from quotactl.core.status.compute import attribute
 
 if TYPE_CHECKING:
@@ -32,8 +35,42 @@ SHARES = (
     ShareSpec("q", "b", {P5: 4}, Strategy.LEND, team="blue"),
     ShareSpec("q", "c", {P5: 2, G5: 1}, Strategy.RESERVE, team="blue"),
 )
-LIMITS = {(s.name, t): n for s in SHARES for t, n in s.capacity.items()}
-LENDS = {s.name: s.strategy.lends for s in SHARES}
+# the same shares with windows (minutes of the UTC day; T0 is 23:20): a's p5s drop to 1 from
+# 23:30 to 23:50, b turns RESERVE with less capacity from 23:45 to 00:05, c lends 5 p5s from
+# 00:00 to 00:08
+WINDOWED = (
+    ShareSpec(
+        "q",
+        "a",
+        {P5: 4, G5: 2},
+        Strategy.LEND_AND_BORROW,
+        team="red",
+        schedule=(Window("low", When(hours=(1410, 1430)), capacity={P5: 1}),),
+    ),
+    ShareSpec(
+        "q",
+        "b",
+        {P5: 4},
+        Strategy.LEND,
+        team="blue",
+        schedule=(
+            Window(
+                "kept",
+                When(hours=(1425, 5)),
+                capacity={P5: 2, G5: 1},
+                strategy=Strategy.RESERVE,
+            ),
+        ),
+    ),
+    ShareSpec(
+        "q",
+        "c",
+        {P5: 2, G5: 1},
+        Strategy.RESERVE,
+        team="blue",
+        schedule=(Window("burst", When(hours=(0, 8)), capacity={P5: 5}, strategy=Strategy.LEND),),
+    ),
+)
 FIGURES = ("entitled", "used", "own", "borrowed", "lent", "idle", "reserved_unused")
 
 
@@ -105,13 +142,31 @@ def row(
     )
 
 
+Settings = tuple[dict[tuple[str, str], int], dict[str, bool]]
+_IN_FORCE: dict[tuple[int, int], Settings] = {}
+
+
+def in_force(shares: tuple[ShareSpec, ...], t: int) -> Settings:
+    """The limits and whether each share lends during second ``t`` (``shares`` is one of
+    the constants above: kept by its id)."""
+    key = (id(shares), t)
+    found = _IN_FORCE.get(key)
+    if found is None:
+        now = [apply_window(s, window_in_force(s, at(t))) for s in shares]
+        found = _IN_FORCE[key] = (
+            {(s.name, k): n for s in now for k, n in s.capacity.items()},
+            {s.name: s.strategy.lends for s in now},
+        )
+    return found
+
+
 def reference(
-    jobs: list[JobRecord], periods: bool, grace: int
+    jobs: list[JobRecord], periods: bool, grace: int, shares_spec: tuple[ShareSpec, ...] = SHARES
 ) -> dict[tuple[int, str, str], dict[str, float]]:
     """Every figure per (slice, share, type), second by second."""
     got: dict[tuple[int, str, str], dict[str, float]] = defaultdict(lambda: defaultdict(float))
     jobs = [j for j in jobs if j.share is not None and j.instance_type is not None]
-    shares = sorted({s.name for s in SHARES} | {j.share for j in jobs if j.share})
+    shares = sorted({s.name for s in shares_spec} | {j.share for j in jobs if j.share})
     types = (P5, G5)
     spell: dict[str, int | None] = dict.fromkeys(shares)
     spell_missed: dict[str, dict[tuple[int, str], float]] = {s: defaultdict(float) for s in shares}
@@ -135,14 +190,15 @@ def reference(
             for t in range(int(a - BASE), int(min(b - BASE, END))):
                 waiting[j.share][t].append(j)
     for t in range(END):
+        limits, lends = in_force(shares_spec, t)
         slices = [0, 1 if t < MIDNIGHT else 2] if periods else [0]
         in_window = t >= START
         for k in types:
             figures = {}
             for s in shares:
-                u, lim = use[s, k][t], LIMITS.get((s, k), 0)
+                u, lim = use[s, k][t], limits.get((s, k), 0)
                 own = min(u, lim)
-                idle = lim - own if LENDS.get(s, False) else 0
+                idle = lim - own if lends.get(s, False) else 0
                 figures[s] = (u - own, idle)
                 if not in_window or not (u or lim):
                     continue
@@ -152,7 +208,7 @@ def reference(
                     row["used"] += u
                     row["own"] += own
                     row["borrowed"] += u - own
-                    row["idle" if LENDS.get(s, False) else "reserved_unused"] += lim - own
+                    row["idle" if lends.get(s, False) else "reserved_unused"] += lim - own
             lent, _ = attribute(k, figures)
             for s, value in lent.items():
                 if in_window and value:
@@ -165,7 +221,7 @@ def reference(
             if head is None or not (
                 head.instance_type is not None
                 and use[s, head.instance_type][t] + head.instances
-                <= LIMITS.get((s, head.instance_type), 0)
+                <= limits.get((s, head.instance_type), 0)
             ):
                 close(s)
                 continue
@@ -189,13 +245,14 @@ def reference(
     jobs=jobs_strategy,
     every=st.sampled_from([None, Every.DAY]),
     grace=st.sampled_from([0, 7, 300]),
+    shares=st.sampled_from([SHARES, WINDOWED]),
 )
 def test_every_figure_is_the_second_by_second_sum(
-    jobs: list[Job], every: Every | None, grace: int
+    jobs: list[Job], every: Every | None, grace: int, shares: tuple[ShareSpec, ...]
 ) -> None:
     rows = ledger(jobs)
-    report = usage_of(rows, SHARES, start=at(START), end=at(END), every=every, grace=grace)
-    expected = reference(job_records(rows), every is not None, grace)
+    report = usage_of(rows, shares, start=at(START), end=at(END), every=every, grace=grace)
+    expected = reference(job_records(rows), every is not None, grace, shares)
     found: dict[tuple[int, str, str], dict[str, float]] = {}
     for i, part in enumerate([report.rows, *(p.rows for p in report.periods)]):
         for r in part:
