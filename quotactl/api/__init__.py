@@ -50,6 +50,9 @@ if TYPE_CHECKING:
         format_files as format_files,
         write_formatted as write_formatted,
     )
+    from quotactl.api.governor import (
+        govern_cycle as govern_cycle,
+    )
     from quotactl.api.history_ledger import (
         history as history,
     )
@@ -177,6 +180,9 @@ if TYPE_CHECKING:
         Formatted as Formatted,
         Formatting as Formatting,
     )
+    from quotactl.core.govern.run import (
+        GovernCycle as GovernCycle,
+    )
     from quotactl.core.history.report import (
         UsageRun as UsageRun,
     )
@@ -257,6 +263,7 @@ _WHERE: dict[str, tuple[str, ...]] = {
         "schema",
         "validate",
     ),
+    "quotactl.api.governor": ("govern_cycle",),
     "quotactl.api.connection": (
         "BACKENDS",
         "DEFAULT_STATE",
@@ -368,6 +375,7 @@ _WHERE: dict[str, tuple[str, ...]] = {
     "quotactl.aws.session": ("Retries",),
     "quotactl.config": ("LoadedConfig",),
     "quotactl.core.apply.hooks": ("ApplyResult",),
+    "quotactl.core.govern.run": ("GovernCycle",),
     "quotactl.core.apply.lock": (
         "LockCleared",
         "LockHolding",
