@@ -51,6 +51,7 @@ if TYPE_CHECKING:
         write_formatted as write_formatted,
     )
     from quotactl.api.governor import (
+        govern as govern,
         govern_cycle as govern_cycle,
     )
     from quotactl.api.history_ledger import (
@@ -182,6 +183,7 @@ if TYPE_CHECKING:
     )
     from quotactl.core.govern.run import (
         GovernCycle as GovernCycle,
+        GovernRun as GovernRun,
     )
     from quotactl.core.history.report import (
         UsageRun as UsageRun,
@@ -263,7 +265,7 @@ _WHERE: dict[str, tuple[str, ...]] = {
         "schema",
         "validate",
     ),
-    "quotactl.api.governor": ("govern_cycle",),
+    "quotactl.api.governor": ("govern", "govern_cycle"),
     "quotactl.api.connection": (
         "BACKENDS",
         "DEFAULT_STATE",
@@ -375,7 +377,7 @@ _WHERE: dict[str, tuple[str, ...]] = {
     "quotactl.aws.session": ("Retries",),
     "quotactl.config": ("LoadedConfig",),
     "quotactl.core.apply.hooks": ("ApplyResult",),
-    "quotactl.core.govern.run": ("GovernCycle",),
+    "quotactl.core.govern.run": ("GovernCycle", "GovernRun"),
     "quotactl.core.apply.lock": (
         "LockCleared",
         "LockHolding",

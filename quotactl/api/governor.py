@@ -16,25 +16,20 @@ runs a cycle at each emulated tick in process).
 from __future__ import annotations
 
 import json
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from quotactl.errors import QuotactlError, StateLockedError
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterable, Mapping, Sequence
+    from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
     from pathlib import Path
 
     from quotactl.aws.account import Account
     from quotactl.core.govern.cycle import Action, GovernedJob, GovernedShare
-    from quotactl.core.govern.run import GovernCycle, Outcome
-    from quotactl.core.govern.usage import Held
+    from quotactl.core.govern.run import GovernCycle, GovernRun, Outcome
     from quotactl.core.resources.desired import DesiredState
     from quotactl.core.resources.observed import LiveJob, ObservedResource
-
-LOOK_BACK = timedelta(days=28)
-"""Jobs read for a budget start this long before its period: a SageMaker training job runs 28
-days at most, so one created earlier can hardly have held instances in the period."""
 
 
 def govern_cycle(
@@ -101,6 +96,7 @@ def _cycle(
     history: Sequence[Path],
     since: datetime | None,
 ) -> GovernCycle:
+    from quotactl.api.policy_time import account_usage
     from quotactl.core.govern import decide
     from quotactl.core.govern.run import GovernCycle
 
@@ -237,52 +233,16 @@ def _crossed(rule: Any, start: float, now: datetime, since: datetime | None) -> 
     return steps(now.timestamp()) > steps(since.timestamp())
 
 
-def account_usage(
-    account: Account, desired: DesiredState, now: datetime, history: Sequence[Path] = ()
-) -> dict[str, dict[str, float]]:
-    """Each budgeted team's counted hours in its current period, from the account's jobs
-    (those created since 28 days before the earliest period start) and ``history`` ledgers."""
-    from quotactl.api.usage_figures import ledger_attempts, live_attempts
-    from quotactl.core.govern.usage import budget_usage, period_start
-    from quotactl.core.history.ledger import merge
-
-    budgets = [t.budget for t in desired.teams if t.budget is not None]
-    if not budgets:
-        return {}
-    earliest = min(period_start(b.every, now) for b in budgets)
-    rows = live_attempts(account, (earliest - LOOK_BACK).timestamp())
-    if history:
-        rows = merge(ledger_attempts(history), rows)
-    return budget_usage(desired, _held(rows), now)
-
-
-def _held(rows: Iterable[Any]) -> list[Held]:
-    from quotactl.core.govern.usage import Held
-
-    return [
-        Held(
-            share=f"share.{row.queue}/{row.share}",
-            instance_type=row.instance_type,
-            count=row.count,
-            start=row.started_at,
-            end=row.stopped_at,
-        )
-        for row in rows
-        if row.started_at is not None and row.share and row.instance_type
-    ]
-
-
 def _account_now(account: Account, desired: DesiredState, jobs: Iterable[LiveJob]) -> datetime:
     """The account's clock, clamped to at least the newest timestamp read."""
-    from quotactl.aws.job_history import account_time
+    from quotactl.api.policy_time import account_now
 
-    queues = [q.name for q in desired.queues]
-    clock = account_time(account.batch, queues[0]) if queues else 0.0
+    clock = account_now(account, [q.name for q in desired.queues])
     newest = max(
         (t for j in jobs for t in (j.created_at, j.started_at, j.stopped_at) if t is not None),
         default=0.0,
     )
-    return datetime.fromtimestamp(max(clock, newest), UTC)
+    return max(clock, datetime.fromtimestamp(newest, UTC))
 
 
 def _apply(
@@ -345,3 +305,57 @@ def _budget_tags(
         except QuotactlError as exc:
             errors.append(f"{address}: budget tag not written: {exc.message}")
     return tuple(errors)
+
+
+def govern(
+    account: Account,
+    paths: DesiredState | Sequence[Path | str] | None,
+    *,
+    every: float | None = None,
+    stop: Callable[[], bool] = lambda: False,
+    sleep: Callable[[float], None] | None = None,
+    clock: Callable[[], float] | None = None,
+    dry_run: bool = False,
+    allow_disruption: bool = False,
+    log: Path | None = None,
+    history: Sequence[Path] = (),
+    lock_timeout: float | None = None,
+) -> GovernRun:
+    """``govern``: one cycle, or with ``every`` (seconds) one cycle every ``every`` until
+    ``stop()`` says so (checked between cycles, so the cycle in hand always finishes). The
+    cycles run as the result is iterated."""
+    import time
+
+    from quotactl.api.config import load
+    from quotactl.core.govern.run import GovernRun
+    from quotactl.core.resources.desired import DesiredState
+
+    desired = paths if isinstance(paths, DesiredState) else load(paths).desired
+    wait = sleep or time.sleep
+    now = clock or time.monotonic
+
+    def cycles() -> Iterator[GovernCycle]:
+        since: datetime | None = None
+        while True:
+            started = now()
+            cycle = govern_cycle(
+                account,
+                desired,
+                dry_run=dry_run,
+                allow_disruption=allow_disruption,
+                log=log,
+                history=history,
+                lock_timeout=lock_timeout,
+                since=since,
+            )
+            since = cycle.at if cycle.skipped is None else since
+            yield cycle
+            if every is None:
+                return
+            due = started + every
+            while not stop() and (left := due - now()) > 0:
+                wait(min(left, 1.0))
+            if stop():
+                return
+
+    return GovernRun(cycles(), every)

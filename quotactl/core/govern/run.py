@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from quotactl.core.results import Failable
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from collections.abc import Iterable, Iterator, Mapping
 
     from quotactl.core.govern.cycle import Action, Drift
     from quotactl.core.govern.state import PolicyState
@@ -129,3 +129,35 @@ class GovernCycle(Failable):
 
 def _iso(instant: datetime) -> str:
     return instant.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+class GovernRun(Failable):
+    """``govern``'s cycles, one (``--once``) or one every ``every`` seconds until stopped;
+    iterating runs them (a view draws each as it ends). What the cycles did is kept for the
+    exit code: any failure, any change applied, any change held back."""
+
+    def __init__(self, cycles: Iterable[GovernCycle], every: float | None = None) -> None:
+        self._cycles = cycles
+        self.every = every
+        self.seen: list[GovernCycle] = []
+
+    def __iter__(self) -> Iterator[GovernCycle]:
+        for cycle in self._cycles:
+            self.seen.append(cycle)
+            yield cycle
+
+    @property
+    def applied(self) -> bool:
+        """Some cycle changed the account (on a dry run: would have)."""
+        return any(c.applied or (c.dry_run and c.outcomes) for c in self.seen)
+
+    @property
+    def blocked(self) -> bool:
+        """Some cycle held a change back (it would disrupt running work)."""
+        return any(c.blocked for c in self.seen)
+
+    def failure(self) -> QuotactlError | None:
+        for cycle in reversed(self.seen):
+            if (failed := cycle.failure()) is not None:
+                return failed
+        return None
