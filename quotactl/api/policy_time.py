@@ -7,7 +7,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
-from quotactl.errors import QuotactlError
+from quotactl.errors import NotFoundError, QuotactlError
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Sequence
@@ -53,7 +53,10 @@ def account_usage(
     if not budgets:
         return {}
     earliest = min(period_start(b.every, now) for b in budgets)
-    rows = live_attempts(account, (earliest - LOOK_BACK).timestamp())
+    try:
+        rows = live_attempts(account, (earliest - LOOK_BACK).timestamp())
+    except NotFoundError:  # no queue yet (a first apply): no job has run
+        rows = []
     if history:
         rows = merge(ledger_attempts(history), rows)
     return budget_usage(desired, _held(rows), now)
