@@ -23,9 +23,11 @@ from quotactl.errors import QuotactlError, StateLockedError
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+    from contextlib import AbstractContextManager
     from pathlib import Path
 
     from quotactl.aws.account import Account
+    from quotactl.core.apply.flow import LockRequest
     from quotactl.core.govern.cycle import Action, GovernedJob, GovernedShare
     from quotactl.core.govern.run import GovernCycle, GovernRun, Outcome
     from quotactl.core.resources.desired import DesiredState
@@ -60,25 +62,41 @@ def govern_cycle(
         return _cycle(target, desired, now, True, allow_disruption, history, since)
     request = lock_request(target, "govern", lock_timeout or 0.0, on_warning=on_lock_warning)
     try:
-        held = request.hold(desired.stack)
+        held = _hold(target, request, desired.stack)
     except StateLockedError as exc:
         at = now or _account_now(target, desired, ())
         return GovernCycle(at=at, stack=desired.stack, skipped=f"{exc.message}: cycle skipped")
     with held:
-        cycle = _cycle(target, desired, now, False, allow_disruption, history, since)
-    if log is not None:
-        append_log(log, cycle)
-    return cycle
+        written = None if log is None else lambda record: append_log(log, [record])
+        return _cycle(target, desired, now, False, allow_disruption, history, since, written)
 
 
-def append_log(path: Path, cycle: GovernCycle) -> None:
-    """Append the cycle's records (one JSON object a line) to ``path``."""
+def _hold(account: Account, request: LockRequest, stack: str) -> AbstractContextManager[object]:
+    """The stack lock; a lock a governor left behind when it died (expired: nobody renews it)
+    is taken over, since a cycle only ever redoes what it finds undone. Any other holder's
+    lock, expired or not, is theirs (``force-unlock`` clears a dead apply's)."""
+    import time
+
+    from quotactl.core.apply.lock import force_unlock, held_by
+
+    try:
+        return request.hold(stack)
+    except StateLockedError:
+        holder = held_by(request.store, stack)
+        if holder is None or holder.command != "govern" or time.time() <= holder.expires:
+            raise
+        force_unlock(request.store, stack)
+        return request.hold(stack)
+
+
+def append_log(path: Path, records: Sequence[Mapping[str, Any]]) -> None:
+    """Append ``records`` (one JSON object a line) to ``path``, each action as it is done,
+    so a governor stopped half-way has logged what it did and nothing it did not."""
     from quotactl.errors import FileIOError
 
-    records = cycle.log_records()
     if not records:
         return
-    lines = "".join(json.dumps(r, ensure_ascii=False, sort_keys=False) + "\n" for r in records)
+    lines = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records)
     try:
         with path.open("a", encoding="utf-8") as handle:
             handle.write(lines)
@@ -95,6 +113,7 @@ def _cycle(
     allow_disruption: bool,
     history: Sequence[Path],
     since: datetime | None,
+    written: Callable[[Mapping[str, Any]], None] | None = None,
 ) -> GovernCycle:
     from quotactl.api.policy_time import account_usage
     from quotactl.core.govern import decide
@@ -113,7 +132,12 @@ def _cycle(
         errors: tuple[str, ...] = ()
     else:
         job_arns = {j.job_id: j.job_arn for j in live_jobs}
-        outcomes = tuple(_apply(account, a, found, job_arns) for a in decision.actions)
+        done = []
+        for action in decision.actions:
+            done.append(_apply(account, action, found, job_arns))
+            if written is not None:
+                written(done[-1].record(at))
+        outcomes = tuple(done)
         errors = _budget_tags(account, decision.budget_tags, arns)
     return GovernCycle(
         at=at,
@@ -285,10 +309,12 @@ def _update_share(account: Account, action: Action, resource: ObservedResource) 
     fields = frozenset(
         name for name in action.after if action.after[name] != action.before.get(name)
     )
-    if fields:
-        account.batch.call("UpdateQuotaShare", **convert.update_share(spec, arn, fields))
+    # The tag goes first and comes off last: a governor stopped in between leaves a share
+    # its next cycle recognises (tagged and not yet changed, or restored and still tagged).
     if action.tags:
         account.batch.call("TagResource", resourceArn=arn, tags=dict(action.tags))
+    if fields:
+        account.batch.call("UpdateQuotaShare", **convert.update_share(spec, arn, fields))
     if action.untag:
         account.batch.call("UntagResource", resourceArn=arn, tagKeys=list(action.untag))
 

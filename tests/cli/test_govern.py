@@ -208,14 +208,16 @@ def test_a_merge_time_apply_leaves_a_budget_in_force(tmp_path: Path, cli: Cli) -
 
     plan = account.run("plan", str(account.config), "--detailed-exitcode")
     assert plan.exit_code == 0, plan.stdout + plan.stderr
-    assert "quotactl:governed" not in plan.stdout and "quotactl:budget" not in plan.stdout
+    assert "quotactl:governed" not in plan.stdout
+    assert "quotactl:budget" not in plan.stdout
     account.ok("apply", str(account.config), "--auto-approve")
     nlp = account.share("nlp")
     assert nlp["state"] == "DISABLED"
     assert nlp["resourceSharingConfiguration"]["strategy"] == "LEND"
     assert {"quotactl:governed", "quotactl:budget"} <= set(nlp["tags"])
     exported = account.ok("export").stdout
-    assert "quotactl:governed" not in exported and "quotactl:budget" not in exported
+    assert "quotactl:governed" not in exported
+    assert "quotactl:budget" not in exported
 
 
 def test_aging_raises_a_starved_job_until_it_starts(tmp_path: Path, cli: Cli) -> None:
@@ -239,9 +241,7 @@ def test_aging_raises_a_starved_job_until_it_starts(tmp_path: Path, cli: Cli) ->
     assert jobs["starved"] == "RUNNING"
     assert jobs["favoured"] == "RUNNABLE"
     client = batch_client(account.state)
-    starved = next(
-        j for j in all_jobs(client, "training") if j["jobName"] == "starved"
-    )
+    starved = next(j for j in all_jobs(client, "training") if j["jobName"] == "starved")
     described = client.describe_service_job(jobId=starved["jobId"])
     assert described["schedulingPriority"] == 40
     assert described["tags"]["quotactl:base-priority"] == "0"
@@ -254,20 +254,48 @@ def test_a_dry_run_changes_nothing_and_a_held_lock_skips_the_cycle(
     account.advance(3600)
     dry = account.govern("--dry-run", "--detailed-exitcode")
     assert dry.exit_code == 2, dry.stderr
-    assert "dry run: nothing is changed" in dry.stdout and "would apply" in dry.stdout
+    assert "dry run: nothing is changed" in dry.stdout
+    assert "would apply" in dry.stdout
     assert capacity(account.share("research")) == 4
     assert account.records() == []
 
     from quotactl import api
     from tests.conftest import TEST_TIMING
 
-    with api.connect("local", state=account.state, timing=TEST_TIMING) as held:
-        with api.lock_request(held, "apply").hold("gov"):
-            skipped = account.govern("--detailed-exitcode")
+    with (
+        api.connect("local", state=account.state, timing=TEST_TIMING) as held,
+        api.lock_request(held, "apply").hold("gov"),
+    ):
+        skipped = account.govern("--detailed-exitcode")
     assert skipped.exit_code == 0, skipped.stderr
     assert "skipped: stack gov is locked" in skipped.stdout
     assert capacity(account.share("research")) == 4
     document = json.loads(account.govern("-o", "json").stdout)
     assert [a["address"] for a in document["actions"]] == ["share.training/research"]
     assert document["actions"][0]["result"] == "applied"
+    assert capacity(account.share("research")) == 6
+
+
+def test_a_dead_governors_expired_lock_is_taken_over_an_applys_is_not(
+    tmp_path: Path, cli: Cli
+) -> None:
+    from quotactl import api
+    from quotactl.core.apply.lock import LockInfo
+    from tests.conftest import TEST_TIMING
+
+    account = Account(cli, tmp_path, CONFIG.replace("OVER", "soft"), FRIDAY_LATE)
+    account.advance(3600)
+    with api.connect("local", state=account.state, timing=TEST_TIMING) as other:
+        store = other.lock_store()
+        expired = LockInfo("gov", "dead", "ci@runner pid 7", "apply", 1000.0, 1300.0)
+        assert store.create("gov", expired.tags())
+        refused = account.govern()
+        assert "skipped: stack gov is locked by ci@runner pid 7 (apply" in refused.stdout
+        assert capacity(account.share("research")) == 4
+        store.delete("gov")
+        assert store.create(
+            "gov", LockInfo("gov", "dead", "g pid 8", "govern", 1000.0, 1300.0).tags()
+        )
+    taken = account.govern("--detailed-exitcode")
+    assert taken.exit_code == 2, taken.stdout + taken.stderr
     assert capacity(account.share("research")) == 6

@@ -25,3 +25,27 @@ def test_hours_on_a_whole_percent_read_back_as_that_percent(limit: int, percent:
 def test_one_hour_of_two_is_one() -> None:
     tag = budget_tag("hard", RESETS, {"ml.p5.48xlarge": (1.0, 2.0)})
     assert tag == "hard resets=2030-01-04T00:00:00Z ml.p5.48xlarge=1/2"
+
+
+def test_a_tag_left_on_a_restored_share_is_removed() -> None:
+    """A governor stopped between restoring a share and removing its tag: the next cycle
+    removes the tag and changes nothing else."""
+    from dataclasses import replace
+
+    from quotactl.core.govern import GOVERNED_TAG, GovernedShare, decide
+    from quotactl.core.resources.desired import DesiredState, ShareSpec, Strategy
+
+    config = ShareSpec(
+        queue="q",
+        name="s",
+        capacity={"ml.p5.48xlarge": 1},
+        strategy=Strategy.LEND,
+        tags={"quotactl:stack": "st"},
+    )
+    desired = DesiredState(stack="st", region="us-east-1", account_id=None, shares=(config,))
+    live = replace(config, tags={**config.tags, GOVERNED_TAG: "schedule:weekend until=2030-01-07"})
+    decision = decide(desired, RESETS, [GovernedShare(live)])
+    [action] = decision.actions
+    assert action.untag == (GOVERNED_TAG,)
+    assert dict(action.after) == {}
+    assert decide(desired, RESETS, [GovernedShare(config)]).actions == ()

@@ -25,7 +25,7 @@ each.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
@@ -317,6 +317,12 @@ def _share_action(
         for name in POLICY_FIELDS
         if have[name] != config[name] and not in_force and tag is None
     ]
+    if have == want and not in_force and tag is not None:
+        # Restored, but the tag outlived it (a governor stopped between the two writes).
+        policy = read_governed_tag(tag)[0]
+        reason = f"{policy} no longer in force: its settings are back, the tag goes"
+        stale = Action(policy, ActionKind.UPDATE_SHARE, base.address, {}, {}, {}, reason)
+        return replace(stale, untag=(GOVERNED_TAG,)), drift
     if have == want or (not in_force and tag is None):
         return None, drift
     after = dict(want)
