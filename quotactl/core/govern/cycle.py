@@ -194,7 +194,8 @@ def budget_tag(over: str, resets: datetime, used: Mapping[str, tuple[float, floa
     for name in sorted(used):
         hours, limit = used[name]
         step = limit / 100 if limit > 0 else 1.0
-        parts.append(f"{name}={_number(int(hours // step) * step)}/{_number(limit)}")
+        steps = int(hours / step + 1e-9)  # 1.0 h of 2 is 50 steps, not 49.99...
+        parts.append(f"{name}={_number(steps * step)}/{_number(limit)}")
     return " ".join(parts)
 
 
