@@ -337,6 +337,12 @@ class ApplyFailedError(QuotactlError):
     code = "apply-failed"
 
 
+class GovernFailedError(QuotactlError):
+    """Some changes of a governor cycle failed."""
+
+    code = "govern-failed"
+
+
 # -- jobs ---------------------------------------------------------------------------------
 class ShareDisabledError(QuotactlError):
     """The share (or queue) is disabled and takes no new jobs."""

@@ -50,6 +50,10 @@ if TYPE_CHECKING:
         format_files as format_files,
         write_formatted as write_formatted,
     )
+    from quotactl.api.governor import (
+        govern as govern,
+        govern_cycle as govern_cycle,
+    )
     from quotactl.api.history_ledger import (
         history as history,
     )
@@ -177,6 +181,10 @@ if TYPE_CHECKING:
         Formatted as Formatted,
         Formatting as Formatting,
     )
+    from quotactl.core.govern.run import (
+        GovernCycle as GovernCycle,
+        GovernRun as GovernRun,
+    )
     from quotactl.core.history.report import (
         UsageRun as UsageRun,
     )
@@ -257,6 +265,7 @@ _WHERE: dict[str, tuple[str, ...]] = {
         "schema",
         "validate",
     ),
+    "quotactl.api.governor": ("govern", "govern_cycle"),
     "quotactl.api.connection": (
         "BACKENDS",
         "DEFAULT_STATE",
@@ -368,6 +377,7 @@ _WHERE: dict[str, tuple[str, ...]] = {
     "quotactl.aws.session": ("Retries",),
     "quotactl.config": ("LoadedConfig",),
     "quotactl.core.apply.hooks": ("ApplyResult",),
+    "quotactl.core.govern.run": ("GovernCycle", "GovernRun"),
     "quotactl.core.apply.lock": (
         "LockCleared",
         "LockHolding",

@@ -32,7 +32,7 @@ def export(
     change; ``stack`` defaults to the queues' stack tag. A queue of another stack is never
     exported under ``stack``'s name."""
     from quotactl.config.export import export as to_config, quota_queues
-    from quotactl.core.resources.desired import address_of
+    from quotactl.core.resources.desired import GOVERNOR_TAGS, address_of
 
     observed = account.backend.observe("", queues or [])
     chosen = list(queues or quota_queues(observed))
@@ -53,6 +53,7 @@ def export(
         observed = account.backend.observe("", chosen)
     name = stack or _stack_of(observed, chosen)
     found_region, account_id = _region_and_account(observed, region)
+    observed = observed.without_tags(GOVERNOR_TAGS)
     return to_config(observed, chosen, stack=name, region=found_region, account_id=account_id)
 
 

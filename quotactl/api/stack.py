@@ -53,13 +53,28 @@ def plan(
     from quotactl.core.rules import check_overrides
 
     check_overrides(overrides, rules)
-    now = instant(at)
     identity = account.reach(desired.account_id)
-    in_force = desired_at(desired, now)
+    now, usage = _in_time(account, desired, at)
+    in_force = desired_at(desired, now, usage)
     the_plan = judge(make_plan(in_force, account.backend, identity), in_force, rules, overrides)
     if governed(desired):
-        the_plan = replace(the_plan, policies=policy_state(desired, now))
+        the_plan = replace(the_plan, policies=policy_state(desired, now, usage))
     return the_plan
+
+
+def _in_time(
+    account: Account, desired: DesiredState, at: datetime | str | None
+) -> tuple[datetime, dict[str, dict[str, float]]]:
+    """The instant a governed configuration is taken at (``at``, else the account's clock)
+    and its budgets' usage then (from the account's jobs), so a plan or an apply never undoes
+    a window or a budget in force; for any other configuration, ``at`` or now and no usage."""
+    from quotactl.api.policy_time import account_now, account_usage
+    from quotactl.core.govern import governed
+
+    if not governed(desired):
+        return instant(at), {}
+    now = instant(at) if at is not None else account_now(account, [q.name for q in desired.queues])
+    return now, account_usage(account, desired, now)
 
 
 def instant(at: datetime | str | None) -> datetime:
@@ -162,15 +177,19 @@ def apply(
     Every rule is judged again under the lock (``rule-failed`` refuses, nothing changed):
     ``rules``, or when None those a saved plan recorded; ``overrides`` accept soft rules by
     name (those a saved plan recorded are not reused: overriding is decided at apply)."""
+    from quotactl.api.policy_time import account_now
     from quotactl.core.apply.flow import run_apply
     from quotactl.core.apply.preconditions import Guards
     from quotactl.core.govern import desired_at
     from quotactl.core.plan.model import Plan
     from quotactl.core.rules import check_overrides
 
-    now = instant(None)
-    if not isinstance(source, Plan):  # the windows and budgets in force now: never undone
-        source = desired_at(source, now)
+    if isinstance(source, Plan):
+        queues = sorted({c.ref.queue or c.ref.name for c in source.changes if c.ref.queue})
+        now = account_now(account, queues) if source.policies is not None else instant(None)
+    else:  # the windows and budgets in force now: never undone
+        now, usage = _in_time(account, source, None)
+        source = desired_at(source, now, usage)
     expected = None if isinstance(source, Plan) else source.account_id
     judged_by = tuple(rules) if rules is not None else None
     recorded = source.rules.rules if isinstance(source, Plan) else ()

@@ -18,5 +18,7 @@ class ExitCode(IntEnum):
     CHANGES_PRESENT = 2
     FILES_WOULD_CHANGE = 3
     """``fmt --check``: some files are not in the canonical layout (``terraform fmt -check``)."""
+    SOME_BLOCKED = 4
+    """``govern --detailed-exitcode``: some actions were held back (they would disrupt)."""
     USAGE = 64
     INTERRUPTED = 130

@@ -13,7 +13,11 @@ from typing import TYPE_CHECKING
 
 from quotactl.config.inventory import by_name
 from quotactl.config.sharing import sharing_warnings
-from quotactl.core.resources.desired import STACK_TAG, policy_name_for
+from quotactl.core.resources.desired import (
+    GOVERNOR_TAGS,
+    MANAGED_TAGS,
+    policy_name_for,
+)
 from quotactl.servicemodel.instance_types import training_instance_types
 
 if TYPE_CHECKING:
@@ -28,6 +32,9 @@ MAX_SHARES_PER_QUEUE = 20
 MAX_TAGS = 50
 MAX_NAME_LENGTH = 128
 RESERVED_TAG_PREFIXES = ("aws:", "quotactl:")
+GOVERNOR_SLOTS = 2
+"""Tags ``govern`` may add to a share (``quotactl:governed``, ``quotactl:budget``): their slots
+in AWS's limit are kept free."""
 
 
 def check(inventory: Inventory, first_file: SourceMap) -> list[Diagnostic]:
@@ -82,11 +89,13 @@ def _tags(inventory: Inventory) -> list[Diagnostic]:
                 found.append(owner.report("tags", key, message=message, at="key"))
     platform_tags = set(inventory.platforms[0].item.tags) if inventory.platforms else set()
     for team in inventory.teams:
-        count = len(platform_tags | set(team.item.tags)) + 1
-        if team.item.tags and count > MAX_TAGS:
+        count = len(platform_tags | set(team.item.tags)) + len(MANAGED_TAGS) + GOVERNOR_SLOTS
+        if (team.item.tags or platform_tags) and count > MAX_TAGS:
             message = (
                 f"team {team.item.name!r}: its shares would carry {count} tags "
-                f"(platform, team and {STACK_TAG}); AWS allows {MAX_TAGS}"
+                f"(platform, team, {' and '.join(MANAGED_TAGS)}, and {GOVERNOR_SLOTS} kept for "
+                f"the governor's {' and '.join(GOVERNOR_TAGS[:GOVERNOR_SLOTS])}); "
+                f"AWS allows {MAX_TAGS}"
             )
             found.append(team.report("tags", message=message, at="key"))
     return found

@@ -102,6 +102,10 @@ WHERE: dict[str, dict[str, str]] = {
     "quotactl.core.plan.adoption.Imported": {"text": "quotactl.render.adopt"},
     "quotactl.core.plan.adoption.ConfigExport": {"text": "quotactl.render.adopt"},
     "quotactl.core.local.ClockAdvanced": {"text": "quotactl.render.local"},
+    "quotactl.core.govern.run.GovernRun": {
+        "text": "quotactl.render.govern",
+        "json": "quotactl.render.govern",
+    },
     "quotactl.core.local.StateReset": {"text": "quotactl.render.local"},
     "quotactl.core.apply.lock.LockHolding": {"text": "quotactl.render.lock"},
     "quotactl.core.apply.lock.LockCleared": {"text": "quotactl.render.lock"},

@@ -18,7 +18,7 @@ from quotactl.core.plan import disruption
 from quotactl.core.plan.fingerprint import fingerprint
 from quotactl.core.plan.model import Action
 from quotactl.core.resources.attributes import attributes
-from quotactl.core.resources.desired import STACK_TAG
+from quotactl.core.resources.desired import GOVERNOR_TAGS, STACK_TAG
 from quotactl.core.resources.observed import Ref
 from quotactl.core.words import count_of
 from quotactl.errors import (
@@ -65,7 +65,7 @@ class Guards:
 def read_live(plan: Plan, reader: StateReader) -> ObservedState:
     """Live state in the plan's reach: the stack's resources and those its scope names."""
     queues = [Ref.parse(a).name for a in plan.scope if a.startswith("queue.")]
-    return reader.observe(plan.stack, queues)
+    return reader.observe(plan.stack, queues).without_tags(GOVERNOR_TAGS)
 
 
 def check_preconditions(

@@ -19,7 +19,13 @@ from quotactl.core.plan.fingerprint import fingerprint
 from quotactl.core.plan.impact import assess
 from quotactl.core.plan.model import Action, Change, FieldChange, Plan
 from quotactl.core.resources.attributes import IMMUTABLE, Attributes, attributes, flatten, top_field
-from quotactl.core.resources.desired import DesiredState, EnvironmentSpec, QueueSpec, ShareSpec
+from quotactl.core.resources.desired import (
+    GOVERNOR_TAGS,
+    DesiredState,
+    EnvironmentSpec,
+    QueueSpec,
+    ShareSpec,
+)
 from quotactl.core.resources.observed import (
     Kind,
     ObservedResource,
@@ -246,6 +252,7 @@ def plan_with_live(
     """The plan and the live state it was computed from; with ``identity``, the plan records
     the account and region it was computed against (``apply --plan`` refuses any other)."""
     observed = reader.observe(desired.stack, [q.name for q in desired.queues])
+    observed = observed.without_tags(GOVERNOR_TAGS)
     plan = diff(desired, observed)
     at_risk = set(plan.queues_at_risk())
     for change in plan.changes:  # an environment's capacity may squeeze its queue's jobs

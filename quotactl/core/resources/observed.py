@@ -23,7 +23,7 @@ from quotactl.core.resources.desired import (
 from quotactl.core.states import GOING, HOLDING, LifecycleStatus
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Mapping
+    from collections.abc import Collection, Iterable, Mapping
 
     from quotactl.core.states import JobStatus
 
@@ -217,3 +217,18 @@ class ObservedState:
 
     def with_jobs(self, jobs: Iterable[LiveJob]) -> ObservedState:
         return replace(self, jobs=tuple(jobs))
+
+    def without_tags(self, keys: Collection[str]) -> ObservedState:
+        """The same state with the tags ``keys`` left out of every resource (the governor's:
+        what plan, apply and export neither show nor remove)."""
+        resources = tuple(
+            replace(r, spec=replace(r.spec, tags=_without(r.spec.tags, keys)))
+            if any(k in keys for k in r.spec.tags)
+            else r
+            for r in self.resources
+        )
+        return replace(self, resources=resources)
+
+
+def _without(tags: Mapping[str, str], keys: Collection[str]) -> dict[str, str]:
+    return {k: v for k, v in tags.items() if k not in keys}
