@@ -104,7 +104,11 @@ def sweep(
     # (every job has a share and a type: `usage_of` keeps only those)
     names = sorted(set(specs) | set(map(_share, jobs)))
     index = {name: i for i, name in enumerate(names)}
-    changes = _settings(specs, min(slices.start, _earliest(jobs)), slices.end)
+    changes = (  # a configuration without windows: its settings hold throughout
+        _settings(specs, min(slices.start, _earliest(jobs)), slices.end)
+        if any(spec.schedule for spec in specs.values())
+        else {}
+    )
     settled = {n: changes[n][0][1] if n in changes else spec for n, spec in specs.items()}
     windowed = {t for steps in changes.values() for _, spec in steps for t in spec.capacity}
     types = sorted(
