@@ -1,0 +1,78 @@
+"""What the governor leaves on the account, as users see it: a share DISABLED by a hard
+budget refuses `submit` at once (`budget-exceeded`), and `status`, `job why`, `usage`,
+`doctor` and `metrics` show budgets, windows in force and overdue restores, read from the
+shares' `quotactl:budget` and `quotactl:governed` tags (set here with boto3's tag_resource,
+as the governor does)."""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+from tests.cli.jobs_support import TYPE, Jobs, all_jobs, batch_client
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from pathlib import Path
+
+    from tests.conftest import CliResult
+
+RESETS = "2099-01-01T00:00:00Z"
+PAST = "2000-01-01T00:00:00Z"
+
+
+@pytest.fixture
+def jobs(cli: Callable[..., CliResult], tmp_path: Path) -> Jobs:
+    account = Jobs(cli, tmp_path)
+    account.apply()
+    return account
+
+
+def share_arn(client: Any, name: str, queue: str = "q") -> str:
+    for share in client.list_quota_shares(jobQueue=queue)["quotaShares"]:
+        if share["quotaShareName"] == name:
+            return str(share["quotaShareArn"])
+    raise AssertionError(name)
+
+
+def govern_budget(
+    jobs: Jobs, share: str, *, over: str = "hard", used: str = "12", until: str = RESETS
+) -> None:
+    """What a governor cycle does to a share of a team over its budget."""
+    client = batch_client(jobs.tmp / "state.db")
+    arn = share_arn(client, share)
+    if over == "hard":
+        client.update_quota_share(quotaShareArn=arn, state="DISABLED")
+    else:
+        client.update_quota_share(
+            quotaShareArn=arn, resourceSharingConfiguration={"strategy": "LEND"}
+        )
+    client.tag_resource(
+        resourceArn=arn,
+        tags={
+            "quotactl:budget": f"{over} resets={RESETS} {TYPE}={used}/10",
+            "quotactl:governed": f"budget until={until}",
+        },
+    )
+
+
+def test_submit_to_a_share_disabled_by_a_hard_budget_is_refused_at_once(jobs: Jobs) -> None:
+    govern_budget(jobs, "b")
+    for dry in ((), ("--dry-run",)):
+        result = jobs.run("submit", jobs.spec(), "--share", "b", *dry)
+        assert result.exit_code == 1, result.stderr
+        assert "budget-exceeded" in result.stderr
+        assert "team b is over its hard budget" in result.stderr
+        assert f"{TYPE} 12 of 10 h" in result.stderr
+        assert "resets at 2099-01-01T00:00Z" in result.stderr
+    assert all_jobs(batch_client(jobs.tmp / "state.db")) == []
+
+
+def test_a_share_disabled_by_hand_is_still_share_disabled(jobs: Jobs) -> None:
+    client = batch_client(jobs.tmp / "state.db")
+    client.update_quota_share(quotaShareArn=share_arn(client, "b"), state="DISABLED")
+    result = jobs.run("submit", jobs.spec(), "--share", "b", "-o", "json")
+    assert result.exit_code == 1
+    assert json.loads(result.stdout)["error"]["code"] == "share-disabled"
