@@ -76,3 +76,73 @@ def test_a_share_disabled_by_hand_is_still_share_disabled(jobs: Jobs) -> None:
     result = jobs.run("submit", jobs.spec(), "--share", "b", "-o", "json")
     assert result.exit_code == 1
     assert json.loads(result.stdout)["error"]["code"] == "share-disabled"
+
+
+def govern_window(jobs: Jobs, share: str, until: str) -> None:
+    """What a cycle does to a share while a window is in force: tags it with the window."""
+    client = batch_client(jobs.tmp / "state.db")
+    client.tag_resource(
+        resourceArn=share_arn(client, share),
+        tags={"quotactl:governed": f"schedule:weekend until={until}"},
+    )
+
+
+def test_status_shows_budgets_windows_in_force_and_overdue_restores(jobs: Jobs) -> None:
+    govern_budget(jobs, "b", used="12.5")
+    govern_window(jobs, "a", PAST)
+    document = jobs.json("status")
+    assert document["budgets"] == [
+        {
+            "team": "b",
+            "instance_type": TYPE,
+            "over": "hard",
+            "used": 12.5,
+            "limit": 10.0,
+            "ratio": 1.25,
+            "exceeded": True,
+            "overshoot": 2.5,
+            "resets": RESETS,
+        }
+    ]
+    assert document["governed"] == [
+        {
+            "address": "share.q/a",
+            "policy": "schedule:weekend",
+            "until": PAST,
+            "enabled": True,
+            "overdue": True,
+        },
+        {
+            "address": "share.q/b",
+            "policy": "budget",
+            "until": RESETS,
+            "enabled": False,
+            "overdue": False,
+        },
+    ]
+    text = jobs.ok("status", "--no-color").stdout
+    assert f"b {TYPE}: 12.5 of 10 h (125%), hard budget, over, over by 2.5 h" in text
+    assert "share.q/b: budget until 2099-01-01T00:00Z" in text
+    (overdue,) = [line for line in text.splitlines() if "OVERDUE" in line]
+    assert "share.q/a: schedule:weekend until 2000-01-01T00:00Z" in overdue
+
+
+def test_status_without_a_governor_shows_no_budget_section(jobs: Jobs) -> None:
+    document = jobs.json("status")
+    assert document["budgets"] == document["governed"] == []
+    assert "Budgets" not in jobs.ok("status").stdout
+
+
+def test_job_why_says_over_budget_when_a_budget_stopped_the_share_borrowing(jobs: Jobs) -> None:
+    jobs.submit("a", 2)
+    jobs.advance("2m")
+    govern_budget(jobs, "a", over="soft")
+    (waiting,) = jobs.submit("a", 1)
+    jobs.advance("1m")
+    wait = jobs.json("job", "why", waiting)["wait"]
+    assert wait["code"] == "over-budget"
+    assert "a is over its soft budget" in wait["message"]
+    assert "until 2099-01-01T00:00Z" in wait["message"]
+    status = jobs.json("status")
+    (share,) = [s for s in status["queues"][0]["shares"] if s["name"] == "a"]
+    assert share["head"]["wait_code"] == "over-budget"
