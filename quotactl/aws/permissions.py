@@ -102,6 +102,7 @@ OPERATIONS: dict[str, Operation] = {
             *_JOB_READS,
             *_RECORD,
             *_GOVERN,
+            "doctor",
         ),
         _batch(
             "DescribeJobQueues",
@@ -127,9 +128,18 @@ OPERATIONS: dict[str, Operation] = {
             *_RECORD,
             "trace export",
             *_GOVERN,
+            "doctor",
         ),
         _batch(
-            "ListQuotaShares", (ANY,), False, *_OBSERVE, "status", *_JOB_READS, *_RECORD, *_GOVERN
+            "ListQuotaShares",
+            (ANY,),
+            False,
+            *_OBSERVE,
+            "status",
+            *_JOB_READS,
+            *_RECORD,
+            *_GOVERN,
+            "doctor",
         ),
         _batch("DescribeQuotaShare", (ANY,), False, "apply"),
         _batch(
@@ -141,6 +151,7 @@ OPERATIONS: dict[str, Operation] = {
             *_JOB_READS,
             *_RECORD,
             *_GOVERN,
+            "doctor",
         ),
         _batch(
             "ListServiceJobs",

@@ -146,3 +146,20 @@ def test_job_why_says_over_budget_when_a_budget_stopped_the_share_borrowing(jobs
     status = jobs.json("status")
     (share,) = [s for s in status["queues"][0]["shares"] if s["name"] == "a"]
     assert share["head"]["wait_code"] == "over-budget"
+
+
+def test_doctor_flags_a_restore_the_governor_did_not_make(jobs: Jobs) -> None:
+    govern_window(jobs, "a", RESETS)
+    checks = {c["name"]: c for c in jobs.json("doctor")["checks"]}
+    assert checks["governor"]["status"] == "pass"
+    govern_window(jobs, "a", PAST)
+    result = jobs.run("doctor", "-o", "json")
+    assert result.exit_code == 0, result.stderr
+    checks = {c["name"]: c for c in json.loads(result.stdout)["checks"]}
+    assert checks["governor"]["status"] == "warn"
+    assert "share.q/a (schedule:weekend, due 2000-01-01T00:00Z)" in checks["governor"]["message"]
+
+
+def test_doctor_says_nothing_of_a_governor_where_none_runs(jobs: Jobs) -> None:
+    checks = {c["name"] for c in jobs.json("doctor")["checks"]}
+    assert "governor" not in checks
