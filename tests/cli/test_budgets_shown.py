@@ -163,3 +163,16 @@ def test_doctor_flags_a_restore_the_governor_did_not_make(jobs: Jobs) -> None:
 def test_doctor_says_nothing_of_a_governor_where_none_runs(jobs: Jobs) -> None:
     checks = {c["name"] for c in jobs.json("doctor")["checks"]}
     assert "governor" not in checks
+
+
+def test_openmetrics_exports_budget_ratios_governed_shares_and_overdue_restores(
+    jobs: Jobs,
+) -> None:
+    govern_budget(jobs, "b", used="5")
+    govern_window(jobs, "a", PAST)
+    text = jobs.ok("status", "-o", "openmetrics").stdout
+    assert f'quotactl_budget_used_ratio{{instance_type="{TYPE}",team="b"}} 0.5' in text
+    assert f'quotactl_budget_limit_hours{{instance_type="{TYPE}",team="b"}} 10.0' in text
+    assert 'quotactl_governed{policy="budget",queue="q",share="b"} 1.0' in text
+    assert 'quotactl_governed{policy="schedule:weekend",queue="q",share="a"} 1.0' in text
+    assert "quotactl_governor_overdue_restores 1.0" in text
