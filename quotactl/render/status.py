@@ -29,6 +29,7 @@ from quotactl.render.status_parts import (
     DASH,
     amount,
     borrow_text,
+    budget_line,
     displayed,
     legend,
     usage_bar,
@@ -41,7 +42,7 @@ if TYPE_CHECKING:
 
     from rich.console import Console, RenderableType
 
-    from quotactl.core.govern.readback import BudgetRow, Governance
+    from quotactl.core.govern.readback import Governance
     from quotactl.core.status.report import CapacityRow, QueueStatus, ShareStatus
 
 FOLDED_NAME = 12  # a share name may fold to this width in the narrowest table
@@ -132,17 +133,6 @@ def governance_lines(governance: Governance) -> list[RenderableType]:
                 )
             parts.append(line)
     return parts
-
-
-def budget_line(row: BudgetRow) -> str:
-    """``research ml.p5.48xlarge: 2050 of 2000 h (102 %), hard, over by 50 h, resets ...``."""
-    state = "over" if row.exceeded else "within"
-    overshoot = f", over by {row.overshoot:g} h" if row.overshoot > 0 else ""
-    resets = f", resets {_minute(row.resets)}" if row.resets else ""
-    return (
-        f"{row.team} {row.instance_type}: {row.used:g} of {row.limit:g} h "
-        f"({row.ratio:.0%}), {row.over} budget, {state}{overshoot}{resets}"
-    )
 
 
 def _minute(instant: datetime) -> str:

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from tests.cli.jobs_support import TYPE, Jobs, all_jobs, batch_client
+from tests.cli.jobs_support import CONFIG, TYPE, Jobs, all_jobs, batch_client
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -176,3 +176,32 @@ def test_openmetrics_exports_budget_ratios_governed_shares_and_overdue_restores(
     assert 'quotactl_governed{policy="budget",queue="q",share="b"} 1.0' in text
     assert 'quotactl_governed{policy="schedule:weekend",queue="q",share="a"} 1.0' in text
     assert "quotactl_governor_overdue_restores 1.0" in text
+
+
+BUDGETED = CONFIG.replace(
+    "  - name: a\n",
+    f"  - name: a\n    budget: {{every: month, instance_hours: {{{TYPE}: 10}}, over: soft}}\n",
+)
+
+
+def test_usage_shows_a_budgeted_teams_hours_of_its_budget(jobs: Jobs) -> None:
+    config = jobs.tmp / "budgeted.yaml"
+    config.write_text(BUDGETED)
+    jobs.ok("apply", str(config), "--auto-approve")
+    jobs.submit("a", 2)
+    jobs.advance("1h")
+    document = jobs.json("usage", str(config), "--since", "2h")
+    (budget,) = document["budgets"]
+    assert budget["team"] == "a"
+    assert budget["instance_type"] == TYPE
+    assert budget["over"] == "soft"
+    assert budget["limit"] == 10
+    assert 1.8 < budget["used"] <= 2.0  # two instances for about an hour
+    assert budget["ratio"] == round(budget["used"] / 10, 4)
+    assert budget["exceeded"] is False
+    assert budget["resets"].endswith("-01T00:00:00Z")
+    text = jobs.ok("usage", str(config), "--since", "2h").stdout
+    assert "Budgets at" in text
+    assert f"a {TYPE}: " in text
+    assert "of 10 h" in text
+    assert "soft budget, within" in text
