@@ -203,6 +203,7 @@ def _check_governor(checkup: Checkup, target: Target, session: boto3.Session) ->
     from quotactl.aws.live import read_queues
     from quotactl.aws.session import client
     from quotactl.core.govern.readback import governance_of
+    from quotactl.core.words import count_of
 
     try:
         queues = read_queues(client(target, "batch", session=session), statuses=())
@@ -217,7 +218,7 @@ def _check_governor(checkup: Checkup, target: Target, session: boto3.Session) ->
         checkup.add(
             "governor",
             "pass",
-            f"{len(governance.governed)} share(s) held by a policy, none past its time",
+            f"{count_of(len(governance.governed), 'share')} held by a policy, none past its time",
         )
         return
     late = "; ".join(
@@ -228,7 +229,7 @@ def _check_governor(checkup: Checkup, target: Target, session: boto3.Session) ->
     checkup.add(
         "governor",
         "warn",
-        f"{len(overdue)} restore(s) overdue: {late}; is `quotactl govern` running? "
+        f"{count_of(len(overdue), 'restore')} overdue: {late}; is `quotactl govern` running? "
         "(a `govern --once` puts them back)",
     )
 
