@@ -45,6 +45,7 @@ not classes)::
     │   └── ApplyFailedError .......... apply-failed
     ├── JobError: change the job, or look at it
     │   ├── ShareDisabledError ........ share-disabled
+    │   │   └── BudgetExceededError ... budget-exceeded
     │   ├── PreflightFailedError ...... preflight-failed
     │   ├── SubmitIncomplete .......... submit-incomplete
     │   │   └── SubmitUnconfirmed ..... submit-unconfirmed
@@ -348,6 +349,12 @@ class ShareDisabledError(QuotactlError):
     """The share (or queue) is disabled and takes no new jobs."""
 
     code = "share-disabled"
+
+
+class BudgetExceededError(ShareDisabledError):
+    """The share is DISABLED by its team's hard budget until the budget's period ends."""
+
+    code = "budget-exceeded"
 
 
 class PreflightFailedError(QuotactlError):

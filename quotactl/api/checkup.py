@@ -79,6 +79,8 @@ def doctor(
         checkup.add("credentials", "pass", "none needed: the local backend signs with dummy keys")
     _check_region(checkup, target, session)
     reached = _check_batch(checkup, target, session)
+    if reached:
+        _check_governor(checkup, target, session)
     if backend == "aws":
         _check_endpoints(checkup, target, session)
     if reached and backend == "aws" and not endpoint_url:
@@ -190,6 +192,46 @@ def _check_batch(checkup: Checkup, target: Target, session: boto3.Session) -> bo
     checkup.add("endpoint", "pass", where)
     checkup.add("batch", "pass", f"DescribeJobQueues answered in {seconds * 1000:.0f} ms")
     return True
+
+
+def _check_governor(checkup: Checkup, target: Target, session: boto3.Session) -> None:
+    """Shares the governor holds changed past their ``until`` (a restore overdue: the governor
+    stopped running). Said only where a governor has tagged shares; a read that fails says
+    nothing (the batch check above speaks for the endpoint)."""
+    from datetime import UTC, datetime
+
+    from quotactl.aws.live import read_queues
+    from quotactl.aws.session import client
+    from quotactl.core.govern.readback import governance_of
+    from quotactl.core.words import count_of
+
+    try:
+        queues = read_queues(client(target, "batch", session=session), statuses=())
+    except Exception:
+        return
+    at = max((q.read_at for q in queues), default=0.0)
+    governance = governance_of(queues, datetime.fromtimestamp(at, UTC))
+    if not governance.governed:
+        return
+    overdue = governance.overdue
+    if not overdue:
+        checkup.add(
+            "governor",
+            "pass",
+            f"{count_of(len(governance.governed), 'share')} held by a policy, none past its time",
+        )
+        return
+    late = "; ".join(
+        f"{row.address} ({row.policy}, due {row.until:%Y-%m-%dT%H:%MZ})"
+        for row in overdue
+        if row.until is not None
+    )
+    checkup.add(
+        "governor",
+        "warn",
+        f"{count_of(len(overdue), 'restore')} overdue: {late}; is `quotactl govern` running? "
+        "(a `govern --once` puts them back)",
+    )
 
 
 def _check_permissions(checkup: Checkup, target: Target, session: boto3.Session) -> None:

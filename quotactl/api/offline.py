@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, TypeVar
 from quotactl.core.engine import TIMING
 from quotactl.core.files import replacing
 from quotactl.core.simulate.written import GeneratedTrace
-from quotactl.errors import NothingToGenerateError, UsageError
+from quotactl.errors import NotFoundError, NothingToGenerateError, UsageError
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Collection, Iterator, Sequence
@@ -242,12 +242,41 @@ def iam_policy(
     account: str = "*",
     read_only: bool = False,
     commands: Collection[str] | None = None,
+    team: str | None = None,
+    desired: DesiredState | None = None,
 ) -> PolicyDocument:
     """The least-privilege IAM policy document for quotactl's ``commands`` (default: all),
-    derived from the calls each makes; ``read_only`` keeps the commands that change nothing."""
-    from quotactl.aws.permissions import policy_document
+    derived from the calls each makes; ``read_only`` keeps the commands that change nothing.
+    ``team`` (with the configuration's ``desired`` state): the policy for that team's
+    training role instead, submitting only to its own shares at priorities up to its
+    ``max_priority``, changing no share."""
+    from quotactl.aws.permissions import policy_document, team_policy_document
     from quotactl.core.iam import PolicyDocument
 
+    if team is not None:
+        if read_only or commands:
+            raise UsageError("--team takes neither --command nor --read-only")
+        if desired is None:
+            raise UsageError(
+                "--team needs the configuration that names the team's shares",
+                hint="give its PATH, or run where configs/ is",
+            )
+        shares = [(s.queue, s.name) for s in desired.shares if s.team == team]
+        if not shares:
+            names = sorted({s.team for s in desired.shares if s.team})
+            raise NotFoundError(
+                f"no team {team!r} with a share in this configuration",
+                hint="its teams: " + (", ".join(names) or "none"),
+            )
+        spec = next((t for t in desired.teams if t.name == team), None)
+        return PolicyDocument(
+            team_policy_document(
+                region=region,
+                account=account,
+                shares=shares,
+                max_priority=spec.max_priority if spec else None,
+            )
+        )
     only = policy_commands(commands)
     return PolicyDocument(
         policy_document(region=region, account=account, read_only=read_only, only=only)

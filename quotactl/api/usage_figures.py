@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import timedelta
 from typing import TYPE_CHECKING
 
@@ -12,6 +12,7 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from quotactl.aws.account import Account
+    from quotactl.core.govern.usage import Held
     from quotactl.core.history.ledger import Attempt
     from quotactl.core.history.report import By, Every, UsageReport, UsageRun
     from quotactl.core.resources.desired import DesiredState
@@ -131,6 +132,7 @@ def usage(
     account's clock (the latest time in the ledgers), and starts ``since`` before that
     (default 30 days) unless ``window.start`` is given."""
     from quotactl.config.prices import load_prices
+    from quotactl.core.govern.figures import budget_figures
     from quotactl.core.history.ledger import from_epoch
     from quotactl.core.history.periods import first_active_period
     from quotactl.core.history.report import By
@@ -164,7 +166,7 @@ def usage(
             f"the window is empty: --from {start:%Y-%m-%dT%H:%M:%SZ} is not before"
             f" --to {end:%Y-%m-%dT%H:%M:%SZ}"
         )
-    return usage_of(
+    figures = usage_of(
         rows,
         desired.shares,
         start=start,
@@ -176,6 +178,21 @@ def usage(
         prices=priced,
         grace=DEFAULT_GRACE if grace is None else grace,
     )
+    budgets = budget_figures(desired, held_of(rows), end)
+    if teams:
+        budgets = tuple(b for b in budgets if b.team in teams)
+    return replace(figures, budgets=budgets)
+
+
+def held_of(rows: Sequence[Attempt]) -> list[Held]:
+    """The instances each started attempt held, and from when to when (None: still holding)."""
+    from quotactl.core.govern.usage import Held
+
+    return [
+        Held(f"share.{r.queue}/{r.share}", r.instance_type, r.count, r.started_at, r.stopped_at)
+        for r in rows
+        if r.started_at is not None and r.share is not None and r.instance_type is not None
+    ]
 
 
 def _check_names(what: str, wanted: Sequence[str] | None, known: set[str | None]) -> None:

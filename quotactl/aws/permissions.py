@@ -9,7 +9,10 @@ ARN formats; list and describe calls take ``*`` (AWS Batch does not scope them).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
 
 ENVIRONMENT = "service-environment/*"
 POLICY = "scheduling-policy/*"
@@ -36,6 +39,18 @@ class Operation:
     implied: tuple[tuple[str, tuple[str, ...]], ...] = ()
     """Further (action, resources) AWS authorises on the call (a create that tags: TagResource
     on what it creates), in the same service."""
+    narrowed: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    """(command, resources): a command that needs the call on fewer resources than
+    ``resources`` (govern tags shares, jobs and its lock, never queues or environments)."""
+
+    def resources_for(self, wanted: frozenset[str]) -> tuple[str, ...]:
+        """The resources the ``wanted`` commands need this call on, in the table's order."""
+        narrow = dict(self.narrowed)
+        found: dict[str, None] = {}
+        for command in self.commands:
+            if command in wanted:
+                found.update(dict.fromkeys(narrow.get(command, self.resources)))
+        return tuple(r for r in (*self.resources, *found) if r in found) or self.resources
 
     @property
     def action(self) -> str:
@@ -49,8 +64,9 @@ def _batch(
     *commands: str,
     iam_action: str | None = None,
     implied: tuple[tuple[str, tuple[str, ...]], ...] = (),
+    narrowed: tuple[tuple[str, tuple[str, ...]], ...] = (),
 ) -> Operation:
-    return Operation("batch", name, resources, writes, commands, iam_action, implied)
+    return Operation("batch", name, resources, writes, commands, iam_action, implied, narrowed)
 
 
 # Who makes which call, in one place: a command that calls AWS lists itself (its full name,
@@ -68,12 +84,25 @@ _JOB_READS = ("submit", "jobs", *_JOB)
 _JOB_LOGS = "log-group:/aws/sagemaker/TrainingJobs:*"
 _RECORD = ("history", "usage", "metrics serve")
 """What happened: they read what status reads, and every job's history (read-only calls)."""
+_GOVERN = ("govern",)
+"""The governor reads what status and usage read, takes the stack lock, updates shares and
+job priorities, and tags both (``quotactl:governed``, ``quotactl:budget``,
+``quotactl:base-priority``)."""
+_GOVERN_TAGS = (("govern", (POLICY, SHARE, JOB)),)
 
 OPERATIONS: dict[str, Operation] = {
     op.name: op
     for op in (
         _batch(
-            "DescribeServiceEnvironments", (ANY,), False, *_OBSERVE, "status", *_JOB_READS, *_RECORD
+            "DescribeServiceEnvironments",
+            (ANY,),
+            False,
+            *_OBSERVE,
+            "status",
+            *_JOB_READS,
+            *_RECORD,
+            *_GOVERN,
+            "doctor",
         ),
         _batch(
             "DescribeJobQueues",
@@ -85,8 +114,9 @@ OPERATIONS: dict[str, Operation] = {
             *_JOB_READS,
             *_RECORD,
             "doctor",
+            *_GOVERN,
         ),
-        _batch("ListSchedulingPolicies", (ANY,), False, *_OBSERVE, "force-unlock"),
+        _batch("ListSchedulingPolicies", (ANY,), False, *_OBSERVE, "force-unlock", *_GOVERN),
         _batch(
             "DescribeSchedulingPolicies",
             (ANY,),
@@ -97,25 +127,71 @@ OPERATIONS: dict[str, Operation] = {
             *_JOB_READS,
             *_RECORD,
             "trace export",
+            *_GOVERN,
+            "doctor",
         ),
-        _batch("ListQuotaShares", (ANY,), False, *_OBSERVE, "status", *_JOB_READS, *_RECORD),
+        _batch(
+            "ListQuotaShares",
+            (ANY,),
+            False,
+            *_OBSERVE,
+            "status",
+            *_JOB_READS,
+            *_RECORD,
+            *_GOVERN,
+            "doctor",
+        ),
         _batch("DescribeQuotaShare", (ANY,), False, "apply"),
-        _batch("ListTagsForResource", (ANY,), False, *_OBSERVE, "status", *_JOB_READS, *_RECORD),
-        _batch("ListServiceJobs", (ANY,), False, "plan", "apply", "trace export", *_JOBS, *_RECORD),
+        _batch(
+            "ListTagsForResource",
+            (ANY,),
+            False,
+            *_OBSERVE,
+            "status",
+            *_JOB_READS,
+            *_RECORD,
+            *_GOVERN,
+            "doctor",
+        ),
+        _batch(
+            "ListServiceJobs",
+            (ANY,),
+            False,
+            "plan",
+            "apply",
+            "trace export",
+            *_JOBS,
+            *_RECORD,
+            *_GOVERN,
+        ),
         _batch("CreateServiceEnvironment", (ENVIRONMENT,), True, "apply"),
         _batch("UpdateServiceEnvironment", (ENVIRONMENT,), True, "apply"),
         _batch("DeleteServiceEnvironment", (ENVIRONMENT,), True, "apply"),
-        _batch("CreateSchedulingPolicy", (POLICY,), True, *_LOCKED),
-        _batch("DeleteSchedulingPolicy", (POLICY,), True, *_LOCKED, "force-unlock"),
+        _batch("CreateSchedulingPolicy", (POLICY,), True, *_LOCKED, *_GOVERN),
+        _batch("DeleteSchedulingPolicy", (POLICY,), True, *_LOCKED, "force-unlock", *_GOVERN),
         _batch("CreateJobQueue", (QUEUE, POLICY, ENVIRONMENT), True, "apply"),
         # the reference authorises UpdateJobQueue on the queue and its scheduling policy only
         _batch("UpdateJobQueue", (QUEUE, POLICY), True, "apply"),
         _batch("DeleteJobQueue", (QUEUE,), True, "apply"),
         _batch("CreateQuotaShare", (QUEUE, SHARE), True, "apply"),
-        _batch("UpdateQuotaShare", (SHARE,), True, "apply"),
+        _batch("UpdateQuotaShare", (SHARE,), True, "apply", *_GOVERN),
         _batch("DeleteQuotaShare", (SHARE,), True, "apply"),
-        _batch("TagResource", (ENVIRONMENT, POLICY, QUEUE, SHARE), True, *_LOCKED),
-        _batch("UntagResource", (ENVIRONMENT, POLICY, QUEUE, SHARE), True, "apply"),
+        _batch(
+            "TagResource",
+            (ENVIRONMENT, POLICY, QUEUE, SHARE, JOB),
+            True,
+            *_LOCKED,
+            *_GOVERN,
+            narrowed=(*((c, (ENVIRONMENT, POLICY, QUEUE, SHARE)) for c in _LOCKED), *_GOVERN_TAGS),
+        ),
+        _batch(
+            "UntagResource",
+            (ENVIRONMENT, POLICY, QUEUE, SHARE, JOB),
+            True,
+            "apply",
+            *_GOVERN,
+            narrowed=(("apply", (ENVIRONMENT, POLICY, QUEUE, SHARE)), ("govern", (SHARE, JOB))),
+        ),
         # AWS authorises a submit on the queue, the service job it creates and the quota share
         # it names; a submit carrying tags (every one: quotactl:submit-token) on TagResource too
         _batch(
@@ -125,15 +201,15 @@ OPERATIONS: dict[str, Operation] = {
             "submit",
             implied=(("TagResource", (JOB,)),),
         ),
-        _batch("DescribeServiceJob", (ANY,), False, "trace export", *_JOBS, *_RECORD),
-        _batch("UpdateServiceJob", (JOB,), True, "job priority"),
+        _batch("DescribeServiceJob", (ANY,), False, "trace export", *_JOBS, *_RECORD, *_GOVERN),
+        _batch("UpdateServiceJob", (JOB,), True, "job priority", *_GOVERN),
         _batch("TerminateServiceJob", (JOB,), True, "job cancel"),
         # The bulk call is authorised as batch:TerminateServiceJob on each job: there is no
         # batch:TerminateServiceJobs IAM action (the Service Authorization Reference).
         _batch(
             "TerminateServiceJobs", (JOB,), True, "job cancel", iam_action="TerminateServiceJob"
         ),
-        _batch("GetJobQueueSnapshot", (QUEUE,), False, *_JOBS, "trace export", *_RECORD),
+        _batch("GetJobQueueSnapshot", (QUEUE,), False, *_JOBS, "trace export", *_RECORD, *_GOVERN),
         Operation("sts", "GetCallerIdentity", (ANY,), False, (*_IDENTITY, "doctor")),
         # submit's pre-flight on the aws backend: the job's role and output bucket exist;
         # doctor finds the role behind an assumed-role session, and asks IAM's simulator
@@ -208,7 +284,7 @@ def policy_document(
     granted: dict[str, dict[str, None]] = {}  # action -> its resources, in the table's order
     for op in chosen:
         if op.writes and op.service == "batch":
-            granted.setdefault(op.action, {}).update(dict.fromkeys(op.resources))
+            granted.setdefault(op.action, {}).update(dict.fromkeys(op.resources_for(wanted)))
             for action, implied in op.implied:
                 granted.setdefault(f"{op.service}:{action}", {}).update(dict.fromkeys(implied))
     by_resources: dict[tuple[str, ...], list[str]] = {}
@@ -281,3 +357,56 @@ def _job_statements(granted: list[Operation], region: str, account: str) -> list
             }
         )
     return out
+
+
+def team_policy_document(
+    *,
+    region: str = "*",
+    account: str = "*",
+    shares: Sequence[tuple[str, str]],
+    max_priority: int | None = None,
+) -> dict[str, Any]:
+    """The policy for a team's training role: ``submit`` (and what it reads) only to the
+    team's own ``shares`` ((queue, share) pairs), at a ``batch:SchedulingPriority`` up to
+    ``max_priority`` (a submit that names none gets the queue's default); no change to any
+    share, so a team cannot re-enable a share its budget disabled, nor untag the governor's
+    tags. ``job priority`` is not granted: it would raise a priority past ``max_priority``."""
+    prefix = f"arn:aws:batch:{region}:{account}:"
+    queues = sorted({queue for queue, _ in shares})
+    submit: dict[str, Any] = {
+        "Sid": "SubmitToOwnShares",
+        "Effect": "Allow",
+        "Action": "batch:SubmitServiceJob",
+        "Resource": [
+            *(f"{prefix}job-queue/{queue}" for queue in queues),
+            *(f"{prefix}job-queue/{queue}/quota-share/{share}" for queue, share in sorted(shares)),
+            prefix + JOB,
+        ],
+    }
+    if max_priority is not None:
+        submit["Condition"] = {
+            "NumericLessThanEqualsIfExists": {"batch:SchedulingPriority": str(max_priority)}
+        }
+    base = policy_document(region=region, account=account, only=frozenset({"submit"}))
+    kept = [
+        statement
+        for statement in base["Statement"]
+        if not {"batch:SubmitServiceJob", "batch:TagResource"} & set(_listed(statement["Action"]))
+    ]
+    tagging = {
+        "Sid": "TagJobsOnSubmit",
+        "Effect": "Allow",
+        "Action": "batch:TagResource",
+        "Resource": prefix + JOB,
+    }
+    deny = {
+        "Sid": "NoShareChanges",
+        "Effect": "Deny",
+        "Action": ["batch:TagResource", "batch:UntagResource", "batch:UpdateQuotaShare"],
+        "Resource": f"arn:aws:batch:{region}:{account}:{SHARE}",
+    }
+    return {"Version": "2012-10-17", "Statement": [*kept, submit, tagging, deny]}
+
+
+def _listed(value: str | list[str]) -> list[str]:
+    return [value] if isinstance(value, str) else list(value)

@@ -256,6 +256,10 @@ def live_queue(
     tags = share_tags or {}
     items = list(shares)
     models = tuple(share_model(s, tags.get(s.get("quotaShareArn", ""))) for s in items)
+    tags_by_name = {
+        s["quotaShareName"]: {**(s.get("tags") or {}), **tags.get(s.get("quotaShareArn", ""), {})}
+        for s in items
+    }
     env = environment or {}
     model = QueueModel(
         name=name,
@@ -286,6 +290,7 @@ def live_queue(
         heads=snapshot_heads(snapshot),
         read_at=snapshot_time(snapshot) or read_at,
         front=snapshot_front(snapshot),
+        share_tags=tags_by_name,
     )
 
 

@@ -25,14 +25,25 @@ def iam_policy(
         typer.Option(
             "--command",
             metavar="COMMAND",
-            help="Only what this command needs, e.g. --command apply (repeatable).",
+            help="Only what this command needs, e.g. --command apply, --command govern "
+            "(repeatable).",
+        ),
+    ] = None,
+    team: Annotated[
+        str | None,
+        typer.Option(
+            "--team",
+            metavar="TEAM",
+            help="The policy for TEAM's training role instead: submit only to its own shares, "
+            "at priorities up to its max_priority, and change no share.",
         ),
     ] = None,
 ) -> None:
     """Print the IAM policy document quotactl needs, derived from the calls it makes.
 
     Each call is granted only for the commands that make it; --command narrows the policy
-    to some commands, --read-only to the commands that change nothing.
+    to some commands, --read-only to the commands that change nothing. --team prints the
+    policy for a team's training role (its shares and max_priority from the config).
 
     Resources are scoped to the config's platform.region and account_id. With no PATH it
     reads configs/ like every other command; where there is no configs/, the policy is for
@@ -44,15 +55,24 @@ def iam_policy(
 
     runtime = runtime_of(ctx)
     only = api.policy_commands(command)
-    region, account = "*", "*"
+    region, account, desired = "*", "*", None
     if paths or api.DEFAULT_CONFIG.is_dir():
         desired = load(runtime, paths or [api.DEFAULT_CONFIG]).desired
         region, account = desired.region, desired.account_id or "*"
-    else:
+    elif team is None:
         runtime.notice(
             f"quotactl: no {api.DEFAULT_CONFIG}/ here: the policy is for every region and account"
         )
-    runtime.show(api.iam_policy(region=region, account=account, read_only=read_only, commands=only))
+    runtime.show(
+        api.iam_policy(
+            region=region,
+            account=account,
+            read_only=read_only,
+            commands=only,
+            team=team,
+            desired=desired,
+        )
+    )
 
 
 def register(app: typer.Typer) -> None:

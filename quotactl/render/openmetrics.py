@@ -10,6 +10,12 @@ without one):
 - ``quotactl_share_oldest_wait_seconds{queue, share, team}``: how long the share's
   longest-queued job has waited;
 - ``quotactl_preemptions_total{queue, share, team}``: preempted attempts seen (a counter);
+- ``quotactl_budget_used_ratio{team, instance_type}``: hours counted of a budget over the
+  hours allowed (1 reached), ``quotactl_budget_used_hours`` and ``_limit_hours``, as the
+  governor's ``quotactl:budget`` tags say;
+- ``quotactl_governed{queue, share, policy}``: 1 for each share a policy holds changed (a
+  window in force, a budget); ``quotactl_governor_overdue_restores``: how many are past their
+  ``until`` (the governor's health: above 0, it stopped running);
 - ``quotactl_up``: 1 when the last read of the account succeeded, 0 when the values are
   the last good ones; ``quotactl_last_success_timestamp_seconds`` (the account's clock) and
   ``quotactl_read_errors_total``.
@@ -92,6 +98,7 @@ def families(
             wait.add_metric(list(share.key), share.oldest_wait)
         yield jobs
         yield wait
+        yield from _governance(reading)
     if preemptions is not None:
         counter = CounterMetricFamily(
             "quotactl_preemptions", "Preempted attempts seen", labels=SHARE_LABELS
@@ -111,6 +118,41 @@ def families(
         )
     yield CounterMetricFamily(
         "quotactl_read_errors", "Reads of the account that failed", value=health.errors
+    )
+
+
+def _governance(reading: Reading) -> Iterator[Metric]:
+    labels = ["team", "instance_type"]
+    ratio = GaugeMetricFamily(
+        "quotactl_budget_used_ratio",
+        "Hours a team counted of its budget over the hours allowed (1: reached)",
+        labels=labels,
+        unit="ratio",
+    )
+    used = GaugeMetricFamily(
+        "quotactl_budget_used_hours", "Instance-hours counted in the budget's period", labels=labels
+    )
+    limit = GaugeMetricFamily(
+        "quotactl_budget_limit_hours", "Instance-hours the budget allows a period", labels=labels
+    )
+    for row in reading.governance.budgets:
+        key = [row.team, row.instance_type]
+        ratio.add_metric(key, row.ratio)
+        used.add_metric(key, row.used)
+        limit.add_metric(key, row.limit)
+    governed = GaugeMetricFamily(
+        "quotactl_governed",
+        "1 for a share a policy holds changed (a window in force, a budget)",
+        labels=["queue", "share", "policy"],
+    )
+    for held in reading.governance.governed:
+        queue, _, share = held.address.removeprefix("share.").partition("/")
+        governed.add_metric([queue, share, held.policy], 1)
+    yield from (ratio, used, limit, governed)
+    yield GaugeMetricFamily(
+        "quotactl_governor_overdue_restores",
+        "Shares still held by a policy past its end (above 0: the governor stopped running)",
+        value=len(reading.governance.overdue),
     )
 
 

@@ -10,6 +10,7 @@ fold onto a second line rather than being cut, and below that one line per share
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
 from rich.cells import cell_len
@@ -28,6 +29,7 @@ from quotactl.render.status_parts import (
     DASH,
     amount,
     borrow_text,
+    budget_line,
     displayed,
     legend,
     usage_bar,
@@ -40,6 +42,7 @@ if TYPE_CHECKING:
 
     from rich.console import Console, RenderableType
 
+    from quotactl.core.govern.readback import Governance
     from quotactl.core.status.report import CapacityRow, QueueStatus, ShareStatus
 
 FOLDED_NAME = 12  # a share name may fold to this width in the narrowest table
@@ -107,7 +110,33 @@ def status_view(console: Console, report: StatusReport) -> RenderableType:
     if report.teams:
         teams = _teams_table(report)
         parts += [Text(""), teams if _fits(console, teams) else _team_lines(report)]
+    parts += governance_lines(report.governance)
     return Group(*parts)
+
+
+def governance_lines(governance: Governance) -> list[RenderableType]:
+    """Budgets (used of allowed, the overshoot, when they reset) and the shares the governor
+    holds changed (the policy, until when; a restore past its time is flagged overdue)."""
+    parts: list[RenderableType] = []
+    if governance.budgets:
+        parts += [Text(""), Text("Budgets (the governor's figures)", style="bold")]
+        for row in governance.budgets:
+            parts.append(Text("  " + budget_line(row), style="red" if row.exceeded else ""))
+    if governance.governed:
+        parts += [Text(""), Text("Policies in force (set by the governor)", style="bold")]
+        for held in governance.governed:
+            until = f" until {_minute(held.until)}" if held.until else ""
+            line = Text(f"  {held.address}: {held.policy}{until}")
+            if held.overdue:
+                line.append(
+                    "  OVERDUE: not restored; is `quotactl govern` running?", style="bold red"
+                )
+            parts.append(line)
+    return parts
+
+
+def _minute(instant: datetime) -> str:
+    return instant.astimezone(UTC).strftime("%Y-%m-%dT%H:%MZ")
 
 
 def _queue_parts(console: Console, queue: QueueStatus, at: float) -> list[RenderableType]:

@@ -11,7 +11,13 @@
                              "preempted_24h", "head": {"job_id", "name", "wait_code"} | null}],
                  "borrowing": [{"instance_type", "borrower", "lender", "instances"}]}],
      "teams": [{"name", "capacity": [{"instance_type", "limit", "in_use", "borrowed",
-                                      "lent"}]}]}
+                                      "lent"}]}],
+     "budgets": [{"team", "instance_type", "over", "used", "limit", "ratio", "exceeded",
+                  "overshoot", "resets"}],
+     "governed": [{"address", "policy", "until", "enabled", "overdue"}]}
+
+``budgets`` and ``governed`` are read from the governor's tags on the shares
+(``quotactl:budget``, ``quotactl:governed``); empty where no governor runs.
 
 ``lent`` and ``instances`` are shares of pooled capacity: an integer when whole, else a number
 of 2 decimals, rounded by largest remainders so that, per queue and instance type, the shares'
@@ -76,6 +82,8 @@ def status_document(report: StatusReport) -> dict[str, Any]:
             }
             for team in report.teams
         ],
+        "budgets": [row.to_dict() for row in report.governance.budgets],
+        "governed": [row.to_dict() for row in report.governance.governed],
     }
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import replace
+from datetime import UTC
 from fractions import Fraction
 from typing import TYPE_CHECKING
 
@@ -13,6 +14,7 @@ from rich.text import Text
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
+    from quotactl.core.govern.readback import BudgetRow
     from quotactl.core.status.report import CapacityRow, QueueStatus, ShareStatus
 
 BAR_WIDTH = 10
@@ -142,3 +144,20 @@ def displayed(queue: QueueStatus, places: int) -> QueueStatus:
             replace(p, instances=n) for p, n in zip(queue.borrowing, instances, strict=True)
         ),
     )
+
+
+def budget_line(row: BudgetRow) -> str:
+    """``research ml.p5.48xlarge: 2050 of 2000 h (102%), hard budget, over, over by 50 h,
+    resets 2027-01-01T00:00Z``."""
+    state = "over" if row.exceeded else "within"
+    overshoot = f", over by {_hours(row.overshoot)} h" if row.overshoot > 0 else ""
+    resets = f", resets {row.resets.astimezone(UTC):%Y-%m-%dT%H:%MZ}" if row.resets else ""
+    return (
+        f"{row.team} {row.instance_type}: {_hours(row.used)} of {_hours(row.limit)} h "
+        f"({row.ratio:.0%}), {row.over} budget, {state}{overshoot}{resets}"
+    )
+
+
+def _hours(value: float) -> str:
+    """Hours to a tenth, without a trailing ``.0``."""
+    return f"{value:.1f}".removesuffix(".0")

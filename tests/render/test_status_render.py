@@ -75,7 +75,7 @@ def test_the_usage_bar_splits_the_limit_into_own_borrowed_and_idle(
 
 def test_json_has_exactly_the_documented_shape() -> None:
     document = status_document(report())
-    assert set(document) == {"format_version", "at", "queues", "teams"}
+    assert set(document) == {"format_version", "at", "queues", "teams", "budgets", "governed"}
     assert document["format_version"] == "1"
     assert document["at"] == "2026-12-01T10:00:00Z"
     (queue,) = document["queues"]

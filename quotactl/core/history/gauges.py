@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from quotactl.core.govern.readback import Governance
 from quotactl.core.states import QUEUED
 
 if TYPE_CHECKING:
@@ -42,6 +43,8 @@ class Reading:
     at: float
     shares: tuple[ShareGauges, ...]
     preempted: frozenset[tuple[ShareKey, str, float]]
+    governance: Governance = field(default_factory=Governance)
+    """Budgets and governed shares, from the governor's tags."""
 
 
 def reading_of(queues: Sequence[LiveQueue], report: StatusReport) -> Reading:
@@ -67,7 +70,7 @@ def reading_of(queues: Sequence[LiveQueue], report: StatusReport) -> Reading:
                 for attempt in job.recent_preemptions:
                     if attempt.stopped_at is not None:
                         preempted.add((key, job.job_id, attempt.stopped_at))
-    return Reading(report.at, tuple(shares), frozenset(preempted))
+    return Reading(report.at, tuple(shares), frozenset(preempted), report.governance)
 
 
 @dataclass

@@ -10,6 +10,8 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from datetime import datetime
 
+    from quotactl.core.govern.readback import BudgetRow
+
 
 class By(StrEnum):
     """What a row is: one share, or one team across its shares and queues."""
@@ -88,6 +90,9 @@ class UsageReport:
     priced: bool = False
     grace: float = 300.0
     unpriced: tuple[str, ...] = ()
+    budgets: tuple[BudgetRow, ...] = ()
+    """Each budgeted team's figures in its budget's period at ``end`` (hours counted, as the
+    governor counts them, of the hours allowed)."""
 
 
 @dataclass(frozen=True)

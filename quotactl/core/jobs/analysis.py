@@ -33,6 +33,7 @@ class WaitCode(StrEnum):
     NO_IDLE_CAPACITY = "no-idle-capacity"
     BEHIND = "behind"
     STARTING = "starting"
+    OVER_BUDGET = "over-budget"
 
 
 @dataclass(frozen=True)

@@ -57,6 +57,9 @@ class LiveQueue:
     """Job ARNs at the front of the queue, in AWS's order (the snapshot's ``frontOfQueue``).
     The order of jobs is the engine's (``quotactl.core.engine.order``), from the jobs' data
     alone, so that a preview and the emulator break every tie the same way."""
+    share_tags: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
+    """Each share's tags, by share name (the governor's ``quotactl:governed`` and
+    ``quotactl:budget`` among them)."""
 
     @property
     def shares(self) -> tuple[ShareModel, ...]:

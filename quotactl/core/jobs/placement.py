@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 from quotactl.core.engine import TIMING, Job, Timing
 from quotactl.core.jobs.analysis import PassResult, Victim, Wait, WaitCode, run_pass
 from quotactl.core.states import JobStatus
-from quotactl.errors import NotFoundError, ShareDisabledError
+from quotactl.errors import BudgetExceededError, NotFoundError, ShareDisabledError
 
 if TYPE_CHECKING:
     from quotactl.core.jobs.live import LiveQueue
@@ -87,6 +87,7 @@ def preview_jobs(
             f"queue {queue.name} has no quota share {share!r}", hint=f"its shares: {names}"
         )
     if not model.enabled:
+        refused_by_budget(live, share)
         raise ShareDisabledError(f"quota share {share!r} is DISABLED and accepts no new jobs")
     jobs = live.engine_jobs()
     latest = preview_time(live)
@@ -180,4 +181,24 @@ def _placement(result: PassResult, need: str, share: str) -> Placement:
         ahead=wait.ahead,
         status_reason=wait.status_reason,
         wait=wait,
+    )
+
+
+def refused_by_budget(live: LiveQueue, share: str) -> None:
+    """Raise ``budget-exceeded`` when the DISABLED ``share`` is held so by a hard budget (its
+    ``quotactl:governed`` tag names the budget, its ``quotactl:budget`` tag the figures)."""
+    from quotactl.core.govern.readback import budget_refusal
+
+    rows = budget_refusal(live.share_tags.get(share, {}), enabled=False)
+    if not rows:
+        return
+    team = rows[0].team
+    figures = ", ".join(f"{r.instance_type} {r.used:g} of {r.limit:g} h" for r in rows)
+    resets = rows[0].resets
+    when = resets.strftime("%Y-%m-%dT%H:%MZ") if resets else "at the end of its period"
+    raise BudgetExceededError(
+        f"quota share {live.name}/{share} is DISABLED: team {team} is over its hard budget "
+        f"({figures})",
+        hint=f"the budget resets at {when}, when the share is enabled again; "
+        "until then submit to a share of another team, or raise the budget in the config",
     )

@@ -10,6 +10,7 @@ nothing but DescribeServiceJob and ListServiceJobs, so it works the same on AWS.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
 from quotactl.core.engine import TIMING, Timing
@@ -89,7 +90,41 @@ def wait_of(queue: LiveQueue, job_id: str, *, timing: Timing = TIMING) -> Wait |
             target.status_reason,
         )
     assert result.wait is not None
-    return result.wait
+    return over_budget(queue, target.share, result.wait) or result.wait
+
+
+STOPPED_BY_BUDGET = (WaitCode.SHARE_AT_LIMIT, WaitCode.BORROW_LIMIT)
+"""Waits a budget explains: the share's own capacity is in use and the budget stopped it
+borrowing (or disabled it)."""
+
+
+def over_budget(queue: LiveQueue, share: str | None, wait: Wait) -> Wait | None:
+    """``over-budget`` when ``wait`` is for capacity and the governor holds ``share`` for a
+    budget (its ``quotactl:governed`` tag names the budget): the team may not borrow, or submit,
+    until the budget resets. None otherwise."""
+    from quotactl.core.govern.readback import budget_rows, governed_row
+
+    if share is None or wait.code not in STOPPED_BY_BUDGET:
+        return None
+    tags = queue.share_tags.get(share, {})
+    held = governed_row(f"share.{queue.name}/{share}", tags, _at(queue.read_at))
+    if held is None or not held.budget:
+        return None
+    over = [row for row in budget_rows(tags) if row.exceeded]
+    figures = ", ".join(f"{r.instance_type} {r.used:g} of {r.limit:g} h" for r in over)
+    team = over[0].team if over else "its team"
+    until = f" until {held.until.strftime('%Y-%m-%dT%H:%MZ')}" if held.until else ""
+    spent = f"{team} is over its {over[0].over} budget ({figures})" if over else "over budget"
+    return Wait(
+        WaitCode.OVER_BUDGET,
+        f"{spent}: its share {share} may not borrow{until}, and its own capacity is in use",
+        wait.status_reason,
+        wait.ahead,
+    )
+
+
+def _at(epoch: float) -> datetime:
+    return datetime.fromtimestamp(epoch, UTC)
 
 
 def preemptions_of(job: LiveJob, others: Sequence[LiveJob]) -> tuple[Preemption, ...]:

@@ -18,10 +18,13 @@ borrowed, and the pairs of a borrower add up to its ``borrowed``.
 
 from __future__ import annotations
 
+from dataclasses import replace
+from datetime import UTC, datetime
 from fractions import Fraction
 from typing import TYPE_CHECKING
 
 from quotactl.core.engine import TIMING, QueueEngine
+from quotactl.core.govern.readback import governance_of
 from quotactl.core.resources.desired import UNLIMITED, Strategy
 from quotactl.core.states import UNFINISHED
 from quotactl.core.status.headroom import headroom
@@ -72,7 +75,16 @@ def status_of(
                 + ("these job queues" if live else "any quota-managed job queue"),
                 hint=f"teams with shares: {', '.join(teams)}" if teams else None,
             )
-    return StatusReport(max(times, default=at), tuple(found), team_rollup(found))
+    when = max(times, default=at)
+    governance = governance_of(live, datetime.fromtimestamp(when, UTC))
+    if team is not None:
+        shown = {f"share.{q.name}/{s.name}" for q in found for s in q.shares}
+        governance = replace(
+            governance,
+            budgets=tuple(b for b in governance.budgets if b.team in wanted),
+            governed=tuple(g for g in governance.governed if g.address in shown),
+        )
+    return StatusReport(when, tuple(found), team_rollup(found), governance)
 
 
 def queue_status(

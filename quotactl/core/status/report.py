@@ -3,9 +3,11 @@ pairs, queues, teams (computed by ``status.compute``, drawn by ``quotactl.render
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import TYPE_CHECKING
+
+from quotactl.core.govern.readback import Governance
 
 if TYPE_CHECKING:
     from quotactl.core.resources.desired import Strategy
@@ -105,3 +107,5 @@ class StatusReport:
     at: float
     queues: tuple[QueueStatus, ...]
     teams: tuple[TeamStatus, ...]
+    governance: Governance = field(default_factory=Governance)
+    """Budgets and the shares the governor holds changed (its tags on the shares)."""
