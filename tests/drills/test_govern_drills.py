@@ -1,6 +1,6 @@
 """The governor killed mid-cycle (SIGKILL) converges when it runs again: every share the
 window covers changed and tagged once, the log holding each action once, the next cycle
-doing nothing. Every call takes 200 ms, so the kill lands between the writes of a cycle."""
+doing nothing. Every call takes 300 ms, so the kill lands between the writes of a cycle."""
 
 from __future__ import annotations
 
@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 
     Cli = Callable[..., CliResult]
 
-TEAMS = 6
+TEAMS = 12
 P5 = "ml.p5.48xlarge"
 SATURDAY = datetime(2030, 1, 5, 1, 0, tzinfo=UTC)
 
@@ -76,7 +76,7 @@ def test_a_governor_killed_mid_cycle_converges_when_run_again(
         emulator.advance(SATURDAY.timestamp() - emulator.now())
     assert cli("-q", "--state", str(state), "apply", str(config), "--auto-approve").exit_code == 0
 
-    env = {**os.environ, "QUOTACTL_EMULATOR_FAULTS": "latency_ms=200", "NO_COLOR": "1"}
+    env = {**os.environ, "QUOTACTL_EMULATOR_FAULTS": "latency_ms=300", "NO_COLOR": "1"}
     argv = [sys.executable, "-m", "quotactl", "--state", str(state), "govern", str(config)]
     with subprocess.Popen(
         [*argv, "--log", str(log)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env
@@ -127,7 +127,7 @@ def test_sigterm_stops_govern_every_after_the_cycle_in_hand(
         emulator.advance(SATURDAY.timestamp() - emulator.now())
     assert cli("-q", "--state", str(state), "apply", str(config), "--auto-approve").exit_code == 0
 
-    env = {**os.environ, "QUOTACTL_EMULATOR_FAULTS": "latency_ms=200", "NO_COLOR": "1"}
+    env = {**os.environ, "QUOTACTL_EMULATOR_FAULTS": "latency_ms=300", "NO_COLOR": "1"}
     argv = [sys.executable, "-m", "quotactl", "-q", "--state", str(state), "govern", str(config)]
     with subprocess.Popen(
         [*argv, "--every", "5m", "--log", str(log)],
