@@ -343,3 +343,23 @@ def test_a_disrupting_lowering_is_held_back_exit_4_then_finished_as_jobs_end(
     done = account.govern("--detailed-exitcode")
     assert done.exit_code == 2, done.stdout + done.stderr
     assert capacity(account.share("nlp")) == 1
+
+
+def test_history_ledgers_count_towards_a_budget(tmp_path: Path, cli: Cli) -> None:
+    """Jobs the account no longer lists count from ``--history`` ledgers."""
+    from quotactl.core.history.ledger import Attempt, write_ledger
+    from quotactl.core.states import AttemptOutcome
+
+    account = Account(cli, tmp_path, CONFIG.replace("OVER", "soft"), THURSDAY)
+    ledger = tmp_path / "ledger.csv"
+    early = datetime(2030, 1, 3, 7, 0, tzinfo=UTC)
+    done = Attempt(
+        "gone-1", 1, "old", "training", "nlp", "nlp", P5, 1, 0,
+        early, early, datetime(2030, 1, 3, 9, 30, tzinfo=UTC), AttemptOutcome.SUCCEEDED,
+    )  # fmt: skip
+    write_ledger(ledger, [done])
+    assert account.govern("--detailed-exitcode").exit_code == 0  # the account alone: 0 h
+    counted = account.govern("--history", str(ledger), "--detailed-exitcode")
+    assert counted.exit_code == 2, counted.stdout + counted.stderr
+    assert f"nlp over its soft budget on {P5} (2.5 of 2 h)" in counted.stdout
+    assert account.share("nlp")["resourceSharingConfiguration"]["strategy"] == "LEND"
