@@ -58,12 +58,12 @@ def test_every_second_answer_lost_gives_exactly_the_jobs_asked_for(
 def test_a_job_that_cannot_be_found_is_unconfirmed_and_never_resubmitted(
     jobs: Jobs, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # every answer lost: the job is queued but no answer and no lookup can say so ...
-    monkeypatch.setenv("QUOTACTL_EMULATOR_FAULTS", "reject_repeated_token=1,lose_every=1")
-    monkeypatch.setattr("quotactl.aws.jobs.FIND_WAITS", (0.0,))
-    # ... when the job is listed under another name than the one asked for (reads that do
-    # not show it yet look the same to the client)
-    monkeypatch.setattr("quotactl.aws.jobs.JobsApi._by_token", lambda self, request, token: None)
+    # every answer lost: the job is queued but no answer can say so, and listings that lag
+    # the submit by more reads than submit looks for it leave no lookup that can
+    monkeypatch.setenv(
+        "QUOTACTL_EMULATOR_FAULTS", "reject_repeated_token=1,lose_every=1,list_lag=20"
+    )
+    monkeypatch.setattr("quotactl.aws.jobs.FIND_WAITS", (0.0, 0.0, 0.0))
     result = jobs.run("submit", jobs.spec(), "--share", "a", "--count", "3", "--name", "n")
     assert result.exit_code == 1
     assert "error[submit-unconfirmed]" in result.stderr
@@ -77,7 +77,15 @@ def test_a_job_that_cannot_be_found_is_unconfirmed_and_never_resubmitted(
 
 
 @pytest.mark.parametrize(
-    "text", ["lose_answer=2", "lose_every=-1", "lose_every=1.5", "reject_repeated_token=x"]
+    "text",
+    [
+        "lose_answer=2",
+        "lose_every=-1",
+        "lose_every=1.5",
+        "reject_repeated_token=x",
+        "list_lag=-1",
+        "list_lag=0.5",
+    ],
 )
 def test_bad_lost_answer_faults_are_usage_errors(text: str) -> None:
     with pytest.raises(UsageError):
