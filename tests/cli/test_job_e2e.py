@@ -108,6 +108,15 @@ def test_job_describe_by_name_id_and_arn(jobs: Jobs) -> None:
     assert "k=v" in text
 
 
+def test_job_describe_finds_a_job_by_name_right_after_its_submit(
+    jobs: Jobs, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # ListServiceJobs lags SubmitServiceJob by more reads than one look for the name makes
+    monkeypatch.setenv("QUOTACTL_EMULATOR_FAULTS", "list_lag=4")
+    (job_id,) = jobs.submit("a", 1, "--name", "fresh")
+    assert jobs.json("job", "describe", "fresh")["job"]["job_id"] == job_id
+
+
 def test_job_describe_unknown_and_ambiguous_names(jobs: Jobs) -> None:
     missing = jobs.run("job", "describe", "nobody")
     assert missing.exit_code == 1

@@ -15,9 +15,11 @@ from typing import TYPE_CHECKING
 import pytest
 
 from quotactl.core.jobs.spec import SUBMIT_TOKEN_TAG
+from quotactl.emulator import Emulator
 from quotactl.emulator.faults import parse_faults
 from quotactl.errors import UsageError
 from tests.cli.jobs_support import Jobs, all_jobs, batch_client
+from tests.conftest import TEST_TIMING
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -33,10 +35,13 @@ def jobs(cli: Callable[..., CliResult], tmp_path: Path) -> Jobs:
     return account
 
 
-@pytest.mark.parametrize("reading", ["reject_repeated_token=1,", ""])
+@pytest.mark.parametrize("reading", ["reject_repeated_token=1,", "", "strict"])
 def test_every_second_answer_lost_gives_exactly_the_jobs_asked_for(
     jobs: Jobs, monkeypatch: pytest.MonkeyPatch, reading: str
 ) -> None:
+    if reading == "strict":  # the repeat rejected, the listing that finds the job lagging
+        Emulator(jobs.tmp / "state.db", timing=TEST_TIMING, variant="strict").close()
+        reading = ""
     monkeypatch.setenv("QUOTACTL_EMULATOR_FAULTS", f"{reading}lose_every=2")
     result = jobs.run(
         "submit", jobs.spec(), "--share", "a", "--count", "6", "--name", "n", "-o", "json"
