@@ -103,11 +103,11 @@ class Jobs:
         return str(self.json("job", "describe", job_id)["job"]["status"])
 
 
-def batch_client(state: Path) -> Any:
-    """A boto3 Batch client on the same emulated account (in-process)."""
+def batch_client(state: Path, faults: str | None = None) -> Any:
+    """A boto3 Batch client on the same emulated account (in-process), with ``faults``."""
     from quotactl.aws.session import Target, client, make_session
 
-    target = Target(backend="local", state_path=state, timing=TEST_TIMING)
+    target = Target(backend="local", state_path=state, timing=TEST_TIMING, faults=faults)
     return client(target, session=make_session(target))
 
 
