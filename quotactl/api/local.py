@@ -12,6 +12,7 @@ from quotactl.errors import PortInUseError, QuotactlError, UsageError
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
+    from datetime import datetime
 
     from quotactl.core.engine import Timing
     from quotactl.core.local import ClockAdvanced, StateReset
@@ -37,17 +38,25 @@ def advance(
     return ClockAdvanced(moved.before, moved.now, moved.changes, seconds)
 
 
-def reset(state: Path | str, *, variant: str | None = None) -> StateReset:
+def reset(
+    state: Path | str, *, variant: str | None = None, at: datetime | str | None = None
+) -> StateReset:
     """Delete the emulator's state (every resource and job, and its clock); ``deleted`` is
     False when there was none. With ``variant``, a new account of that variant (``default``
-    or ``strict``) is created in its place."""
+    or ``strict``) is created in its place; with ``at`` (an instant, or ISO 8601 text), a new
+    account whose clock starts at that instant (of ``variant``, else the default one)."""
+    from quotactl.api.stack import instant
     from quotactl.core.local import StateReset
     from quotactl.emulator import Emulator, delete_state
 
+    start = None if at is None else instant(at)
     deleted = delete_state(Path(state))
-    if variant is not None:
-        Emulator(Path(state), variant=variant).close()
-    return StateReset(Path(state), deleted, variant)
+    if variant is not None or start is not None:
+        with Emulator(Path(state), variant=variant) as emulator:
+            if start is not None:
+                emulator.start_clock(start.timestamp())
+            variant = emulator.variant
+    return StateReset(Path(state), deleted, variant, start)
 
 
 @contextlib.contextmanager

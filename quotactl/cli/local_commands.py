@@ -159,16 +159,30 @@ def advance(
 
 
 @local.command("reset")
-def reset(ctx: typer.Context, variant: VariantOption = None) -> None:
+def reset(
+    ctx: typer.Context,
+    variant: VariantOption = None,
+    at: Annotated[
+        str | None,
+        typer.Option(
+            "--at",
+            metavar="TIME",
+            help="Start a new empty account whose clock is at TIME (ISO 8601, e.g. "
+            "2026-12-07T00:00Z), so what happens in it never depends on the day it runs.",
+            show_default=False,
+        ),
+    ] = None,
+) -> None:
     """Delete the emulator's state (every resource and job, and its clock).
 
-    With --variant, a new empty account of that variant takes its place.
+    With --variant, a new empty account of that variant takes its place; with --at TIME, a
+    new empty account whose clock starts at TIME.
     """
     from quotactl import api
 
     runtime = _runtime(ctx)
     chosen = str(variant) if variant else runtime.settings.variant
-    runtime.show(api.reset(runtime.state_path, variant=chosen))
+    runtime.show(api.reset(runtime.state_path, variant=chosen, at=at))
 
 
 def register(app: typer.Typer) -> None:

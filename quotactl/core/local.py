@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from datetime import datetime
     from pathlib import Path
 
 
@@ -23,8 +24,10 @@ class ClockAdvanced:
 @dataclass(frozen=True)
 class StateReset:
     """``local reset``: the state file, whether there was one to delete, and the variant of
-    the new account created in its place (None: none was created)."""
+    the new account created in its place (None: none was created), and the instant its clock
+    starts at (None: the time it was created)."""
 
     state: Path
     deleted: bool
     variant: str | None = None
+    at: datetime | None = None

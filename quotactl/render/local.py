@@ -28,6 +28,8 @@ def show_reset(reset: StateReset, screen: Screen) -> None:
         screen.line(f"No emulator state at {reset.state}; nothing to delete")
     if reset.variant is not None:
         screen.line(f"Created a new {reset.variant} emulated account at {reset.state}")
+    if reset.at is not None:
+        screen.line(f"Its clock starts at {_stamp(reset.at.timestamp())}")
 
 
 def _stamp(seconds: float) -> str:
