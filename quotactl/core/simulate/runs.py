@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from quotactl.core.engine import QueueModel, Timing
+    from quotactl.core.simulate.governed import Governance
     from quotactl.core.simulate.metrics import SimulationResult
     from quotactl.core.simulate.trace import TraceRow
 
@@ -42,6 +43,8 @@ class Side:
     queues: tuple[QueueModel, ...]
     override: str | None = None
     """``RESERVE`` when this side is the configuration with every share forced to RESERVE."""
+    governance: Governance | None = None
+    """The policies this side applies on the way (None: none)."""
 
 
 @dataclass(frozen=True)
@@ -54,11 +57,18 @@ class Replay:
 
 
 def run_one(
-    queues: Iterable[QueueModel], path: Path, *, record: bool = False, timing: Timing = TIMING
+    queues: Iterable[QueueModel],
+    path: Path,
+    *,
+    record: bool = False,
+    timing: Timing = TIMING,
+    governance: Governance | None = None,
 ) -> SimulationResult:
-    """Replay the trace at ``path`` against one configuration (``record``: with a timeline)."""
+    """Replay the trace at ``path`` against one configuration (``record``: with a timeline;
+    ``governance``: its policies applied)."""
     rows = reader.trace_rows(path)
-    return summarise(simulate(tuple(queues), rows, str(path), timing, record=record))
+    totals = simulate(tuple(queues), rows, str(path), timing, record=record, governance=governance)
+    return summarise(totals)
 
 
 def run_both(
@@ -97,7 +107,10 @@ def _replay(
     skipped: Counter[str] = Counter()
     if skip:
         rows = _without(rows, skip, skipped)
-    result = summarise(simulate(side.queues, rows, str(path), timing, record=record))
+    totals = simulate(
+        side.queues, rows, str(path), timing, record=record, governance=side.governance
+    )
+    result = summarise(totals)
     return Replay(side, result, dict(skipped))
 
 
