@@ -48,7 +48,8 @@ if TYPE_CHECKING:
 
 GOVERNED_TAG = "quotactl:governed"
 """On a share the governor changed: ``<policy> until=<ISO instant>`` (the policy that set it
-and when its reason ends; past that instant the restore is overdue)."""
+and when its reason ends; past that instant the restore is overdue), or ``<policy>
+restoring`` while a restore waits for running jobs to end."""
 BUDGET_TAG = "quotactl:budget"
 """On each share of a budgeted team: the team's budget figures as the last cycle counted them,
 ``<over> resets=<ISO instant> <type>=<used>/<limit> ...`` (used in steps of 1 % of the limit,
@@ -165,7 +166,8 @@ def governed_tag(policy: str, until: datetime | None) -> str:
 
 
 def read_governed_tag(value: str) -> tuple[str, datetime | None]:
-    """The policy and ``until`` of a ``quotactl:governed`` value (until None if unreadable)."""
+    """The policy and ``until`` of a ``quotactl:governed`` value (until None if unreadable,
+    or for ``<policy> restoring``: a restore held back until running jobs end)."""
     policy, _, rest = value.partition(" ")
     if rest.startswith("until="):
         try:
@@ -308,20 +310,24 @@ def _share_action(
 ) -> tuple[Action | None, list[Drift]]:
     have, config, want = _fields(live.spec), _fields(base), _fields(target)
     tag = live.spec.tags.get(GOVERNED_TAG)
-    in_force = want != config
+    policy_set = {name for name in POLICY_FIELDS if want[name] != config[name]}
+    in_force = bool(policy_set)
     window = window_in_force(base, now)
     budget = [b for b in over if b.team == base.team and b.instance_type in base.capacity]
+    # Without our tag, only the fields a policy sets are ours; with it, every policy field
+    # may hold an earlier change of ours (a window that ended, a budget that reset).
+    ours = set(POLICY_FIELDS) if tag is not None else policy_set
     drift = [
         Drift(base.address, name, have[name], config[name])
         for name in POLICY_FIELDS
-        if have[name] != config[name] and not in_force and tag is None
+        if name not in ours and have[name] != config[name]
     ]
-    if have == want or (not in_force and tag is None):
+    changed = {name for name in ours if have[name] != want[name]}
+    if not changed and tag is None and not in_force:
         return None, drift
     after = dict(want)
     if not allow_disruption:
         after["capacity"] = _undisruptive(want["capacity"], have["capacity"], live.in_use)
-    changed = {name for name in POLICY_FIELDS if have[name] != want[name]}
     before = {name: have[name] for name in POLICY_FIELDS if name in changed}
     if in_force:
         policy = "budget" if budget else f"schedule:{window.name}" if window else "schedule"
@@ -333,11 +339,17 @@ def _share_action(
         tags = {GOVERNED_TAG: governed_tag(policy, until)}
         untag: tuple[str, ...] = ()
     else:
-        policy = read_governed_tag(tag)[0] if tag else "schedule"
+        policy = "budget" if budget else read_governed_tag(tag)[0] if tag else "schedule"
         until = None
-        reason = f"{policy} no longer in force: back to the configuration"
-        tags = {}
-        untag = (GOVERNED_TAG,) if after == want else ()
+        reason = (
+            _reason_in_force(None, budget) + ": the configuration's own settings"
+            if budget
+            else f"{policy} no longer in force: back to the configuration"
+        )
+        held_back = any(after[name] != want[name] for name in changed)
+        # a restore held back by running work is in progress, not overdue
+        tags = {GOVERNED_TAG: f"{policy} restoring"} if held_back else {}
+        untag = () if held_back else (GOVERNED_TAG,)
     if tags.get(GOVERNED_TAG) == tag:
         tags = {}
     action = Action(
