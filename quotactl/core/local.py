@@ -19,6 +19,10 @@ class ClockAdvanced:
     now: float
     changes: int
     seconds: float
+    cycles: int | None = None
+    """With ``--govern``: the governor cycles run on the way (None: none was asked for)."""
+    actions: int = 0
+    """With ``--govern``: the actions those cycles took."""
 
 
 @dataclass(frozen=True)

@@ -18,6 +18,11 @@ def show_clock(moved: ClockAdvanced, screen: Screen) -> None:
         f"Clock at {_stamp(moved.now)} (+{format_duration(moved.seconds)}); "
         f"{count_of(moved.changes, 'job or resource change')}"
     )
+    if moved.cycles is not None:
+        screen.line(
+            f"{count_of(moved.cycles, 'governor cycle')}, "
+            f"{count_of(moved.actions, 'policy action')}"
+        )
 
 
 @view(StateReset, Output.TEXT)

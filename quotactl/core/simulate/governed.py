@@ -96,7 +96,7 @@ def hooked(engine: type[MeteredEngine]) -> type[MeteredEngine]:
     return _GOVERNED[engine]
 
 
-class _Log:
+class Log:
     """What the replay's jobs held: closed intervals, and the open ones by job; ``start`` is
     the instant of the trace's second 0 (the governor sets it)."""
 
@@ -111,19 +111,19 @@ class GovernedMetered(MeteredEngine):
 
     def __init__(self, queues: Sequence[QueueModel], timing: Timing = TIMING) -> None:
         super().__init__(queues, timing)
-        self.log = _Log()
+        self.log = Log()
 
     def _started(self, job: Job, borrowed: int) -> None:
         MeteredEngine._started(self, job, borrowed)
-        _opened(self.log, job, self.now)
+        opened(self.log, job, self.now)
 
     def _preempted(self, job: Job, attempt: PreemptedAttempt) -> None:
         MeteredEngine._preempted(self, job, attempt)
-        _closed(self.log, job, attempt.stopped_at)
+        closed(self.log, job, attempt.stopped_at)
 
     def _finished(self, job: Job) -> None:
         MeteredEngine._finished(self, job)
-        _closed(self.log, job, self.now)
+        closed(self.log, job, self.now)
 
 
 class GovernedRecording(RecordingEngine):
@@ -131,29 +131,29 @@ class GovernedRecording(RecordingEngine):
 
     def __init__(self, queues: Sequence[QueueModel], timing: Timing = TIMING) -> None:
         super().__init__(queues, timing)
-        self.log = _Log()
+        self.log = Log()
 
     def _started(self, job: Job, borrowed: int) -> None:
         RecordingEngine._started(self, job, borrowed)
-        _opened(self.log, job, self.now)
+        opened(self.log, job, self.now)
 
     def _preempted(self, job: Job, attempt: PreemptedAttempt) -> None:
         RecordingEngine._preempted(self, job, attempt)
-        _closed(self.log, job, attempt.stopped_at)
+        closed(self.log, job, attempt.stopped_at)
 
     def _finished(self, job: Job) -> None:
         RecordingEngine._finished(self, job)
-        _closed(self.log, job, self.now)
+        closed(self.log, job, self.now)
 
 
-def _opened(log: _Log, job: Job, now: float) -> None:
+def opened(log: Log, job: Job, now: float) -> None:
     queue, _, share = job.share.partition("/")
     itype = job.instance_type.split("/", 1)[1]
     start = log.start + timedelta(seconds=now)
     log.open[id(job)] = Held(f"share.{queue}/{share}", itype, job.count, start)
 
 
-def _closed(log: _Log, job: Job, now: float) -> None:
+def closed(log: Log, job: Job, now: float) -> None:
     held = log.open.pop(id(job), None)
     if held is not None:
         log.closed.append(replace(held, end=log.start + timedelta(seconds=now)))
@@ -198,7 +198,7 @@ class Governor:
         self._keys = 0
         self.aging = {queue.name for queue in self.desired.queues if queue.aging is not None}
         for engine in engines:
-            log: _Log | None = getattr(engine, "log", None)
+            log: Log | None = getattr(engine, "log", None)
             if log is not None:
                 log.start = governance.start
 
@@ -298,7 +298,7 @@ class Governor:
         )
         held: list[Held] = []
         for engine in self.engines:
-            log: _Log = engine.log  # type: ignore[attr-defined]
+            log: Log = engine.log  # type: ignore[attr-defined]
             if log.closed and log.closed[0].end is not None and log.closed[0].end <= since:
                 # what ended before every budget's period counts no more
                 log.closed = [h for h in log.closed if h.end is None or h.end > since]
