@@ -294,6 +294,15 @@ class Emulator:
             ctx.tx.set_clock(Clock(ctx.now, self.wall(), speed))
         return Advanced(before, ctx.now, changes)
 
+    def start_clock(self, at: float) -> None:
+        """Set the clock of a fresh account to ``at`` (epoch seconds): ``local reset --at``
+        starts an account at a chosen instant, so what happens in it never depends on the day
+        it runs. Only for an account that holds nothing yet (``local.reset`` calls it on the
+        account it has just created)."""
+        with self._writing() as ctx:
+            speed = ctx.tx.account_row()[2].speed
+            ctx.tx.set_clock(Clock(at, self.wall(), speed))
+
     def set_speed(self, speed: float) -> None:
         """From now on the clock runs ``speed`` emulated seconds per wall second (0: stopped)."""
         if speed < 0:
