@@ -34,6 +34,7 @@ from quotactl.emulator.store.database import Clock, Store
 from quotactl.emulator.variant import (
     CREATED,
     DEFAULT,
+    LAG_SECONDS,
     LAGGED,
     STRICT,
     STRICT_LIST_LAG,
@@ -226,13 +227,13 @@ class Emulator:
         to being listed."""
         if operation in CREATED and result.get(CREATED[operation]):
             lagging = ctx.tx.lagging()
-            lagging[result[CREATED[operation]]] = self.list_lag
+            lagging[result[CREATED[operation]]] = [self.list_lag, ctx.now + LAG_SECONDS]
             ctx.tx.set_lagging(lagging)
             return result
         lagging = ctx.tx.lagging()
-        result = lagged(operation, result, lagging)
+        result = lagged(operation, result, lagging, ctx.now)
         if lagging and operation in LAGGED:
-            ctx.tx.set_lagging(after_read(lagging))
+            ctx.tx.set_lagging(after_read(lagging, ctx.now))
         return result
 
     @contextlib.contextmanager
