@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 from zoneinfo import ZoneInfo
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Sequence
+    from collections.abc import Callable, Iterable, Sequence
 
     from quotactl.core.resources.desired import DesiredState, ShareSpec, When, Window
 
@@ -129,8 +129,33 @@ def in_force(desired: DesiredState, instant: datetime) -> tuple[str | None, ...]
     )
 
 
+_KNOWN: dict[int, tuple[object, datetime, datetime | None]] = {}
+"""Next changes already found: id of the state or share -> (it, from, the change). Between
+``from`` and the change nothing changes, so for any instant in between the answer is the
+same: a replay asks at every governor tick, and the scan is most of a tick's cost."""
+_NONE_HOLDS = timedelta(days=30)
+"""How long "no change within a year" is taken as known from the instant it was found."""
+
+
+def _remembered(key: object, now: datetime, find: Callable[[], datetime | None]) -> datetime | None:
+    entry = _KNOWN.get(id(key))
+    if entry is not None and entry[0] is key and entry[1] <= now:
+        known, since = entry[2], entry[1]
+        if (known is not None and now < known) or (known is None and now < since + _NONE_HOLDS):
+            return known
+    found = find()
+    if len(_KNOWN) > 512:
+        _KNOWN.clear()
+    _KNOWN[id(key)] = (key, now, found)
+    return found
+
+
 def next_change(desired: DesiredState, now: datetime) -> datetime | None:
     """The first instant after ``now`` (within a year) at which a share's window changes."""
+    return _remembered(desired, now, lambda: _next_change(desired, now))
+
+
+def _next_change(desired: DesiredState, now: datetime) -> datetime | None:
     windows = _all_windows(desired)
     if not windows:
         return None
@@ -148,6 +173,10 @@ def next_change(desired: DesiredState, now: datetime) -> datetime | None:
 def next_change_of(share: ShareSpec, now: datetime) -> datetime | None:
     """The first instant after ``now`` (within a year) at which ``share``'s window in force
     changes (the end of the one in force now, or the start of the next)."""
+    return _remembered(share, now, lambda: _next_change_of(share, now))
+
+
+def _next_change_of(share: ShareSpec, now: datetime) -> datetime | None:
     if not share.schedule:
         return None
     current = window_in_force(share, now)
