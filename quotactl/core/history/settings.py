@@ -24,6 +24,10 @@ __all__ = ["log_record"]
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping, Sequence
 
+    from quotactl.core.apply.hooks import ApplyResult
+    from quotactl.core.plan.model import Plan
+    from quotactl.core.resources.observed import Spec
+
 SHARE_FIELDS = ("capacity", "sharing", "borrow_limit", "in_share_preemption", "enabled")
 """The share fields a settings record carries (configuration names, as in ``attributes``)."""
 IN_FORCE = ("applied", "blocked", "observed")
@@ -139,3 +143,36 @@ def latest_settings(
         before = found.get(key)
         found[key] = None if record.fields is None else {**(before or {}), **dict(record.fields)}
     return found
+
+
+def applied_records(plan: Plan, result: ApplyResult, at: datetime) -> list[dict[str, Any]]:
+    """``apply --log``'s records: one per change the apply made (``policy`` "apply"), with the
+    settings before and after (a share's policy fields, another resource's settings without
+    its tags; null for what did not exist), all stamped ``at``."""
+    from quotactl.core.apply.hooks import Status
+
+    done = {o.address for o in result.outcomes if o.status is Status.DONE and o.action}
+    return [
+        log_record(
+            at,
+            "apply",
+            f"{change.action.value}-{change.ref.kind.value}",
+            change.address,
+            _settings_of(change.before),
+            _settings_of(change.after),
+            change.reason or "the configuration",
+            "applied",
+        )
+        for change in plan.changes
+        if change.address in done
+    ]
+
+
+def _settings_of(spec: Spec | None) -> dict[str, Any] | None:
+    from quotactl.core.resources.attributes import attributes
+
+    if spec is None:
+        return None
+    if isinstance(spec, ShareSpec):
+        return share_settings(spec)
+    return {k: v for k, v in attributes(spec).items() if k != "tags"}
