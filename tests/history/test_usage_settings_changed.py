@@ -150,3 +150,66 @@ def test_usage_applies_the_settings_each_apply_logged(
         f"training/c: no settings record from {iso(scenario.at(0))} to {iso(scenario.at(8))};"
         " the configuration's settings are used"
     ) in alone.stdout
+
+
+def test_history_records_the_shares_settings_and_a_change_made_by_hand(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, cli: Cli
+) -> None:
+    """history keeps each share's settings beside the ledger once, then only what changed: a
+    change made with boto3 (outside quotactl) is recorded by the next run, at its time."""
+    from tests.cli.jobs_support import batch_client
+
+    monkeypatch.chdir(tmp_path)
+    Path("stack.yaml").write_text(STACK)
+    assert cli("apply", "stack.yaml", "--auto-approve").exit_code == 0
+    scenario = Scenario(STATE)
+    first = cli("history", "--out", "ledger.csv")
+    assert first.exit_code == 0, first.stderr
+    assert "3 settings records added to ledger.csv.settings.jsonl" in first.stderr
+    again = cli("history", "--out", "ledger.csv", "--append")
+    assert "0 settings records added" in again.stderr
+    assert "no share's settings changed" in again.stderr
+    client = batch_client(STATE)
+    arn = next(
+        s["quotaShareArn"]
+        for s in client.list_quota_shares(jobQueue="training")["quotaShares"]
+        if s["quotaShareName"] == "c"
+    )
+    scenario.advance_to(1)
+    client.update_quota_share(
+        quotaShareArn=arn,
+        capacityLimits=[{"maxCapacity": 1, "capacityUnit": P5}],
+        resourceSharingConfiguration={"strategy": "LEND"},
+    )
+    scenario.advance_to(2)
+    later = cli("history", "--out", "ledger.csv", "--append")
+    assert "1 settings record added" in later.stderr
+    lines = Path("ledger.csv.settings.jsonl").read_text().splitlines()
+    records = [json.loads(line) for line in lines]
+    assert len(records) == 4
+    last = records[-1]
+    assert (last["policy"], last["kind"], last["address"], last["result"]) == (
+        "history",
+        "observe-share",
+        "share.training/c",
+        "observed",
+    )
+    assert last["after"]["capacity"] == {P5: 1}
+    assert last["after"]["sharing"] == "lend"
+    assert last["at"] == iso(scenario.at(2))
+    shown = cli(
+        "usage",
+        "stack.yaml",
+        "--history",
+        "ledger.csv",
+        "--from",
+        iso(scenario.at(0)),
+        "--to",
+        iso(scenario.at(3)),
+        "-o",
+        "json",
+    )
+    assert shown.exit_code == 0, shown.stderr
+    c = next(r for r in json.loads(shown.stdout)["rows"] if r["share"] == "c")
+    # c: 2 reserved for 2 h, then 1 lent-able for the third (the record), not 2 reserved
+    assert (c["entitled"], c["reserved_unused"], c["idle"]) == (5.0, 4.0, 1.0)
