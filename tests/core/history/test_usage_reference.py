@@ -450,3 +450,32 @@ def test_a_limit_lowered_by_a_record_turns_use_into_borrowing() -> None:
         ("b", at(START), at(END)),
         ("c", at(START), at(END)),
     }
+
+
+def test_the_governors_log_is_read_as_settings_and_its_failures_are_not() -> None:
+    """A govern --log record (only the fields it changed) lowers a's p5 limit at 1600 s and
+    keeps its g5s; a failed action, which changed nothing, is left out."""
+    from quotactl.core.govern.cycle import Action
+    from quotactl.core.govern.run import Outcome
+
+    def outcome(t: int, p5: int, result: str) -> dict[str, object]:
+        action = Action(
+            "budget",
+            "update-share",
+            "share.q/a",
+            {"capacity": {P5: 4, G5: 2}},
+            {"capacity": {P5: p5, G5: 2}},
+            {"capacity": {P5: p5, G5: 2}},
+            "red's budget is spent",
+        )
+        return Outcome(action, result).record(at(t))
+
+    rows = [
+        Attempt("a1", 1, "a1", "q", "a", None, P5, 4, 0, at(0), at(0), None, AttemptOutcome.RUNNING)
+    ]
+    lines = [outcome(1000, 0, "failed"), outcome(1600, 1, "applied")]
+    report = usage_of(rows, SHARES, start=at(START), end=at(END), settings=settings_records(lines))
+    p5 = next(r for r in report.rows if r.share == "a" and r.instance_type == P5)
+    g5 = next(r for r in report.rows if r.share == "a" and r.instance_type == G5)
+    assert round(p5.borrowed * 3600) == 3 * (END - 1600)
+    assert round(g5.entitled * 3600) == 2 * (END - START)
