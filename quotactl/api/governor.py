@@ -64,7 +64,8 @@ def govern_cycle(
         held = _hold(target, request, desired.stack)
     except StateLockedError as exc:
         at = now or _account_now(target, desired, ())
-        return GovernCycle(at=at, stack=desired.stack, skipped=f"{exc.message}: cycle skipped")
+        note = exc.message.removesuffix("; nothing was changed")
+        return GovernCycle(at=at, stack=desired.stack, skipped=note)
     with held:
         from quotactl.api.log_file import append_log
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
-from quotactl.errors import NotFoundError, QuotactlError
+from quotactl.errors import QuotactlError
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Sequence
@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from quotactl.aws.account import Account
     from quotactl.core.govern.usage import Held
     from quotactl.core.resources.desired import DesiredState
+    from quotactl.core.resources.observed import LiveJob
 
 LOOK_BACK = timedelta(days=28)
 """Jobs read for a budget start this long before its period: a SageMaker training job runs 28
@@ -44,22 +45,72 @@ def account_usage(
     account: Account, desired: DesiredState, now: datetime, history: Sequence[Path] = ()
 ) -> dict[str, dict[str, float]]:
     """Each budgeted team's counted hours in its current period, from the account's jobs
-    (those created since 28 days before the earliest period start) and ``history`` ledgers."""
-    from quotactl.api.usage_figures import ledger_attempts, live_attempts
+    (those created since 28 days before the earliest period start) and ``history`` ledgers
+    (for the jobs the account no longer lists)."""
+    from quotactl.api.usage_figures import ledger_attempts
     from quotactl.core.govern.usage import budget_usage, period_start
-    from quotactl.core.history.ledger import merge
 
-    budgets = [t.budget for t in desired.teams if t.budget is not None]
+    budgets = {t.name: t.budget for t in desired.teams if t.budget is not None}
     if not budgets:
         return {}
-    earliest = min(period_start(b.every, now) for b in budgets)
-    try:
-        rows = live_attempts(account, (earliest - LOOK_BACK).timestamp())
-    except NotFoundError:  # no queue yet (a first apply): no job has run
-        rows = []
+    earliest = min(period_start(b.every, now) for b in budgets.values())
+    queues = sorted({s.queue for s in desired.shares if s.team in budgets})
+    held, seen = _live_held(account, queues, earliest)
     if history:
-        rows = merge(ledger_attempts(history), rows)
-    return budget_usage(desired, _held(rows), now)
+        rows = [row for row in ledger_attempts(history) if row.job_id not in seen]
+        held += _held(rows)
+    return budget_usage(desired, held, now)
+
+
+def _live_held(
+    account: Account, queues: Sequence[str], since: datetime
+) -> tuple[list[Held], set[str]]:
+    """The instances each job of ``queues`` held, attempt by attempt, that may fall after
+    ``since``. Only jobs that ever started and did not stop before ``since`` are described:
+    a job still waiting for its first start, or done before the period, held nothing in it."""
+    from quotactl.aws.job_history import job_history
+    from quotactl.aws.ledger import tried
+    from quotactl.core.govern.usage import Held
+    from quotactl.core.states import JobStatus
+
+    bound = since.timestamp()
+    waiting = (JobStatus.SUBMITTED, JobStatus.RUNNABLE)
+
+    def counts(job: LiveJob) -> bool:
+        started = job.started_at is not None or job.status not in waiting
+        return started and (job.stopped_at is None or job.stopped_at >= bound)
+
+    held: list[Held] = []
+    seen: set[str] = set()
+    existing = [q for q in queues if _exists(account, q)]
+    for job, detail in job_history(
+        account.batch, existing, since=bound - LOOK_BACK.total_seconds(), describe=counts
+    ):
+        seen.add(job.job_id)
+        if detail is None or not job.share or job.instance_type is None:
+            continue
+        count = job.instances.get(job.instance_type, 0)
+        for attempt in tried(detail):
+            if attempt.started_at is None:
+                continue
+            end = attempt.stopped_at
+            held.append(
+                Held(
+                    share=f"share.{job.queue}/{job.share}",
+                    instance_type=job.instance_type,
+                    count=count,
+                    start=datetime.fromtimestamp(attempt.started_at, UTC),
+                    end=datetime.fromtimestamp(end, UTC) if end is not None else None,
+                )
+            )
+    return held, seen
+
+
+def _exists(account: Account, queue: str) -> bool:
+    found = account.batch.call("DescribeJobQueues", jobQueues=[queue]).get("jobQueues") or []
+    from quotactl.core.states import LifecycleStatus
+
+    return any(q.get("status") != LifecycleStatus.DELETED for q in found)
 
 
 def _held(rows: Iterable[Any]) -> list[Held]:

@@ -70,7 +70,7 @@ def govern(
     desired = load(runtime, paths).desired
     interrupts = runtime.interrupts
     interrupts.graceful = every is not None
-    with runtime.connect(desired.region) as account:
+    with runtime.account(desired.region) as account:
         run = api.govern(
             account,
             desired,

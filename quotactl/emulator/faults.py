@@ -20,6 +20,12 @@ the way back), so botocore retries it. ``lose_every=N`` loses the answer of ever
 that succeeded (deterministic: ``lose_every=2`` every second one). ``reject_repeated_token=1``
 answers a SubmitServiceJob that repeats a clientToken with ClientException, AWS's model text's
 reading, instead of the first job (the default reading, AWS's idempotency docs').
+
+``list_lag=N`` makes listings lag writes, as AWS's eventually consistent reads may: a created
+resource or submitted job is left out of the next N listing reads (DescribeJobQueues,
+ListServiceJobs and the other listings of the strict variant's table), counted in the state
+file. It replaces the variant's own lag (strict: 2; default: none) for this process;
+``list_lag=0`` turns it off.
 """
 
 from __future__ import annotations
@@ -46,6 +52,7 @@ KEYS = (
     "lose_answer",
     "lose_every",
     "reject_repeated_token",
+    "list_lag",
 )
 EVERY_TYPE = ""
 """The instance type of a bare ``capacity=P``: every type not named on its own."""
@@ -63,6 +70,8 @@ class FaultSpec:
     lose_answer: float = 0.0
     lose_every: int = 0
     reject_repeated_token: bool = False
+    list_lag: int | None = None
+    """Listing reads a creation is left out of; None: the variant's."""
 
     def capacity_of(self, instance_type: str) -> float:
         """The probability that SageMaker has no ``instance_type`` for an attempt."""
@@ -104,7 +113,7 @@ def parse_faults(text: str | None) -> FaultSpec:
     if values.get("latency_ms", 0) < 0 or values.get("submit_tps", 0) < 0:
         raise UsageError("latency_ms and submit_tps cannot be negative")
     counts = {}
-    for key in ("lose_every", "reject_repeated_token"):
+    for key in ("lose_every", "reject_repeated_token", "list_lag"):
         if key in values:
             number = values.pop(key)
             if number < 0 or number != int(number):
@@ -117,6 +126,7 @@ def parse_faults(text: str | None) -> FaultSpec:
         capacity=tuple(capacity.items()),
         lose_every=counts.get("lose_every", 0),
         reject_repeated_token=bool(counts.get("reject_repeated_token", 0)),
+        list_lag=counts.get("list_lag"),
     )
 
 

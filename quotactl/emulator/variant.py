@@ -16,10 +16,13 @@ It changes only what the API returns and when, never the scheduling engine:
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from quotactl.core.states import QUEUED, JobStatus
 from quotactl.emulator.wire import rest_json as wire
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 DEFAULT = "default"
 STRICT = "strict"
@@ -67,25 +70,37 @@ def _unstarted(item: dict[str, Any]) -> dict[str, Any]:
     return item
 
 
-def strict_answer(
-    operation: str, result: dict[str, Any], lagging: dict[str, int]
-) -> dict[str, Any]:
-    """``result`` as the strict variant answers it: listings without what still lags, jobs
-    without a ``startedAt`` before their current attempt starts."""
+def strict_answer(operation: str, result: dict[str, Any]) -> dict[str, Any]:
+    """``result`` as the strict variant answers it: jobs without a ``startedAt`` before their
+    current attempt starts."""
     if operation == "DescribeServiceJob":
         return _unstarted(dict(result))
-    if operation not in LAGGED:
+    if operation != "ListServiceJobs":
         return result
-    member, arn = LAGGED[operation]
+    return _listed(operation, result, _unstarted)
+
+
+def lagged(operation: str, result: dict[str, Any], lagging: dict[str, int]) -> dict[str, Any]:
+    """A listing's ``result`` without the items that still lag (``lagging``: ARN -> reads)."""
+    if operation not in LAGGED or not lagging:
+        return result
+    arn = LAGGED[operation][1]
+    return _listed(operation, result, lambda item: None if item.get(arn) in lagging else item)
+
+
+def _listed(
+    operation: str, result: dict[str, Any], each: Callable[[dict[str, Any]], dict[str, Any] | None]
+) -> dict[str, Any]:
+    """``result`` with ``each`` applied to its listed items (None: left out)."""
+    member = LAGGED[operation][0]
     items = result.get(member)
     if items is None:
         return result
-    kept = [item for item in map(_item, items) if item.get(arn) not in lagging]
-    if operation == "ListServiceJobs":
-        kept = [_unstarted(item) for item in kept]
+    kept = [out for out in map(each, map(_item, items)) if out is not None]
     out = dict(result)
-    out[member] = wire.StoredJSON(json.dumps(i, separators=(",", ":")) for i in kept)
-    if not isinstance(items, wire.StoredJSON):
+    if isinstance(items, wire.StoredJSON):
+        out[member] = wire.StoredJSON(json.dumps(i, separators=(",", ":")) for i in kept)
+    else:
         out[member] = kept
     return out
 

@@ -29,10 +29,11 @@ def show_run(run: GovernRun, screen: Screen) -> None:
 def show_run_json(run: GovernRun, screen: Screen) -> None:
     """One document for ``--once``; with ``--every``, one document a line per cycle."""
     for cycle in run:
+        document = {"format_version": "1", **cycle.to_dict()}
         if run.every is None:
-            screen.write_json(cycle.to_dict())
+            screen.write_json(document)
         else:
-            screen.write(json.dumps(cycle.to_dict()) + "\n")
+            screen.write(json.dumps(document) + "\n")
             screen.stdout.flush()
             screen.json_written = True
 

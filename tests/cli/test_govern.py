@@ -299,3 +299,67 @@ def test_a_dead_governors_expired_lock_is_taken_over_an_applys_is_not(
     taken = account.govern("--detailed-exitcode")
     assert taken.exit_code == 2, taken.stdout + taken.stderr
     assert capacity(account.share("research")) == 6
+
+
+NIGHT_LOWERING = f"""
+platform: {{name: low, region: us-east-1}}
+environments:
+  - name: pool
+    capacity: {{{P5}: 4}}
+queues:
+  - name: training
+    environment: pool
+teams:
+  - name: nlp
+    shares:
+      - queue: training
+        capacity: {{{P5}: 4}}
+        sharing: lend
+        schedule:
+          - name: weekend
+            when: {{days: [sat, sun]}}
+            capacity: {{{P5}: 1}}
+"""
+
+
+def test_a_disrupting_lowering_is_held_back_exit_4_then_finished_as_jobs_end(
+    tmp_path: Path, cli: Cli
+) -> None:
+    account = Account(cli, tmp_path, NIGHT_LOWERING, FRIDAY_LATE)
+    submit_service_job(account.state, "long", 3, "nlp", max_runtime=7200)
+    account.advance(3600)  # Saturday: the window wants 1, the job holds 3
+    held = account.govern("--detailed-exitcode")
+    assert held.exit_code == 4, held.stdout + held.stderr
+    assert (
+        "      capacity: {ml.p5.48xlarge: 4} → {ml.p5.48xlarge: 3} "
+        "(wanted {ml.p5.48xlarge: 1}: held back, it would disrupt)\n"
+    ) in held.stdout
+    assert "      blocked\n" in held.stdout
+    assert capacity(account.share("nlp")) == 3
+    assert account.records()[-1]["result"] == "blocked"
+    assert account.records()[-1]["target"] == {"capacity": {P5: 1}}
+
+    account.advance(3600)  # the job ends: the rest of the lowering goes through
+    done = account.govern("--detailed-exitcode")
+    assert done.exit_code == 2, done.stdout + done.stderr
+    assert capacity(account.share("nlp")) == 1
+
+
+def test_history_ledgers_count_towards_a_budget(tmp_path: Path, cli: Cli) -> None:
+    """Jobs the account no longer lists count from ``--history`` ledgers."""
+    from quotactl.core.history.ledger import Attempt, write_ledger
+    from quotactl.core.states import AttemptOutcome
+
+    account = Account(cli, tmp_path, CONFIG.replace("OVER", "soft"), THURSDAY)
+    ledger = tmp_path / "ledger.csv"
+    early = datetime(2030, 1, 3, 7, 0, tzinfo=UTC)
+    done = Attempt(
+        "gone-1", 1, "old", "training", "nlp", "nlp", P5, 1, 0,
+        early, early, datetime(2030, 1, 3, 9, 30, tzinfo=UTC), AttemptOutcome.SUCCEEDED,
+    )  # fmt: skip
+    write_ledger(ledger, [done])
+    assert account.govern("--detailed-exitcode").exit_code == 0  # the account alone: 0 h
+    counted = account.govern("--history", str(ledger), "--detailed-exitcode")
+    assert counted.exit_code == 2, counted.stdout + counted.stderr
+    assert f"nlp over its soft budget on {P5} (2.5 of 2 h)" in counted.stdout
+    assert account.share("nlp")["resourceSharingConfiguration"]["strategy"] == "LEND"

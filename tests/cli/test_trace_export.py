@@ -106,6 +106,8 @@ def history(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, cli: Cli) -> Path:
     advance(6300)
     submit("q1", 2, "nlp", 600, priority=5)
     advance(200)
+    for _ in range(3):  # minutes pass: listings that lag a submit (strict: 2 reads) catch up
+        batch().list_service_jobs(jobQueue="training")
     return config
 
 

@@ -1,6 +1,6 @@
 """The governor killed mid-cycle (SIGKILL) converges when it runs again: every share the
 window covers changed and tagged once, the log holding each action once, the next cycle
-doing nothing. Every call takes 200 ms, so the kill lands between the writes of a cycle."""
+doing nothing. Every call takes 300 ms, so the kill lands between the writes of a cycle."""
 
 from __future__ import annotations
 
@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 
     Cli = Callable[..., CliResult]
 
-TEAMS = 6
+TEAMS = 12
 P5 = "ml.p5.48xlarge"
 SATURDAY = datetime(2030, 1, 5, 1, 0, tzinfo=UTC)
 
@@ -76,7 +76,7 @@ def test_a_governor_killed_mid_cycle_converges_when_run_again(
         emulator.advance(SATURDAY.timestamp() - emulator.now())
     assert cli("-q", "--state", str(state), "apply", str(config), "--auto-approve").exit_code == 0
 
-    env = {**os.environ, "QUOTACTL_EMULATOR_FAULTS": "latency_ms=200", "NO_COLOR": "1"}
+    env = {**os.environ, "QUOTACTL_EMULATOR_FAULTS": "latency_ms=300", "NO_COLOR": "1"}
     argv = [sys.executable, "-m", "quotactl", "--state", str(state), "govern", str(config)]
     with subprocess.Popen(
         [*argv, "--log", str(log)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env
@@ -112,3 +112,37 @@ def test_a_governor_killed_mid_cycle_converges_when_run_again(
     last = cli("-q", "--state", str(state), "govern", str(config), "--detailed-exitcode")
     assert last.exit_code == 0, last.stdout
     assert "No actions" in last.stdout
+
+
+@pytest.mark.slow
+def test_sigterm_stops_govern_every_after_the_cycle_in_hand(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, cli: Cli
+) -> None:
+    from quotactl.emulator import Emulator
+
+    monkeypatch.chdir(tmp_path)
+    state, config, log = tmp_path / "state.db", tmp_path / "config.yaml", tmp_path / "log.jsonl"
+    write_config(config)
+    with Emulator(state, timing=TEST_TIMING) as emulator:
+        emulator.advance(SATURDAY.timestamp() - emulator.now())
+    assert cli("-q", "--state", str(state), "apply", str(config), "--auto-approve").exit_code == 0
+
+    env = {**os.environ, "QUOTACTL_EMULATOR_FAULTS": "latency_ms=300", "NO_COLOR": "1"}
+    argv = [sys.executable, "-m", "quotactl", "-q", "--state", str(state), "govern", str(config)]
+    with subprocess.Popen(
+        [*argv, "--every", "5m", "--log", str(log)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env,
+        text=True,
+    ) as process:
+        deadline = time.monotonic() + 120
+        while process.poll() is None and time.monotonic() < deadline and tagged(state) < 2:
+            time.sleep(0.02)
+        process.send_signal(signal.SIGTERM)  # mid-cycle: it finishes the cycle, then stops
+        stdout, stderr = process.communicate(timeout=60)
+    assert process.returncode == 0, stderr
+    assert stdout.count("Governor cycle at") == 1
+    assert stdout.count("      applied") == TEAMS
+    assert tagged(state) == TEAMS
+    assert len(log.read_text().splitlines()) == TEAMS

@@ -110,3 +110,22 @@ def test_submit_tps_throttles_the_sixth_submit_in_a_second(tmp_path: Path) -> No
         later = emulator.handle("POST", "/v1/submitservicejob", "", {}, b"{}").status
     assert codes == [400] * 5 + [429]  # 400: the empty request itself is invalid
     assert later == 400
+
+
+@pytest.mark.parametrize(("variant", "lag"), [("default", 3), ("strict", 0), ("strict", 1)])
+def test_list_lag_leaves_a_creation_out_of_that_many_listings(
+    tmp_path: Path, variant: str, lag: int
+) -> None:
+    state = tmp_path / "s.db"
+    emulator = Emulator(state, faults=f"list_lag={lag}", timing=TEST_TIMING, variant=variant)
+    target = Target("local", state)
+    batch = client(target, session=make_session(target, emulator=emulator))
+    policy = batch.create_scheduling_policy(
+        name="p", quotaSharePolicy={"idleResourceAssignmentStrategy": "FIFO"}
+    )["arn"]
+    seen = [
+        bool(batch.describe_scheduling_policies(arns=[policy])["schedulingPolicies"])
+        for _ in range(lag + 2)
+    ]
+    assert seen == [False] * lag + [True, True]
+    emulator.close()
