@@ -36,6 +36,20 @@ def append_log(path: Path, records: Sequence[Mapping[str, Any]], what: str = "lo
         raise FileIOError(f"cannot write {what} {path}: {exc.strerror or exc}") from exc
 
 
+def check_appendable(path: Path, what: str = "log") -> None:
+    """Raise ``file-io`` unless ``path`` can be opened for appending (it is created empty when
+    missing): checked before a command changes anything it would then fail to log."""
+    from quotactl.core.files import check_writable
+    from quotactl.errors import FileIOError
+
+    check_writable(path, what)
+    try:
+        with path.open("a", encoding="utf-8"):
+            pass
+    except OSError as exc:
+        raise FileIOError(f"cannot write {what} {path}: {exc.strerror or exc}") from exc
+
+
 def companion(ledger: Path) -> Path:
     """Where ``history`` keeps the shares' settings beside ``ledger``."""
     return ledger.with_name(ledger.name + SETTINGS_SUFFIX)

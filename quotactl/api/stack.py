@@ -212,10 +212,10 @@ def apply(
         if dry_run
         else lock_request(account, "apply", lock_timeout, on_warning=on_lock_warning)
     )
-    if log is not None:
-        from quotactl.core.files import check_writable
+    if log is not None and not dry_run:
+        from quotactl.api.log_file import check_appendable
 
-        check_writable(log, "apply log")  # before anything is changed
+        check_appendable(log, "apply log")  # before anything is changed
     shown: list[Plan] = []
 
     def seen(plan: Plan) -> None:

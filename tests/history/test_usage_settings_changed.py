@@ -213,3 +213,16 @@ def test_history_records_the_shares_settings_and_a_change_made_by_hand(
     c = next(r for r in json.loads(shown.stdout)["rows"] if r["share"] == "c")
     # c: 2 reserved for 2 h, then 1 lent-able for the third (the record), not 2 reserved
     assert (c["entitled"], c["reserved_unused"], c["idle"]) == (5.0, 4.0, 1.0)
+
+
+def test_apply_refuses_a_log_it_cannot_write_before_changing_anything(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, cli: Cli
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    Path("stack.yaml").write_text(STACK)
+    refused = cli("apply", "stack.yaml", "--auto-approve", "--log", "/proc/quotactl.jsonl")
+    assert refused.exit_code != 0
+    assert "cannot write apply log /proc/quotactl.jsonl" in refused.stderr
+    assert "Apply complete" not in refused.stdout + refused.stderr
+    shown = cli("plan", "stack.yaml")
+    assert "6 to create" in shown.stdout  # nothing was applied
