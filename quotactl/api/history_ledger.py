@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from quotactl.api.log_file import companion
+from quotactl.api.log_file import check_appendable, companion
 from quotactl.core.files import check_writable
 from quotactl.core.history.written import HistoryWritten
 
@@ -33,6 +33,7 @@ def history(
     from quotactl.core.history.ledger import merge, read_ledger, write_ledger
 
     check_writable(out, "ledger")  # before the first call: a bad --out costs nothing
+    check_appendable(companion(out), "settings file")
     old = read_ledger(out) if append and out.exists() else []
     names = queue_names(account.live, queues or None)
     wanted = set(names)
