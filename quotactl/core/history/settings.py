@@ -16,10 +16,8 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from quotactl.core.govern.run import log_record
+from quotactl.core.govern.run import log_record as log_record  # the one record writer
 from quotactl.core.resources.desired import UNLIMITED, ShareSpec, Strategy
-
-__all__ = ["log_record"]
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping, Sequence
@@ -70,7 +68,10 @@ def settings_records(lines: Iterable[Mapping[str, Any]]) -> list[SettingsRecord]
         if after is None and not kind.startswith("delete"):
             continue
         fields = None if after is None else {k: after[k] for k in SHARE_FIELDS if k in after}
-        at = datetime.fromisoformat(line["at"].replace("Z", "+00:00"))
+        try:
+            at = datetime.fromisoformat(line["at"].replace("Z", "+00:00"))
+        except ValueError:
+            continue  # not a time: not a record this reader can place
         found.append(SettingsRecord(at.timestamp(), queue, share, fields))
     return found
 
