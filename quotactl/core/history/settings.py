@@ -13,7 +13,7 @@ latest record at or before an instant gives the settings in force then.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from quotactl.core.govern.run import log_record as log_record  # the one record writer
@@ -72,6 +72,8 @@ def settings_records(lines: Iterable[Mapping[str, Any]]) -> list[SettingsRecord]
             at = datetime.fromisoformat(line["at"].replace("Z", "+00:00"))
         except ValueError:
             continue  # not a time: not a record this reader can place
+        if at.tzinfo is None:  # the logs write UTC; a time without a zone is read as UTC too
+            at = at.replace(tzinfo=UTC)
         found.append(SettingsRecord(at.timestamp(), queue, share, fields))
     return found
 
