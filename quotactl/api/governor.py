@@ -15,7 +15,6 @@ runs a cycle at each emulated tick in process).
 
 from __future__ import annotations
 
-import json
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
@@ -68,7 +67,9 @@ def govern_cycle(
         note = exc.message.removesuffix("; nothing was changed")
         return GovernCycle(at=at, stack=desired.stack, skipped=note)
     with held:
-        written = None if log is None else lambda record: append_log(log, [record])
+        from quotactl.api.log_file import append_log
+
+        written = None if log is None else lambda record: append_log(log, [record], "governor log")
         return _cycle(target, desired, now, False, allow_disruption, history, since, written)
 
 
@@ -88,22 +89,6 @@ def _hold(account: Account, request: LockRequest, stack: str) -> AbstractContext
             raise
         force_unlock(request.store, stack)
         return request.hold(stack)
-
-
-def append_log(path: Path, records: Sequence[Mapping[str, Any]]) -> None:
-    """Append ``records`` (one JSON object a line) to ``path``, each action as it is done,
-    so a governor stopped half-way has logged what it did and nothing it did not."""
-    from quotactl.errors import FileIOError
-
-    if not records:
-        return
-    lines = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records)
-    try:
-        with path.open("a", encoding="utf-8") as handle:
-            handle.write(lines)
-            handle.flush()
-    except OSError as exc:
-        raise FileIOError(f"cannot write governor log {path}: {exc.strerror or exc}") from exc
 
 
 def _cycle(

@@ -169,6 +169,7 @@ def apply(
     on_lock_warning: Callable[[str], None] | None = None,
     rules: Sequence[Rule] | None = None,
     overrides: Sequence[str] = (),
+    log: Path | None = None,
 ) -> ApplyResult | None:
     """Make ``account`` match ``source`` (a configuration's desired state, or a verified
     saved plan), under the stack's lock. ``show`` sees the plan and ``approve`` raises to
@@ -176,7 +177,10 @@ def apply(
 
     Every rule is judged again under the lock (``rule-failed`` refuses, nothing changed):
     ``rules``, or when None those a saved plan recorded; ``overrides`` accept soft rules by
-    name (those a saved plan recorded are not reused: overriding is decided at apply)."""
+    name (those a saved plan recorded are not reused: overriding is decided at apply).
+
+    ``log``: a JSON Lines file that gains a record of each change made (``govern --log``'s
+    format), stamped with the account's time once the apply is done."""
     from quotactl.api.policy_time import account_now
     from quotactl.core.apply.flow import run_apply
     from quotactl.core.apply.preconditions import Guards
@@ -208,9 +212,34 @@ def apply(
         if dry_run
         else lock_request(account, "apply", lock_timeout, on_warning=on_lock_warning)
     )
-    return run_apply(
-        source, account.backend, guards, lock=lock, show=show, approve=approve, hooks=hooks
+    if log is not None and not dry_run:
+        from quotactl.api.log_file import check_appendable
+
+        check_appendable(log, "apply log")  # before anything is changed
+    shown: list[Plan] = []
+
+    def seen(plan: Plan) -> None:
+        shown.append(plan)
+        show(plan)
+
+    result = run_apply(
+        source, account.backend, guards, lock=lock, show=seen, approve=approve, hooks=hooks
     )
+    if log is not None and result is not None and shown:
+        _log_changes(account, log, shown[-1], result)
+    return result
+
+
+def _log_changes(account: Account, log: Path, plan: Plan, result: ApplyResult) -> None:
+    """``apply --log``: a record per change made, stamped with the account's time now."""
+    from quotactl.api.log_file import append_log
+    from quotactl.api.policy_time import account_now
+    from quotactl.core.history.settings import applied_records
+
+    queues = sorted(
+        {c.ref.queue or c.ref.name for c in plan.changes if c.ref.kind.value in ("queue", "share")}
+    )
+    append_log(log, applied_records(plan, result, account_now(account, queues)), "apply log")
 
 
 def lock_holder(account: Account, stack: str) -> LockInfo | None:

@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     from quotactl.core.govern.usage import Held
     from quotactl.core.history.ledger import Attempt
     from quotactl.core.history.report import By, Every, UsageReport, UsageRun
+    from quotactl.core.history.settings import SettingsRecord
     from quotactl.core.resources.desired import DesiredState
 
 DEFAULT_SINCE = 30 * 86_400.0
@@ -128,7 +129,9 @@ def usage(
     grace: float | None = None,
 ) -> UsageReport:
     """The usage report: from ``ledgers`` when given, else from ``account``'s jobs; the
-    limits and strategies are ``desired``'s. The window ends at ``window.end``, else at the
+    limits and strategies are ``desired``'s, or where the settings records among ``ledgers``
+    (``apply`` and ``govern`` logs, ``history``'s file beside each ledger) say otherwise,
+    theirs. The window ends at ``window.end``, else at the
     account's clock (the latest time in the ledgers), and starts ``since`` before that
     (default 30 days) unless ``window.start`` is given."""
     from quotactl.config.prices import load_prices
@@ -140,8 +143,12 @@ def usage(
     from quotactl.errors import UsageError
 
     priced = load_prices(prices) if prices is not None else None  # before any call
+    settings: list[SettingsRecord] | None = None
     if ledgers:
-        rows = ledger_attempts(ledgers)
+        from quotactl.api.log_file import settings_of
+
+        found, settings = settings_of(ledgers)
+        rows = ledger_attempts(found) if found else []
         end = window.end or _latest(rows)
         start = window.start or end - timedelta(seconds=window.since or DEFAULT_SINCE)
     else:
@@ -177,6 +184,7 @@ def usage(
         teams=set(teams) if teams else None,
         prices=priced,
         grace=DEFAULT_GRACE if grace is None else grace,
+        settings=settings,
     )
     budgets = budget_figures(desired, held_of(rows), end)
     if teams:

@@ -122,6 +122,14 @@ def apply(
     ] = None,
     override: OverrideOption = None,
     rules: RulesOption = None,
+    log: Annotated[
+        Path | None,
+        typer.Option(
+            "--log",
+            metavar="FILE",
+            help="Append each change made (JSON Lines, as govern --log) to FILE.",
+        ),
+    ] = None,
 ) -> None:
     """Make live resources match the config (or a saved plan).
 
@@ -165,6 +173,7 @@ def apply(
                 on_lock_warning=runtime.warn,
                 rules=chosen,
                 overrides=override or (),
+                log=log,
             )
         if dry_run:
             runtime.notice("Dry run: nothing was changed.")

@@ -39,7 +39,8 @@ def usage(
             "--history",
             metavar="FILE",
             help="Read these ledgers (repeatable; `quotactl history` writes them) instead of"
-            " the live account.",
+            " the live account, and the settings records of apply and govern --log files"
+            " among them.",
             show_default=False,
         ),
     ] = None,
@@ -118,7 +119,9 @@ def usage(
     used, own, borrowed, lent, idle and reserved-unused; waits, preemptions and work lost;
     guarantee misses (time a share's next job waited although its own limit had room). From
     the live account, or from ledgers written by `quotactl history`; limits and strategies
-    are the config's.
+    are the config's, or with --history those in force at each moment as the settings
+    records say (apply --log, govern --log, and history's file beside each ledger); where a
+    share has none for a stretch, the config's, and usage says so.
     """
     from quotactl import api
     from quotactl.cli.runtime import runtime_of

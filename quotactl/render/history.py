@@ -19,6 +19,12 @@ def show_written(written: HistoryWritten, screen: Screen) -> None:
         f" {count_of(written.jobs, 'job')} read in {', '.join(written.queues)};"
         f" {count_of(sum(calls.values()), 'API call')} ({detail})"
     )
+    if written.settings_file is not None:
+        screen.notice(
+            f"  {count_of(written.settings, 'settings record')} added to"
+            f" {written.settings_file}"
+            + ("" if written.settings else " (no share's settings changed)")
+        )
     if written.missing_attempts:
         screen.notice(
             f"  warning: {count_of(written.missing_attempts, 'earlier attempt')} fell out of"

@@ -72,6 +72,19 @@ def print_usage(console: Console, report: UsageReport) -> None:
             console.print(f"  {budget_line(budget)}", highlight=False)
     if report.unpriced:
         console.print(f"no price for {', '.join(report.unpriced)}: its cost is not shown")
+    for line in settings_notes(report):
+        console.print(line, highlight=False)
+
+
+def settings_notes(report: UsageReport) -> list[str]:
+    """Where no settings record said what a share held: the configuration's settings were
+    used, stretch by stretch."""
+    gaps = report.settings_from_config or ()
+    return [
+        f"{g.queue}/{g.share}: no settings record from {iso(g.start)} to {iso(g.end)};"
+        " the configuration's settings are used"
+        for g in gaps
+    ]
 
 
 def usage_markdown(report: UsageReport) -> str:
@@ -86,6 +99,8 @@ def usage_markdown(report: UsageReport) -> str:
         for r in period.rows:
             values = [instance_hours(getattr(r, n)) for n in CAPACITY[1:5]]
             lines.append(_md_row([*row_key(report, r), *values, _missed(r)]))
+    if notes := settings_notes(report):
+        lines += ["", *(f"- {note}" for note in notes)]
     lines += _wait_chart(report)
     return "\n".join(lines) + "\n"
 

@@ -3,7 +3,8 @@
     {"format_version": "1", "window": {"from", "to"}, "by": "share" | "team",
      "grace_seconds", "rows": [ROW], "periods": [{"from", "to", "rows": [ROW]}],
      "budgets": [{"team", "instance_type", "over", "used", "limit", "ratio", "exceeded",
-                  "resets"}]}
+                  "resets"}],
+     "settings_from_config": [{"queue", "share", "from", "to"}] | null}
 
     ROW = {"queue", "share", "team", "instance_type", "entitled", "used", "own", "borrowed",
            "lent", "idle", "reserved_unused", "wait": {"p50", "p95", "max"}, "jobs",
@@ -15,7 +16,10 @@ rounded to 6 decimals (a few milliseconds); waits and ``longest_miss_seconds`` a
 (rounded to 3 decimals); ``cost``, ``cost_borrowed`` and ``credit_lent`` are null without
 ``--prices``. ``--by team`` rows have ``"queue": null`` and ``"share": null``. ``periods`` is
 empty without ``--every``; ``budgets`` has a row per budgeted team and instance type (hours
-counted in the budget's period holding the window's end; the CSV leaves them out). The CSV
+counted in the budget's period holding the window's end; the CSV leaves them out).
+``settings_from_config`` lists, when ``--history`` files were read, the stretches in which a
+share had no settings record, so its configuration's settings were used (null for the live
+account). The CSV
 has one line per row, with a ``period_from`` and ``period_to`` column (the window itself for
 the window's rows) and the wait flattened to ``wait_p50``, ``wait_p95`` and ``wait_max``.
 """
@@ -85,6 +89,12 @@ def usage_document(report: UsageReport) -> dict[str, Any]:
                 "resets": iso(b.resets) if b.resets else None,
             }
             for b in report.budgets
+        ],
+        "settings_from_config": None
+        if report.settings_from_config is None
+        else [
+            {"queue": g.queue, "share": g.share, "from": iso(g.start), "to": iso(g.end)}
+            for g in report.settings_from_config
         ],
     }
 

@@ -1,6 +1,6 @@
 """``quotactl usage`` over a 100,000-attempt ledger.
 
-    python tests/benchmarks/bench_usage.py [--attempts 100000] [--every day]
+    python tests/benchmarks/bench_usage.py [--attempts 100000] [--every day] [--settings N]
 
 Writes a synthetic ledger of a month on one queue of 20 shares (10 lend_and_borrow, 5 lend, 5
 reserve, 8 p5 each, 160 in the environment): jobs of 1-4 instances arriving over 30 days,
@@ -9,7 +9,9 @@ runs the real CLI in process, ``usage --history FILE -o json`` over the 30 days 
 ``--every day`` when asked), three times, and prints the wall time of each, with the time of
 the computation alone (the ledger already read). A ledger needs no API call: the call count is
 0. Target: under 2 s. Wall and CPU time are printed with the load average (on a shared machine
-the CPU time is the steadier figure). Nothing is asserted.
+the CPU time is the steadier figure). ``--settings N`` adds N settings records beside the
+ledger (``ledger.csv.settings.jsonl``, as ``history`` keeps them: a share's limit and
+strategy changed at a random moment of the month). Nothing is asserted.
 """
 
 from __future__ import annotations
@@ -106,10 +108,43 @@ def ledger(count: int, rng: random.Random) -> list[Attempt]:
     return rows[:count]
 
 
+def write_settings(ledger_path: Path, count: int, rng: random.Random) -> None:
+    """``count`` history records: share, moment, limit and strategy drawn at random."""
+    import json
+
+    from quotactl.core.history.settings import log_record
+
+    seconds = DAYS * 86_400
+    lines = []
+    for at in sorted(rng.uniform(0, seconds) for _ in range(count)):
+        i = rng.randrange(20)
+        fields = {
+            "capacity": {P5: rng.randint(4, 12)},
+            "sharing": rng.choice(["reserve", "lend", "lend_and_borrow"]),
+            "borrow_limit": None,
+            "in_share_preemption": False,
+            "enabled": True,
+        }
+        moment = START + timedelta(seconds=at)
+        record = log_record(
+            moment,
+            "history",
+            "observe-share",
+            f"share.training/s{i:02d}",
+            None,
+            fields,
+            "",
+            "observed",
+        )
+        lines.append(json.dumps(record) + "\n")
+    ledger_path.with_name(ledger_path.name + ".settings.jsonl").write_text("".join(lines))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--attempts", type=int, default=100_000)
     parser.add_argument("--every", choices=["day", "week"])
+    parser.add_argument("--settings", type=int, default=0)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
@@ -117,6 +152,9 @@ def main() -> None:
         path = root / "ledger.csv"
         write_ledger(path, ledger(args.attempts, random.Random(7)))
         print(f"ledger: {args.attempts:,} attempts, {path.stat().st_size / 2**20:.1f} MiB")
+        if args.settings:
+            write_settings(path, args.settings, random.Random(11))
+            print(f"settings: {args.settings:,} records beside the ledger")
         window = ["--from", "2026-11-01T00:00:00Z", "--to", "2026-12-01T00:00:00Z"]
         every = ["--every", args.every] if args.every else []
         os.environ.setdefault("COLUMNS", "200")

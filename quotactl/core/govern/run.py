@@ -41,16 +41,16 @@ class Outcome:
     def record(self, at: datetime) -> dict[str, Any]:
         """The action's JSON Lines record in the ``--log`` file."""
         action = self.action
-        record: dict[str, Any] = {
-            "at": _iso(at),
-            "policy": action.policy,
-            "kind": action.kind,
-            "address": action.address,
-            "before": dict(action.before),
-            "after": dict(action.after),
-            "reason": action.reason,
-            "result": self.result,
-        }
+        record = log_record(
+            at,
+            action.policy,
+            action.kind,
+            action.address,
+            action.before,
+            action.after,
+            action.reason,
+            self.result,
+        )
         if action.blocked:
             record["target"] = dict(action.target)
         if action.until is not None:
@@ -125,6 +125,30 @@ class GovernCycle(Failable):
             f"{count} governor change{'' if count == 1 else 's'} failed (first: {first})",
             hint="the next cycle tries again; each failure is in the output and the log",
         )
+
+
+def log_record(
+    at: datetime,
+    policy: str | None,
+    kind: str,
+    address: str,
+    before: Mapping[str, Any] | None,
+    after: Mapping[str, Any] | None,
+    reason: str,
+    result: str | None,
+) -> dict[str, Any]:
+    """One line of a ``--log`` file (govern's actions, apply's changes, history's readings of
+    the shares' settings): one format for all (``quotactl.core.history.settings`` reads it)."""
+    return {
+        "at": _iso(at),
+        "policy": policy,
+        "kind": kind,
+        "address": address,
+        "before": dict(before) if before is not None else None,
+        "after": dict(after) if after is not None else None,
+        "reason": reason,
+        "result": result,
+    }
 
 
 def _iso(instant: datetime) -> str:

@@ -76,6 +76,17 @@ class PeriodUsage:
 
 
 @dataclass(frozen=True)
+class SettingsGap:
+    """A stretch ``[start, end)`` of the window in which share ``queue/share`` had no settings
+    record: its figures there use the configuration's settings (with its windows)."""
+
+    queue: str
+    share: str
+    start: datetime
+    end: datetime
+
+
+@dataclass(frozen=True)
 class UsageReport:
     """Everything ``usage`` reports: the window ``[start, end)``, its rows, and the periods'
     rows with ``--every`` (empty without). ``unpriced`` names instance types with use but no
@@ -93,6 +104,9 @@ class UsageReport:
     budgets: tuple[BudgetRow, ...] = ()
     """Each budgeted team's figures in its budget's period at ``end`` (hours counted, as the
     governor counts them, of the hours allowed)."""
+    settings_from_config: tuple[SettingsGap, ...] | None = None
+    """Where settings records were read (``--history``): the stretches that had none, so used
+    the configuration's; None when none were looked for (the live account)."""
 
 
 @dataclass(frozen=True)

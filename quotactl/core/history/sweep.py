@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING
 from quotactl.core.govern.windows import apply_window, boundaries, window_in_force
 from quotactl.core.history.jobs import OPEN
 from quotactl.core.history.misses import ShareHeads
+from quotactl.core.history.settings import recorded_steps
 from quotactl.core.status.compute import lending_rate
 
 if TYPE_CHECKING:
@@ -37,6 +38,7 @@ if TYPE_CHECKING:
 
     from quotactl.core.history.jobs import JobRecord
     from quotactl.core.history.periods import Slices
+    from quotactl.core.history.settings import SettingsRecord
     from quotactl.core.resources.desired import ShareSpec
 
 FAR = -1e18
@@ -95,8 +97,10 @@ def sweep(
     slices: Slices,
     grace: float,
     tally: Callable[[int, str, str], Tally],
+    recorded: Mapping[str, Sequence[SettingsRecord]] | None = None,
 ) -> None:
-    """Every figure of one queue's shares, added into ``tally(slice, share, type)``.
+    """Every figure of one queue's shares, added into ``tally(slice, share, type)``; a share
+    with settings ``recorded`` (by name, in time order) takes them from its first record on.
 
     The state is kept in flat lists indexed by ``k * len(names) + s`` (type k, share s), and
     the common stretch (inside the window, no periods) is added up inline: this loop runs
@@ -104,9 +108,9 @@ def sweep(
     # (every job has a share and a type: `usage_of` keeps only those)
     names = sorted(set(specs) | set(map(_share, jobs)))
     index = {name: i for i, name in enumerate(names)}
-    changes = (  # a configuration without windows: its settings hold throughout
-        _settings(specs, min(slices.start, _earliest(jobs)), slices.end)
-        if any(spec.schedule for spec in specs.values())
+    changes = (  # a configuration without windows or records: its settings hold throughout
+        _settings(specs, min(slices.start, _earliest(jobs)), slices.end, recorded or {})
+        if recorded or any(spec.schedule for spec in specs.values())
         else {}
     )
     settled = {n: changes[n][0][1] if n in changes else spec for n, spec in specs.items()}
@@ -309,10 +313,14 @@ def _settle(
 
 
 def _settings(
-    specs: Mapping[str, ShareSpec], start: float, end: float
+    specs: Mapping[str, ShareSpec],
+    start: float,
+    end: float,
+    recorded: Mapping[str, Sequence[SettingsRecord]],
 ) -> dict[str, list[tuple[float, ShareSpec]]]:
-    """Per share with schedule windows, its settings in force from ``start`` and at each
-    boundary of its windows until ``end`` (epoch seconds; the first at ``start``)."""
+    """Per share with schedule windows or settings records, its settings in force from
+    ``start`` and at each change until ``end`` (epoch seconds; the first at ``start``): the
+    boundaries of its windows until its first record, then its records'."""
     if end <= start:
         return {}
     since, until = _moment(start), _moment(end)
@@ -323,6 +331,11 @@ def _settings(
             found[name] = [
                 (b.timestamp(), apply_window(spec, window_in_force(spec, b))) for b in instants
             ]
+        elif name in recorded:
+            found[name] = [(start, spec)]
+        if name in recorded:
+            steps = recorded_steps(found[name], [r for r in recorded[name] if r.at < end])
+            found[name] = steps
     return found
 
 

@@ -10,19 +10,30 @@ instant (``quotactl.core.status.compute.attribute``: borrowed capacity pooled, a
 lenders in proportion to their idle capacity). Stretches with the same usage are added up
 before the rule runs, so the rule runs once per distinct state, not once per stretch.
 
-Limits and strategies come from the configuration (``ShareSpec``); a share of the ledger
-that the configuration lacks has no limit (all its use is borrowed) and lends nothing.
+Limits and strategies come from the configuration (``ShareSpec``, with its schedule windows);
+a share of the ledger that the configuration lacks has no limit (all its use is borrowed) and
+lends nothing. Settings records (``quotactl.core.history.settings``: what ``apply``,
+``govern`` and ``history`` wrote) replace them from each share's first record on.
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from quotactl.core.collector import collector_paused
 from quotactl.core.history.jobs import job_records
 from quotactl.core.history.periods import Slices, period_bounds
-from quotactl.core.history.report import By, PeriodUsage, UsageReport, UsageRow, Waits
+from quotactl.core.history.report import (
+    By,
+    PeriodUsage,
+    SettingsGap,
+    UsageReport,
+    UsageRow,
+    Waits,
+)
 from quotactl.core.history.sweep import Tally, sweep
+from quotactl.core.resources.desired import ShareSpec
 from quotactl.core.simulate.metrics import percentile
 
 if TYPE_CHECKING:
@@ -32,7 +43,7 @@ if TYPE_CHECKING:
     from quotactl.core.history.jobs import JobRecord
     from quotactl.core.history.ledger import Attempt
     from quotactl.core.history.report import Every
-    from quotactl.core.resources.desired import ShareSpec
+    from quotactl.core.history.settings import SettingsRecord
 
 HOUR = 3600.0
 DEFAULT_GRACE = 300.0
@@ -55,12 +66,50 @@ def usage_of(
     teams: Collection[str] | None = None,
     prices: Mapping[str, float] | None = None,
     grace: float = DEFAULT_GRACE,
+    settings: Sequence[SettingsRecord] | None = None,
 ) -> UsageReport:
     """The usage report of the window ``[start, end)`` from ledger rows and the shares'
     configuration; ``queues`` and ``teams`` keep only their rows (lending is still worked
-    out against every share of a queue)."""
+    out against every share of a queue). ``settings``: records of the settings shares held
+    (None: none were looked for); a share takes them from its first record on, and the
+    stretches before are listed in the report as the configuration's."""
     with collector_paused():  # the jobs and events made of the rows: many objects, no cycles
-        return _usage_of(attempts, shares, start, end, by, every, queues, teams, prices, grace)
+        report = _usage_of(
+            attempts, shares, start, end, by, every, queues, teams, prices, grace, settings or ()
+        )
+    if settings is None:
+        return report
+    gaps = settings_gaps(shares, settings, start, end, queues, teams)
+    return replace(report, settings_from_config=gaps)
+
+
+def settings_gaps(
+    shares: Sequence[ShareSpec],
+    settings: Sequence[SettingsRecord],
+    start: datetime,
+    end: datetime,
+    queues: Collection[str] | None = None,
+    teams: Collection[str] | None = None,
+) -> tuple[SettingsGap, ...]:
+    """Per share of the configuration or the records, the stretch of ``[start, end)`` before
+    its first record (the whole window without one)."""
+    from quotactl.core.history.ledger import from_epoch
+
+    first: dict[tuple[str, str], float] = {}
+    for record in settings:
+        key = (record.queue, record.share)
+        first[key] = min(first.get(key, record.at), record.at)
+    team_of = {(s.queue, s.name): s.team for s in shares}
+    gaps = []
+    for queue, share in sorted(set(team_of) | set(first)):
+        if queues is not None and queue not in queues:
+            continue
+        if teams is not None and team_of.get((queue, share)) not in teams:
+            continue
+        until = min(first.get((queue, share), end.timestamp()), end.timestamp())
+        if until > start.timestamp():
+            gaps.append(SettingsGap(queue, share, start, from_epoch(until)))
+    return tuple(gaps)
 
 
 def _usage_of(
@@ -74,7 +123,11 @@ def _usage_of(
     teams: Collection[str] | None,
     prices: Mapping[str, float] | None,
     grace: float,
+    settings: Sequence[SettingsRecord],
 ) -> UsageReport:
+    recorded: dict[str, dict[str, list[SettingsRecord]]] = {}
+    for record in sorted(settings, key=lambda r: r.at):  # stable: ties in file order
+        recorded.setdefault(record.queue, {}).setdefault(record.share, []).append(record)
     slices = Slices(period_bounds(start, end, every), periods=every is not None)
     by_queue: dict[str, list[JobRecord]] = {}
     for job in job_records(attempts):
@@ -83,9 +136,12 @@ def _usage_of(
     for spec in shares:
         specs.setdefault(spec.queue, {})[spec.name] = spec
     tallies: dict[Key, Tally] = {}
-    for queue in sorted(set(by_queue) | set(specs)):
+    for queue in sorted(set(by_queue) | set(specs) | set(recorded)):
         if queues is None or queue in queues:
-            _queue(queue, specs.get(queue, {}), by_queue.get(queue, []), slices, grace, tallies)
+            found = recorded.get(queue, {})
+            _queue(
+                queue, specs.get(queue, {}), by_queue.get(queue, []), slices, grace, tallies, found
+            )
     if teams is not None:
         tallies = {k: v for k, v in tallies.items() if v.team in teams}
     if by is By.TEAM:
@@ -119,6 +175,7 @@ def _queue(
     slices: Slices,
     grace: float,
     tallies: dict[Key, Tally],
+    recorded: Mapping[str, Sequence[SettingsRecord]],
 ) -> None:
     """Every figure of one queue's shares, added into ``tallies``."""
     jobs = [j for j in jobs if j.share is not None and j.instance_type is not None and j.instances]
@@ -134,7 +191,9 @@ def _queue(
             found = tallies[key] = Tally(team=team_of.get(share))
         return found
 
-    sweep(specs, jobs, slices, grace, tally)
+    # a share only the records know: no limit until its first record
+    swept = {**{n: ShareSpec(queue, n, {}) for n in recorded}, **specs}
+    sweep(swept, jobs, slices, grace, tally, recorded)
     start, end, periods = slices.start, slices.end, slices.periods
     rows: dict[tuple[int, str, str], Tally] = {}  # tally's rows, by (slice, share, type)
     for _, _, share, _, itype, n, _, submitted, first_start, _, _, preempted in jobs:

@@ -24,3 +24,7 @@ class HistoryWritten:
     gone: int
     out: Path | None = None
     calls: dict[str, int] = field(default_factory=dict)
+    settings: int = 0
+    """Settings records added beside the ledger (shares whose settings changed since the last
+    record, or seen for the first time)."""
+    settings_file: Path | None = None

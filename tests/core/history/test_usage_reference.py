@@ -3,7 +3,9 @@ figure is worked out second by second (the state during ``[t, t + 1)``: who runs
 the share's head, ``status``'s lending rule at that instant) and added up, with no events, no
 stretches and no heap. The sweep must give the same instance-seconds to a microsecond. With
 schedule windows the reference takes each second's limits and strategies from the windows in
-force then."""
+force then; with settings records (as ``apply``, ``govern`` and ``history`` log them) from
+the share's records at or before that second, folded in order onto the configuration's
+settings at its first record."""
 
 from __future__ import annotations
 
@@ -18,6 +20,12 @@ from quotactl.core.govern.windows import apply_window, window_in_force
 from quotactl.core.history.jobs import job_records
 from quotactl.core.history.ledger import Attempt, AttemptOutcome
 from quotactl.core.history.report import Every
+from quotactl.core.history.settings import (
+    SettingsRecord,
+    log_record,
+    settings_records,
+    with_fields,
+)
 from quotactl.core.history.usage import usage_of
 from quotactl.core.resources.desired import ShareSpec, Strategy, When, Window
 from quotactl.core.status.compute import attribute
@@ -145,6 +153,53 @@ def row(
 Settings = tuple[dict[tuple[str, str], int], dict[str, bool]]
 _IN_FORCE: dict[tuple[int, int], Settings] = {}
 
+# a settings record: share, seconds after T0, and what it sets (None: the share was deleted)
+Fields = dict[str, object] | None
+records_strategy = st.lists(
+    st.tuples(
+        st.sampled_from(["a", "b", "c", "x"]),
+        st.integers(-100, 2900),
+        st.one_of(
+            st.none(),
+            st.builds(
+                lambda p, g: {"capacity": {P5: p, G5: g}}, st.integers(0, 5), st.integers(0, 2)
+            ),
+            st.sampled_from([{"sharing": "reserve"}, {"sharing": "lend"}]),
+            st.builds(
+                lambda p, s: {
+                    "capacity": {P5: p},
+                    "sharing": s,
+                    "borrow_limit": None,
+                    "in_share_preemption": False,
+                    "enabled": True,
+                },
+                st.integers(0, 5),
+                st.sampled_from(["reserve", "lend", "lend_and_borrow"]),
+            ),
+        ),
+    ),
+    max_size=5,
+)
+Recorded = list[tuple[str, int, Fields]]
+
+
+def logged(records: Recorded) -> list[SettingsRecord]:
+    """The records as a log file holds them, read back."""
+    lines = [
+        log_record(
+            at(t),
+            "apply",
+            "delete-share" if fields is None else "update-share",
+            f"share.q/{share}",
+            None,
+            fields,
+            "test",
+            "applied",
+        )
+        for share, t, fields in records
+    ]
+    return settings_records(lines)
+
 
 def in_force(shares: tuple[ShareSpec, ...], t: int) -> Settings:
     """The limits and whether each share lends during second ``t`` (``shares`` is one of
@@ -160,13 +215,45 @@ def in_force(shares: tuple[ShareSpec, ...], t: int) -> Settings:
     return found
 
 
+def recorded_in_force(shares: tuple[ShareSpec, ...], records: Recorded, t: int) -> Settings:
+    """As ``in_force``, a share with records at or before ``t`` taking the fold of them (in
+    time order, ties in the order given) onto its settings at its first record."""
+    if not records:
+        return in_force(shares, t)
+    by_name = {s.name: s for s in shares}
+    limits: dict[tuple[str, str], int] = {}
+    lends: dict[str, bool] = {}
+    ordered = sorted(records, key=lambda r: r[1])
+    for name in sorted(set(by_name) | {r[0] for r in records}):
+        base = by_name.get(name, ShareSpec("q", name, {}))
+        mine = [r for r in ordered if r[0] == name]
+        if not mine or mine[0][1] > t:
+            spec = apply_window(base, window_in_force(base, at(t)))
+        else:
+            spec = apply_window(base, window_in_force(base, at(mine[0][1])))
+            for _, when, fields in mine:
+                if when <= t:
+                    spec = with_fields(spec, fields)
+        limits.update({(name, k): n for k, n in spec.capacity.items()})
+        lends[name] = spec.strategy.lends
+    return limits, lends
+
+
 def reference(
-    jobs: list[JobRecord], periods: bool, grace: int, shares_spec: tuple[ShareSpec, ...] = SHARES
+    jobs: list[JobRecord],
+    periods: bool,
+    grace: int,
+    shares_spec: tuple[ShareSpec, ...] = SHARES,
+    records: Recorded | None = None,
 ) -> dict[tuple[int, str, str], dict[str, float]]:
     """Every figure per (slice, share, type), second by second."""
     got: dict[tuple[int, str, str], dict[str, float]] = defaultdict(lambda: defaultdict(float))
     jobs = [j for j in jobs if j.share is not None and j.instance_type is not None]
-    shares = sorted({s.name for s in shares_spec} | {j.share for j in jobs if j.share})
+    shares = sorted(
+        {s.name for s in shares_spec}
+        | {j.share for j in jobs if j.share}
+        | {r[0] for r in records or ()}
+    )
     types = (P5, G5)
     spell: dict[str, int | None] = dict.fromkeys(shares)
     spell_missed: dict[str, dict[tuple[int, str], float]] = {s: defaultdict(float) for s in shares}
@@ -190,7 +277,7 @@ def reference(
             for t in range(int(a - BASE), int(min(b - BASE, END))):
                 waiting[j.share][t].append(j)
     for t in range(END):
-        limits, lends = in_force(shares_spec, t)
+        limits, lends = recorded_in_force(shares_spec, records or [], t)
         slices = [0, 1 if t < MIDNIGHT else 2] if periods else [0]
         in_window = t >= START
         for k in types:
@@ -246,13 +333,26 @@ def reference(
     every=st.sampled_from([None, Every.DAY]),
     grace=st.sampled_from([0, 7, 300]),
     shares=st.sampled_from([SHARES, WINDOWED]),
+    records=records_strategy,
 )
 def test_every_figure_is_the_second_by_second_sum(
-    jobs: list[Job], every: Every | None, grace: int, shares: tuple[ShareSpec, ...]
+    jobs: list[Job],
+    every: Every | None,
+    grace: int,
+    shares: tuple[ShareSpec, ...],
+    records: Recorded,
 ) -> None:
     rows = ledger(jobs)
-    report = usage_of(rows, shares, start=at(START), end=at(END), every=every, grace=grace)
-    expected = reference(job_records(rows), every is not None, grace, shares)
+    report = usage_of(
+        rows,
+        shares,
+        start=at(START),
+        end=at(END),
+        every=every,
+        grace=grace,
+        settings=logged(records),
+    )
+    expected = reference(job_records(rows), every is not None, grace, shares, records)
     found: dict[tuple[int, str, str], dict[str, float]] = {}
     for i, part in enumerate([report.rows, *(p.rows for p in report.periods)]):
         for r in part:
@@ -331,3 +431,51 @@ def test_a_job_that_waits_again_is_the_head_once() -> None:
     # b2 (1 instance, 1 in use of 4) fits and waits 200-400 and 400-700: one spell of 500 s
     assert round(row.guarantee_miss_hours * 3600, 6) == 500.0
     assert round(row.longest_miss_seconds, 6) == 500.0
+
+
+def test_a_limit_lowered_by_a_record_turns_use_into_borrowing() -> None:
+    """a runs 4 p5s throughout; a record lowers its limit from 4 to 1 halfway: borrowed is
+    3 instances for the second half only, and the first half is the configuration's (said)."""
+    rows = [
+        Attempt("a1", 1, "a1", "q", "a", None, P5, 4, 0, at(0), at(0), None, AttemptOutcome.RUNNING)
+    ]
+    records = logged([("a", 1600, {"capacity": {P5: 1, G5: 2}})])
+    report = usage_of(rows, SHARES, start=at(START), end=at(END), settings=records)
+    row = next(r for r in report.rows if r.share == "a" and r.instance_type == P5)
+    assert round(row.borrowed * 3600) == 3 * (END - 1600)
+    assert round(row.entitled * 3600) == 4 * (1600 - START) + 1 * (END - 1600)
+    gaps = {(g.share, g.start, g.end) for g in report.settings_from_config or ()}
+    assert gaps == {
+        ("a", at(START), at(1600)),
+        ("b", at(START), at(END)),
+        ("c", at(START), at(END)),
+    }
+
+
+def test_the_governors_log_is_read_as_settings_and_its_failures_are_not() -> None:
+    """A govern --log record (only the fields it changed) lowers a's p5 limit at 1600 s and
+    keeps its g5s; a failed action, which changed nothing, is left out."""
+    from quotactl.core.govern.cycle import Action
+    from quotactl.core.govern.run import Outcome
+
+    def outcome(t: int, p5: int, result: str) -> dict[str, object]:
+        action = Action(
+            "budget",
+            "update-share",
+            "share.q/a",
+            {"capacity": {P5: 4, G5: 2}},
+            {"capacity": {P5: p5, G5: 2}},
+            {"capacity": {P5: p5, G5: 2}},
+            "red's budget is spent",
+        )
+        return Outcome(action, result).record(at(t))
+
+    rows = [
+        Attempt("a1", 1, "a1", "q", "a", None, P5, 4, 0, at(0), at(0), None, AttemptOutcome.RUNNING)
+    ]
+    lines = [outcome(1000, 0, "failed"), outcome(1600, 1, "applied")]
+    report = usage_of(rows, SHARES, start=at(START), end=at(END), settings=settings_records(lines))
+    p5 = next(r for r in report.rows if r.share == "a" and r.instance_type == P5)
+    g5 = next(r for r in report.rows if r.share == "a" and r.instance_type == G5)
+    assert round(p5.borrowed * 3600) == 3 * (END - 1600)
+    assert round(g5.entitled * 3600) == 2 * (END - START)
