@@ -104,7 +104,7 @@ def test_the_lock_policy_is_never_a_resource_of_any_plan(
         },
     )  # fmt: skip
     stub.add_response("describe_job_queues", {"jobQueues": []})
-    observed = AwsBackend(client).observe("demo", [])
+    observed = AwsBackend(client, concurrency=1).observe("demo", [])  # stubbed: in order
     assert [r.address for r in observed.resources] == ["policy.training-quota"]
 
 
