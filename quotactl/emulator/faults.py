@@ -20,6 +20,9 @@ the way back), so botocore retries it. ``lose_every=N`` loses the answer of ever
 that succeeded (deterministic: ``lose_every=2`` every second one). ``reject_repeated_token=1``
 answers a SubmitServiceJob that repeats a clientToken with ClientException, AWS's model text's
 reading, instead of the first job (the default reading, AWS's idempotency docs').
+
+``refuse=UpdateQuotaShare`` answers every request of that operation with ClientException (AWS
+refusing it: not retried); repeat the key for more operations.
 """
 
 from __future__ import annotations
@@ -30,7 +33,12 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from quotactl.emulator.errors import ServerException, ServiceError, TooManyRequestsException
+from quotactl.emulator.errors import (
+    ClientException,
+    ServerException,
+    ServiceError,
+    TooManyRequestsException,
+)
 from quotactl.errors import UsageError
 
 if TYPE_CHECKING:
@@ -46,6 +54,7 @@ KEYS = (
     "lose_answer",
     "lose_every",
     "reject_repeated_token",
+    "refuse",
 )
 EVERY_TYPE = ""
 """The instance type of a bare ``capacity=P``: every type not named on its own."""
@@ -63,6 +72,8 @@ class FaultSpec:
     lose_answer: float = 0.0
     lose_every: int = 0
     reject_repeated_token: bool = False
+    refuse: tuple[str, ...] = ()
+    """Operations answered with ClientException every time."""
 
     def capacity_of(self, instance_type: str) -> float:
         """The probability that SageMaker has no ``instance_type`` for an attempt."""
@@ -71,7 +82,9 @@ class FaultSpec:
 
     @property
     def active(self) -> bool:
-        return bool(self.latency_ms or self.throttle or self.error or self.submit_tps)
+        return bool(
+            self.latency_ms or self.throttle or self.error or self.submit_tps or self.refuse
+        )
 
 
 def parse_faults(text: str | None) -> FaultSpec:
@@ -80,6 +93,7 @@ def parse_faults(text: str | None) -> FaultSpec:
         return FaultSpec()
     values: dict[str, float] = {}
     capacity: dict[str, float] = {}
+    refuse: list[str] = []
     for part in text.split(","):
         key, sep, raw = part.strip().partition("=")
         if not sep or key not in KEYS:
@@ -88,6 +102,11 @@ def parse_faults(text: str | None) -> FaultSpec:
                 hint=f"use key=value pairs with keys {', '.join(KEYS)}, "
                 "e.g. latency_ms=20,throttle=0.2,error=0.05,seed=7",
             )
+        if key == "refuse":
+            if not raw.strip().isalpha():
+                raise UsageError(f"fault refuse names an operation, got {raw!r}")
+            refuse.append(raw.strip())
+            continue
         if key == "capacity":
             instance_type, probability = _capacity(raw)
             capacity[instance_type] = probability
@@ -117,6 +136,7 @@ def parse_faults(text: str | None) -> FaultSpec:
         capacity=tuple(capacity.items()),
         lose_every=counts.get("lose_every", 0),
         reject_repeated_token=bool(counts.get("reject_repeated_token", 0)),
+        refuse=tuple(refuse),
     )
 
 
@@ -167,7 +187,9 @@ class Faults:
         with self._lock:
             draw = self._random.random()
             fault: ServiceError | None = None
-            if draw < self.spec.throttle:
+            if operation in self.spec.refuse:
+                fault = ClientException(f"{operation} refused (injected fault)")
+            elif draw < self.spec.throttle:
                 fault = TooManyRequestsException("Too Many Requests (injected fault)")
             elif draw < self.spec.throttle + self.spec.error:
                 fault = ServerException("Internal server error (injected fault)")

@@ -110,3 +110,12 @@ def test_submit_tps_throttles_the_sixth_submit_in_a_second(tmp_path: Path) -> No
         later = emulator.handle("POST", "/v1/submitservicejob", "", {}, b"{}").status
     assert codes == [400] * 5 + [429]  # 400: the empty request itself is invalid
     assert later == 400
+
+
+def test_refuse_answers_one_operation_with_a_client_error_every_time(tmp_path: Path) -> None:
+    spec = "refuse=ListSchedulingPolicies"
+    assert outcomes(tmp_path / "a.db", spec, 3) == [400, 400, 400]
+    with Emulator(tmp_path / "b.db", faults=spec, timing=TEST_TIMING) as emulator:
+        assert emulator.handle("POST", "/v1/describejobqueues", "", {}, b"{}").status == 200
+    with pytest.raises(UsageError, match="names an operation"):
+        parse_faults("refuse=1")

@@ -58,7 +58,7 @@ read budgets from it without the configuration."""
 BASE_PRIORITY_TAG = "quotactl:base-priority"
 """On a job aging raised: its priority when the governor first saw it."""
 GOVERNOR_TAG = "quotactl:governor"
-"""On each job queue with ``aging``: ``last=<ISO instant>``, the account's time of the last
+"""On each job queue with ``aging``: ``last=<ISO instant, ms>``, the account's time of the last
 cycle that raised every waiting job due then. A later cycle, ``--once`` in a fresh process
 included, describes only the waiting jobs whose boost grew since that instant."""
 
@@ -170,8 +170,10 @@ def governed_tag(policy: str, until: datetime | None) -> str:
 
 
 def governor_tag(at: datetime) -> str:
-    """The ``quotactl:governor`` value: ``last=2030-01-05T00:00:00Z``."""
-    return f"last={_iso(at)}"
+    """The ``quotactl:governor`` value: ``last=2030-01-05T00:00:00.004Z`` (milliseconds, as
+    the job listing's times, rounded down: a job is never taken to have been seen later than
+    it was)."""
+    return "last=" + at.astimezone(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 def read_governor_tag(value: str | None) -> datetime | None:
