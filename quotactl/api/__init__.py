@@ -85,6 +85,7 @@ if TYPE_CHECKING:
         serve_metrics as serve_metrics,
     )
     from quotactl.api.offline import (
+        Governing as Governing,
         generate_trace as generate_trace,
         iam_policy as iam_policy,
         policy_commands as policy_commands,
@@ -306,6 +307,7 @@ _WHERE: dict[str, tuple[str, ...]] = {
         "serve_metrics",
     ),
     "quotactl.api.offline": (
+        "Governing",
         "generate_trace",
         "iam_policy",
         "policy_commands",

@@ -171,7 +171,7 @@ def _check_region(checkup: Checkup, target: Target, session: boto3.Session) -> N
         checkup.add(
             "region",
             "warn",
-            "none set (--region, AWS_REGION or the profile): commands use platform.region",
+            "none set (--region, AWS_DEFAULT_REGION or the profile): commands use platform.region",
         )
     elif not REGION.match(chosen):
         checkup.add("region", "fail", f"{chosen!r} is not an AWS region name")

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import math
+from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -11,11 +13,16 @@ from quotactl.core.engine import TIMING
 from quotactl.errors import PortInUseError, QuotactlError, UsageError
 
 if TYPE_CHECKING:
-    from collections.abc import Iterator
+    from collections.abc import Callable, Iterator, Sequence
 
+    from quotactl.aws.account import Account
     from quotactl.core.engine import Timing
     from quotactl.core.local import ClockAdvanced, StateReset
+    from quotactl.core.resources.desired import DesiredState
     from quotactl.emulator.server import EmulatorServer
+
+    Cycle = Callable[[Account, DesiredState, datetime], int]
+    """A governor cycle on an account at an instant, returning how many actions it took."""
 
 
 def advance(
@@ -25,29 +32,119 @@ def advance(
     faults: str | None = None,
     timing: Timing = TIMING,
     variant: str | None = None,
+    govern: Sequence[Path] | None = None,
+    govern_every: float = 300.0,
+    allow_disruption: bool = False,
+    log: Path | None = None,
+    cycle: Cycle | None = None,
 ) -> ClockAdvanced:
     """Move the emulator's clock forward ``seconds``, running the scheduler on the way (jobs
     start, finish and time out in order at their own times), with ``faults`` (such as
-    ``capacity=0.3``) where they apply to what happens on the way."""
+    ``capacity=0.3``) where they apply to what happens on the way. With ``govern`` (a
+    configuration's paths), a governor cycle runs in process at every cadence tick of
+    emulated time (``govern_every`` seconds; ``cycle``: another cycle than ``govern``'s)."""
     from quotactl.core.local import ClockAdvanced
     from quotactl.emulator import Emulator
 
+    if govern is not None:
+        return _governed(
+            Path(state),
+            seconds,
+            govern,
+            every=govern_every,
+            allow_disruption=allow_disruption,
+            log=log,
+            cycle=cycle,
+            faults=faults,
+            timing=timing,
+            variant=variant,
+        )
     with Emulator(Path(state), faults=faults, timing=timing, variant=variant) as emulator:
         moved = emulator.advance(seconds)
     return ClockAdvanced(moved.before, moved.now, moved.changes, seconds)
 
 
-def reset(state: Path | str, *, variant: str | None = None) -> StateReset:
+def ticks(before: float, after: float, every: float) -> list[float]:
+    """The governor's cadence ticks in ``[before, after)``: the instants (epoch seconds) that
+    are whole multiples of ``every``, so that consecutive advances run each tick once and a
+    replay whose second 0 is on the grid ticks at the same instants."""
+    first = math.ceil(before / every) * every
+    count = max(0, math.ceil((after - first) / every))
+    return [first + i * every for i in range(count)]
+
+
+def _governed(
+    state: Path,
+    seconds: float,
+    govern: Sequence[Path],
+    *,
+    every: float,
+    allow_disruption: bool,
+    log: Path | None,
+    cycle: Cycle | None,
+    faults: str | None,
+    timing: Timing,
+    variant: str | None,
+) -> ClockAdvanced:
+    """``advance`` with a governor cycle, in process, at every cadence tick on the way: the
+    clock moves to the tick (what falls due happens), then the cycle runs at the tick."""
+    from datetime import UTC
+
+    from quotactl.api.config import load
+    from quotactl.api.connection import connect
+    from quotactl.core.local import ClockAdvanced
+    from quotactl.emulator import Emulator
+
+    if every <= 0:
+        raise UsageError("--govern-every must be longer than 0s", hint="the default is 5m")
+    desired = load(list(govern)).desired
+    run = cycle or _govern_cycle(allow_disruption, log)
+    changes = cycles = actions = 0
+    with (
+        Emulator(state, faults=faults, timing=timing, variant=variant) as emulator,
+        connect("local", state=state, faults=faults, timing=timing, variant=variant) as account,
+    ):
+        start = emulator.now()
+        for tick in ticks(start, start + seconds, every):
+            changes += emulator.advance(tick - emulator.now()).changes
+            actions += run(account, desired, datetime.fromtimestamp(tick, UTC))
+            cycles += 1
+        changes += emulator.advance(start + seconds - emulator.now()).changes
+        now = emulator.now()
+    return ClockAdvanced(start, now, changes, seconds, cycles=cycles, actions=actions)
+
+
+def _govern_cycle(allow_disruption: bool, log: Path | None) -> Cycle:
+    """``quotactl govern``'s cycle (``api.governor.govern_cycle``) as ``advance`` runs it."""
+
+    def run(account: Account, desired: DesiredState, now: datetime) -> int:
+        from quotactl.api.governor import govern_cycle  # type: ignore[import-not-found,unused-ignore]
+
+        done = govern_cycle(account, desired, now=now, allow_disruption=allow_disruption, log=log)
+        return len(done.outcomes)
+
+    return run
+
+
+def reset(
+    state: Path | str, *, variant: str | None = None, at: datetime | str | None = None
+) -> StateReset:
     """Delete the emulator's state (every resource and job, and its clock); ``deleted`` is
     False when there was none. With ``variant``, a new account of that variant (``default``
-    or ``strict``) is created in its place."""
+    or ``strict``) is created in its place; with ``at`` (an instant, or ISO 8601 text), a new
+    account whose clock starts at that instant (of ``variant``, else the default one)."""
+    from quotactl.api.stack import instant
     from quotactl.core.local import StateReset
     from quotactl.emulator import Emulator, delete_state
 
+    start = None if at is None else instant(at)
     deleted = delete_state(Path(state))
-    if variant is not None:
-        Emulator(Path(state), variant=variant).close()
-    return StateReset(Path(state), deleted, variant)
+    if variant is not None or start is not None:
+        with Emulator(Path(state), variant=variant) as emulator:
+            if start is not None:
+                emulator.start_clock(start.timestamp())
+            variant = emulator.variant
+    return StateReset(Path(state), deleted, variant, start)
 
 
 @contextlib.contextmanager

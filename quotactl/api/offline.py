@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
@@ -13,6 +14,7 @@ from quotactl.errors import NotFoundError, NothingToGenerateError, UsageError
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Collection, Iterator, Sequence
+    from datetime import datetime
     from typing import TextIO
 
     from quotactl.core.engine import QueueModel, Timing
@@ -24,9 +26,43 @@ if TYPE_CHECKING:
         SimulationResult,
         TraceRow,
     )
+    from quotactl.core.simulate.governed import Governance
     from quotactl.core.simulate.judged import JudgedComparison, JudgedSimulation
 
 T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class Governing:
+    """How ``simulate`` applies a configuration's schedules, budgets and aging: ``start`` is
+    the instant of the trace's second 0 (an instant or ISO 8601 text; None: the next Monday
+    00:00 UTC), ``every`` the governor's cadence in seconds, ``enabled`` False for
+    ``--no-govern``, ``allow_disruption`` for ``--govern-allow-disruption``."""
+
+    start: datetime | str | None = None
+    every: float = 300.0
+    enabled: bool = True
+    allow_disruption: bool = False
+
+    def of(self, desired: DesiredState) -> Governance | None:
+        """The governance of a replay against ``desired`` (None: it has no policy, or
+        ``--no-govern``)."""
+        from datetime import UTC, datetime
+
+        from quotactl.api.stack import instant
+        from quotactl.core.simulate.governed import Governance, governs, next_monday
+
+        if not self.enabled or not governs(desired):
+            return None
+        if self.every <= 0:
+            raise UsageError(
+                "--govern-every must be longer than 0s", hint="the default is 5m, as govern's"
+            )
+        start = next_monday(datetime.now(UTC)) if self.start is None else instant(self.start)
+        return Governance(desired, start, self.every, self.allow_disruption)
+
+
+NOT_GOVERNED = Governing(enabled=False)
 
 
 def simulate(
@@ -37,18 +73,24 @@ def simulate(
     record: bool = False,
     timing: Timing = TIMING,
     horizon: float | None = None,
+    governing: Governing | None = None,
 ) -> SimulationResult:
     """Replay the trace at ``trace`` against ``desired`` offline, on a virtual clock, to
     ``horizon`` seconds after the last submission at most (default 30 days). A trace out of
     submission order is replayed sorted (``on_unsorted`` hears why). With ``record`` the
-    result carries a timeline (what ``simulate --report`` draws)."""
+    result carries a timeline (what ``simulate --report`` draws). The configuration's
+    policies are applied as ``governing`` says (default: at the governor's cadence, from the
+    next Monday 00:00 UTC)."""
     from quotactl.core.simulate import queue_models, run_one
 
     queues = tuple(queue_models(desired))
     until = _horizon(horizon)
+    governance = (governing or Governing()).of(desired)
     return _in_order(
         trace,
-        lambda path: run_one(queues, path, record=record, timing=timing, horizon=until),
+        lambda path: run_one(
+            queues, path, record=record, timing=timing, horizon=until, governance=governance
+        ),
         on_unsorted,
     )
 
@@ -63,21 +105,35 @@ def simulate_compare(
     record: bool = False,
     timing: Timing = TIMING,
     horizon: float | None = None,
+    governing: Governing | None = None,
 ) -> Comparison:
     """Replay ``trace`` against ``desired`` (called ``label``) and against ``other`` (a name
     and a configuration; default: the same one with every share RESERVE), each to ``horizon``
     seconds after the last submission at most (default 30 days), and compare; with ``record``
     both results carry a timeline."""
-    from quotactl.core.resources.desired import Strategy
+    from quotactl.core.resources.desired import UNLIMITED, Strategy
     from quotactl.core.simulate import Side, compare, queue_models, run_both
 
+    governing = governing or Governing()
     queues = tuple(queue_models(desired))
     if other is not None:
-        reference = Side(other[0], tuple(queue_models(other[1])))
+        reference = Side(other[0], tuple(queue_models(other[1])), governance=governing.of(other[1]))
     else:
         reserved = tuple(q.with_strategy(Strategy.RESERVE) for q in queues)
-        reference = Side("every share RESERVE", reserved, override="RESERVE")
-    after_side = Side(label, queues)
+        every_reserve = replace(
+            desired,
+            shares=tuple(
+                replace(s, strategy=Strategy.RESERVE, borrow_limit=UNLIMITED)
+                for s in desired.shares
+            ),
+        )
+        reference = Side(
+            "every share RESERVE",
+            reserved,
+            override="RESERVE",
+            governance=governing.of(every_reserve),
+        )
+    after_side = Side(label, queues, governance=governing.of(desired))
     until = _horizon(horizon)
     before, after = _in_order(
         trace,
@@ -102,6 +158,7 @@ def simulate_judged(
     notice: Callable[[str], None] | None = None,
     timing: Timing = TIMING,
     horizon: float | None = None,
+    governing: Governing | None = None,
 ) -> JudgedSimulation | JudgedComparison:
     """``simulate`` as its command shows it: ``trace`` replayed against ``desired`` (the
     configuration at ``paths``) alone, or compared with the configuration at ``other`` (or,
@@ -117,7 +174,13 @@ def simulate_judged(
     unsorted = sorted_notice(notice)
     if other is None and not baseline:
         result = simulate(
-            desired, trace, on_unsorted=unsorted, record=record, timing=timing, horizon=horizon
+            desired,
+            trace,
+            on_unsorted=unsorted,
+            record=record,
+            timing=timing,
+            horizon=horizon,
+            governing=governing,
         )
         judged = judge_simulation(rules, desired, result, overrides).results
         return JudgedSimulation(result, str(trace), label, judged)
@@ -137,6 +200,7 @@ def simulate_judged(
         record=record,
         timing=timing,
         horizon=horizon,
+        governing=governing,
     )
     judged = judge_simulation(rules, desired, comparison.after.result, overrides).results
     return JudgedComparison(comparison, str(trace), judged)

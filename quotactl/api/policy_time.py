@@ -108,7 +108,9 @@ def _live_held(
 
 def _exists(account: Account, queue: str) -> bool:
     found = account.batch.call("DescribeJobQueues", jobQueues=[queue]).get("jobQueues") or []
-    return any(q.get("status") != "DELETED" for q in found)
+    from quotactl.core.states import LifecycleStatus
+
+    return any(q.get("status") != LifecycleStatus.DELETED for q in found)
 
 
 def _held(rows: Iterable[Any]) -> list[Held]:

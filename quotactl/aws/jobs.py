@@ -45,6 +45,10 @@ TERMINATE_BATCH = 50
 FIND_WAITS = (0.0, 1.0, 2.0, 4.0, 8.0)
 """Seconds before each look for a job whose submit's answer was lost (reads may lag the
 write): some 15 s in all, then ``submit-unconfirmed``."""
+NAME_WAITS = (0.0, 0.5, 1.0, 2.0)
+"""Seconds before each look for a job by name: a job just submitted may be missing from the
+first listings (ListServiceJobs lags SubmitServiceJob), so a name no listing shows is looked
+for again, some 3.5 s in all, before ``not-found``."""
 JOB_ID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 
 
@@ -203,17 +207,13 @@ class JobsApi:
         if JOB_ID.fullmatch(ref) or ref.startswith("arn:"):
             return self.describe(ref)
         queues = self.live.queue_names()
-        filters = [{"name": "JOB_NAME", "values": [ref]}]
         matches: list[tuple[float, str]] = []
-        for queue in queues:
-            items = self.api.pages(
-                "ListServiceJobs", "jobSummaryList", jobQueue=queue, filters=filters
-            )
-            matches += [
-                (float(i.get("createdAt") or 0), i["jobId"])
-                for i in items
-                if i.get("jobName") == ref
-            ]
+        for wait in NAME_WAITS:
+            if wait:
+                self.pacer.sleep(wait)
+            matches = self._named(ref, queues)
+            if matches:
+                break
         if not matches:
             raise NotFoundError(
                 f"no service job named {ref!r}", hint="`quotactl jobs` lists jobs with their IDs"
@@ -225,6 +225,21 @@ class JobsApi:
                 hint="name the job by its ID",
             )
         return self.describe(matches[0][1])
+
+    def _named(self, ref: str, queues: Sequence[str]) -> list[tuple[float, str]]:
+        """(createdAt, job ID) of each job named ``ref`` the queues' listings show now."""
+        filters = [{"name": "JOB_NAME", "values": [ref]}]
+        matches: list[tuple[float, str]] = []
+        for queue in queues:
+            items = self.api.pages(
+                "ListServiceJobs", "jobSummaryList", jobQueue=queue, filters=filters
+            )
+            matches += [
+                (float(i.get("createdAt") or 0), i["jobId"])
+                for i in items
+                if i.get("jobName") == ref
+            ]
+        return matches
 
     # -- writes ---------------------------------------------------------------------------
 

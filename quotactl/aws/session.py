@@ -261,7 +261,7 @@ def client(
     except InvalidRegionError as exc:
         raise UsageError(
             f"{chosen_region!r} is not an AWS region name",
-            hint="pass --region like us-east-1 (or fix AWS_REGION / the profile's region)",
+            hint="pass --region like us-east-1 (or fix AWS_DEFAULT_REGION / the profile's region)",
         ) from exc
     except ValueError as exc:  # botocore: "Invalid endpoint: <url>"
         if endpoint is None:

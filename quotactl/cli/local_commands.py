@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import enum
 import ipaddress
+from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from quotactl.cli.options import DurationArgument
+from quotactl.cli.options import Duration, DurationArgument
+from quotactl.errors import UsageError
 
 if TYPE_CHECKING:
     from quotactl.cli.runtime import Runtime
@@ -137,16 +139,57 @@ def advance(
         float,
         DurationArgument(help="How far: 90s, 30m, 2h, 1d or plain seconds."),
     ],
+    govern: Annotated[
+        list[Path] | None,
+        typer.Option(
+            "--govern",
+            metavar="PATH",
+            help="Run a governor cycle of the config at PATH (as `quotactl govern --once`) "
+            "at every cadence tick of emulated time on the way. Repeatable.",
+            show_default=False,
+        ),
+    ] = None,
+    govern_every: Annotated[
+        float | None,
+        Duration(
+            "--govern-every",
+            help="The cadence of those cycles (90s, 5m, 1h), on the emulated clock's whole "
+            "multiples of it. Default: 5m.",
+        ),
+    ] = None,
+    allow_disruption: Annotated[
+        bool,
+        typer.Option(
+            "--allow-disruption",
+            help="With --govern: apply a lowering that disrupts running jobs at once.",
+        ),
+    ] = False,
+    log: Annotated[
+        Path | None,
+        typer.Option(
+            "--log",
+            metavar="FILE",
+            help="With --govern: append each action to FILE (JSON Lines), as govern --log.",
+            show_default=False,
+        ),
+    ] = None,
 ) -> None:
     """Move the emulator's clock forward and run the scheduler on the way.
 
     Jobs start, finish and time out in order at their own times. A `local serve` on the same
-    state file sees the new time at once.
+    state file sees the new time at once. With --govern PATH, a governor cycle runs at every
+    tick (--govern-every, default 5m) of emulated time, after what falls due then: what
+    `simulate` does on its virtual clock.
     """
     from quotactl import api
 
     runtime = _runtime(ctx)
     settings = runtime.settings
+    if govern is None and (govern_every is not None or allow_disruption or log is not None):
+        raise UsageError(
+            "--govern-every, --allow-disruption and --log go with --govern PATH",
+            hint="quotactl local advance 1d --govern configs/",
+        )
     runtime.show(
         api.advance(
             runtime.state_path,
@@ -154,21 +197,39 @@ def advance(
             faults=settings.faults,
             timing=settings.timing,
             variant=settings.variant,
+            govern=govern,
+            govern_every=300.0 if govern_every is None else govern_every,
+            allow_disruption=allow_disruption,
+            log=log,
         )
     )
 
 
 @local.command("reset")
-def reset(ctx: typer.Context, variant: VariantOption = None) -> None:
+def reset(
+    ctx: typer.Context,
+    variant: VariantOption = None,
+    at: Annotated[
+        str | None,
+        typer.Option(
+            "--at",
+            metavar="TIME",
+            help="Start a new empty account whose clock is at TIME (ISO 8601, e.g. "
+            "2026-12-07T00:00Z), so what happens in it never depends on the day it runs.",
+            show_default=False,
+        ),
+    ] = None,
+) -> None:
     """Delete the emulator's state (every resource and job, and its clock).
 
-    With --variant, a new empty account of that variant takes its place.
+    With --variant, a new empty account of that variant takes its place; with --at TIME, a
+    new empty account whose clock starts at TIME.
     """
     from quotactl import api
 
     runtime = _runtime(ctx)
     chosen = str(variant) if variant else runtime.settings.variant
-    runtime.show(api.reset(runtime.state_path, variant=chosen))
+    runtime.show(api.reset(runtime.state_path, variant=chosen, at=at))
 
 
 def register(app: typer.Typer) -> None:

@@ -80,6 +80,38 @@ def simulate(
             "then count as stuck, and those that never started wait forever [default: 30d].",
         ),
     ] = None,
+    start: Annotated[
+        str | None,
+        typer.Option(
+            "--start",
+            metavar="TIME",
+            help="The instant of the trace's second 0 (ISO 8601, e.g. 2026-12-07T00:00Z), "
+            "for schedule windows and budget periods. Default: the next Monday 00:00 UTC.",
+            show_default=False,
+        ),
+    ] = None,
+    no_govern: Annotated[
+        bool,
+        typer.Option(
+            "--no-govern",
+            help="Replay without the config's schedules, budgets and aging (as AWS alone).",
+        ),
+    ] = False,
+    govern_every: Annotated[
+        float | None,
+        Duration(
+            "--govern-every",
+            help="The governor's cadence on the virtual clock (90s, 5m, 1h). Default: 5m.",
+        ),
+    ] = None,
+    govern_allow_disruption: Annotated[
+        bool,
+        typer.Option(
+            "--govern-allow-disruption",
+            help="Apply a lowering that disrupts running jobs at once, as govern "
+            "--allow-disruption does (default: only as far as it disrupts nothing).",
+        ),
+    ] = False,
 ) -> None:
     """Replay a job trace against the config offline: waits, borrowing, lending, preemption.
 
@@ -91,6 +123,10 @@ def simulate(
     config under review, with --compare): a failing soft rule needs --override NAME. With
     --report FILE.html the same run is also drawn over time (in use, borrowed, lent,
     utilisation, preemptions, waits) in one page that opens offline.
+
+    The config's schedule windows, budgets and aging are applied as `quotactl govern` applies
+    them, a cycle every --govern-every of the virtual clock from --start (--no-govern: without
+    them); a job sent to a share while it is disabled is counted as refused.
     """
     from quotactl import api
     from quotactl.cli.runtime import runtime_of
@@ -116,6 +152,12 @@ def simulate(
         notice=runtime.notice,
         timing=runtime.settings.timing,
         horizon=horizon,
+        governing=api.Governing(
+            start=start,
+            every=300.0 if govern_every is None else govern_every,
+            enabled=not no_govern,
+            allow_disruption=govern_allow_disruption,
+        ),
     )
     runtime.show(run)
     if report is not None:

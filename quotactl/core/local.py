@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from datetime import datetime
     from pathlib import Path
 
 
@@ -18,13 +19,19 @@ class ClockAdvanced:
     now: float
     changes: int
     seconds: float
+    cycles: int | None = None
+    """With ``--govern``: the governor cycles run on the way (None: none was asked for)."""
+    actions: int = 0
+    """With ``--govern``: the actions those cycles took."""
 
 
 @dataclass(frozen=True)
 class StateReset:
     """``local reset``: the state file, whether there was one to delete, and the variant of
-    the new account created in its place (None: none was created)."""
+    the new account created in its place (None: none was created), and the instant its clock
+    starts at (None: the time it was created)."""
 
     state: Path
     deleted: bool
     variant: str | None = None
+    at: datetime | None = None

@@ -23,6 +23,12 @@ reading, instead of the first job (the default reading, AWS's idempotency docs')
 
 ``refuse=UpdateQuotaShare`` answers every request of that operation with ClientException (AWS
 refusing it: not retried); repeat the key for more operations.
+
+``list_lag=N`` makes listings lag writes, as AWS's eventually consistent reads may: a created
+resource or submitted job is left out of the next N listing reads (DescribeJobQueues,
+ListServiceJobs and the other listings of the strict variant's table), counted in the state
+file. It replaces the variant's own lag (strict: 2; default: none) for this process;
+``list_lag=0`` turns it off.
 """
 
 from __future__ import annotations
@@ -55,6 +61,7 @@ KEYS = (
     "lose_every",
     "reject_repeated_token",
     "refuse",
+    "list_lag",
 )
 EVERY_TYPE = ""
 """The instance type of a bare ``capacity=P``: every type not named on its own."""
@@ -74,6 +81,8 @@ class FaultSpec:
     reject_repeated_token: bool = False
     refuse: tuple[str, ...] = ()
     """Operations answered with ClientException every time."""
+    list_lag: int | None = None
+    """Listing reads a creation is left out of; None: the variant's."""
 
     def capacity_of(self, instance_type: str) -> float:
         """The probability that SageMaker has no ``instance_type`` for an attempt."""
@@ -123,7 +132,7 @@ def parse_faults(text: str | None) -> FaultSpec:
     if values.get("latency_ms", 0) < 0 or values.get("submit_tps", 0) < 0:
         raise UsageError("latency_ms and submit_tps cannot be negative")
     counts = {}
-    for key in ("lose_every", "reject_repeated_token"):
+    for key in ("lose_every", "reject_repeated_token", "list_lag"):
         if key in values:
             number = values.pop(key)
             if number < 0 or number != int(number):
@@ -137,6 +146,7 @@ def parse_faults(text: str | None) -> FaultSpec:
         lose_every=counts.get("lose_every", 0),
         reject_repeated_token=bool(counts.get("reject_repeated_token", 0)),
         refuse=tuple(refuse),
+        list_lag=counts.get("list_lag"),
     )
 
 

@@ -34,12 +34,14 @@ from quotactl.emulator.store.database import Clock, Store
 from quotactl.emulator.variant import (
     CREATED,
     DEFAULT,
+    LAG_SECONDS,
     LAGGED,
     STRICT,
     STRICT_LIST_LAG,
     STRICT_SUBMIT_TPS,
     after_read,
     check as check_variant,
+    lagged,
     strict_answer,
 )
 from quotactl.emulator.wire import rest_json as wire
@@ -105,6 +107,7 @@ class Emulator:
         if self.variant == STRICT and not spec.submit_tps:
             spec = dataclasses.replace(spec, submit_tps=STRICT_SUBMIT_TPS)
         self.faults = Faults(spec, wall=wall, sleep=sleep)
+        self.list_lag = self._list_lag(spec)
         self.router = wire.Router(HANDLERS)
         # Sessions built by quotactl.aws.session own an Emulator nobody closes explicitly.
         self._finalizer = weakref.finalize(self, self.store.close)
@@ -124,6 +127,14 @@ class Emulator:
                 if wanted == DEFAULT:
                     tx.set_lagging({})
         return wanted
+
+    def _list_lag(self, spec: FaultSpec) -> int:
+        """Listing reads a creation is left out of: the ``list_lag`` fault's, else the
+        variant's (stored in the state file)."""
+        if spec.list_lag is not None:
+            return spec.list_lag
+        with self.store.transaction(write=False) as tx:
+            return tx.variant()[1] if self.variant == STRICT else 0
 
     # -- the two entry points --------------------------------------------------------------
     def handle(
@@ -169,7 +180,7 @@ class Emulator:
             account_id, region, clock, next_due = tx.account_row()
             now = clock.at(self.wall())
             behind = next_due is not None and next_due < now - EPSILON
-            lags = strict and operation in LAGGED and bool(tx.lagging())
+            lags = bool(self.list_lag) and operation in LAGGED and bool(tx.lagging())
             if not behind and not lags:
                 ctx = Context(tx, now, self._account(account_id, region), self.engines)
                 ctx.status_delay, ctx.strict, ctx.variant = self.status_delay, True, self.variant
@@ -179,7 +190,7 @@ class Emulator:
         if next_due is not None and next_due <= now + EPSILON:
             self._write(None, params)  # what is due now happens after the read has seen it
         if strict:
-            result = strict_answer(operation, result, {})
+            result = strict_answer(operation, result)
         return result, now
 
     def _write(
@@ -199,8 +210,10 @@ class Emulator:
                     ctx.queues, ctx.everything = set(), False
                     failure = exc
                 ctx.tx.db.execute("RELEASE handler")
-                if failure is None and self.variant == STRICT:
+                if failure is None and self.list_lag:
                     result = self._lag(ctx, operation, result)
+                if failure is None and self.variant == STRICT:
+                    result = strict_answer(operation, result)
             ctx.strict = False
             ticks.step(ctx, stepped=True)
             now = ctx.now
@@ -208,21 +221,19 @@ class Emulator:
             raise failure
         return result, now
 
-    @staticmethod
-    def _lag(ctx: Context, operation: str, result: dict[str, Any]) -> dict[str, Any]:
-        """Strict: a creation joins the lagging list; a listing leaves out what lags, and
-        brings each lagging item one read closer to being listed."""
+    def _lag(self, ctx: Context, operation: str, result: dict[str, Any]) -> dict[str, Any]:
+        """Lagging listings (strict, or the ``list_lag`` fault): a creation joins the lagging
+        list; a listing leaves out what lags, and brings each lagging item one read closer
+        to being listed."""
         if operation in CREATED and result.get(CREATED[operation]):
-            lag = ctx.tx.variant()[1]
-            if lag:
-                lagging = ctx.tx.lagging()
-                lagging[result[CREATED[operation]]] = lag
-                ctx.tx.set_lagging(lagging)
+            lagging = ctx.tx.lagging()
+            lagging[result[CREATED[operation]]] = [self.list_lag, ctx.now + LAG_SECONDS]
+            ctx.tx.set_lagging(lagging)
             return result
         lagging = ctx.tx.lagging()
-        result = strict_answer(operation, result, lagging)
+        result = lagged(operation, result, lagging, ctx.now)
         if lagging and operation in LAGGED:
-            ctx.tx.set_lagging(after_read(lagging))
+            ctx.tx.set_lagging(after_read(lagging, ctx.now))
         return result
 
     @contextlib.contextmanager
@@ -283,6 +294,15 @@ class Emulator:
             speed = ctx.tx.account_row()[2].speed
             ctx.tx.set_clock(Clock(ctx.now, self.wall(), speed))
         return Advanced(before, ctx.now, changes)
+
+    def start_clock(self, at: float) -> None:
+        """Set the clock of a fresh account to ``at`` (epoch seconds): ``local reset --at``
+        starts an account at a chosen instant, so what happens in it never depends on the day
+        it runs. Only for an account that holds nothing yet (``local.reset`` calls it on the
+        account it has just created)."""
+        with self._writing() as ctx:
+            speed = ctx.tx.account_row()[2].speed
+            ctx.tx.set_clock(Clock(at, self.wall(), speed))
 
     def set_speed(self, speed: float) -> None:
         """From now on the clock runs ``speed`` emulated seconds per wall second (0: stopped)."""

@@ -7,8 +7,10 @@ It changes only what the API returns and when, never the scheduling engine:
 - no emulated-clock header, only ``Date`` (``service.py``);
 - GetJobQueueSnapshot's ``lastUpdatedAt`` as old as the data (``handlers/snapshot.py``);
 - a repeated clientToken is a ClientException (``handlers/service_jobs.py``);
-- a created resource or submitted job stays out of listings for ``list_lag`` listing reads
-  (stored in the state file, so deterministic across processes) (here);
+- a created resource or submitted job stays out of listings for ``list_lag`` listing reads,
+  and at most ``LAG_SECONDS`` of emulated time (eventual consistency is a matter of seconds
+  on AWS: a job submitted an hour ago is listed) (stored in the state file, so deterministic
+  across processes) (here);
 - SubmitServiceJob limited to 5 a second (``faults.py``'s ``submit_tps``);
 - no job-level ``startedAt`` on a job that has not started its current attempt (here).
 """
@@ -16,15 +18,20 @@ It changes only what the API returns and when, never the scheduling engine:
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from quotactl.core.states import QUEUED, JobStatus
 from quotactl.emulator.wire import rest_json as wire
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 DEFAULT = "default"
 STRICT = "strict"
 VARIANTS = (DEFAULT, STRICT)
 STRICT_LIST_LAG = 2
+LAG_SECONDS = 5.0
+"""The longest a creation lags, in emulated seconds, whatever reads are left."""
 """Listing reads a created resource or submitted job is left out of, under strict."""
 STRICT_SUBMIT_TPS = 5.0
 """AWS's SubmitServiceJob limit, on under strict."""
@@ -67,29 +74,56 @@ def _unstarted(item: dict[str, Any]) -> dict[str, Any]:
     return item
 
 
-def strict_answer(
-    operation: str, result: dict[str, Any], lagging: dict[str, int]
-) -> dict[str, Any]:
-    """``result`` as the strict variant answers it: listings without what still lags, jobs
-    without a ``startedAt`` before their current attempt starts."""
+def strict_answer(operation: str, result: dict[str, Any]) -> dict[str, Any]:
+    """``result`` as the strict variant answers it: jobs without a ``startedAt`` before their
+    current attempt starts."""
     if operation == "DescribeServiceJob":
         return _unstarted(dict(result))
-    if operation not in LAGGED:
+    if operation != "ListServiceJobs":
         return result
-    member, arn = LAGGED[operation]
+    return _listed(operation, result, _unstarted)
+
+
+def lagged(
+    operation: str, result: dict[str, Any], lagging: dict[str, Any], now: float
+) -> dict[str, Any]:
+    """A listing's ``result`` without the items that still lag at ``now`` (``lagging``: ARN
+    -> [reads left, emulated time it lags until])."""
+    if operation not in LAGGED or not lagging:
+        return result
+    arn = LAGGED[operation][1]
+    still = {key for key, entry in lagging.items() if _lags(entry, now)}
+    return _listed(operation, result, lambda item: None if item.get(arn) in still else item)
+
+
+def _lags(entry: Any, now: float) -> bool:
+    # an entry of a state file written before the time bound is a bare count of reads
+    return isinstance(entry, int) or now < float(entry[1])
+
+
+def _listed(
+    operation: str, result: dict[str, Any], each: Callable[[dict[str, Any]], dict[str, Any] | None]
+) -> dict[str, Any]:
+    """``result`` with ``each`` applied to its listed items (None: left out)."""
+    member = LAGGED[operation][0]
     items = result.get(member)
     if items is None:
         return result
-    kept = [item for item in map(_item, items) if item.get(arn) not in lagging]
-    if operation == "ListServiceJobs":
-        kept = [_unstarted(item) for item in kept]
+    kept = [out for out in map(each, map(_item, items)) if out is not None]
     out = dict(result)
-    out[member] = wire.StoredJSON(json.dumps(i, separators=(",", ":")) for i in kept)
-    if not isinstance(items, wire.StoredJSON):
+    if isinstance(items, wire.StoredJSON):
+        out[member] = wire.StoredJSON(json.dumps(i, separators=(",", ":")) for i in kept)
+    else:
         out[member] = kept
     return out
 
 
-def after_read(lagging: dict[str, int]) -> dict[str, int]:
-    """One listing read has been answered: each lagging item is one read closer."""
-    return {arn: left - 1 for arn, left in lagging.items() if left > 1}
+def after_read(lagging: dict[str, Any], now: float) -> dict[str, Any]:
+    """One listing read has been answered at ``now``: each lagging item is one read closer,
+    and those whose time is up are listed from now on."""
+    kept: dict[str, Any] = {}
+    for key, entry in lagging.items():
+        reads, until = (entry, now + LAG_SECONDS) if isinstance(entry, int) else entry
+        if reads > 1 and now < until:
+            kept[key] = [reads - 1, until]
+    return kept

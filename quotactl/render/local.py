@@ -18,6 +18,11 @@ def show_clock(moved: ClockAdvanced, screen: Screen) -> None:
         f"Clock at {_stamp(moved.now)} (+{format_duration(moved.seconds)}); "
         f"{count_of(moved.changes, 'job or resource change')}"
     )
+    if moved.cycles is not None:
+        screen.line(
+            f"{count_of(moved.cycles, 'governor cycle')}, "
+            f"{count_of(moved.actions, 'policy action')}"
+        )
 
 
 @view(StateReset, Output.TEXT)
@@ -28,6 +33,8 @@ def show_reset(reset: StateReset, screen: Screen) -> None:
         screen.line(f"No emulator state at {reset.state}; nothing to delete")
     if reset.variant is not None:
         screen.line(f"Created a new {reset.variant} emulated account at {reset.state}")
+    if reset.at is not None:
+        screen.line(f"Its clock starts at {_stamp(reset.at.timestamp())}")
 
 
 def _stamp(seconds: float) -> str:

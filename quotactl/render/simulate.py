@@ -21,11 +21,13 @@ JSON (``simulate -o json``), format version 1::
                   "used_instance_hours", "claimed_instance_hours", "utilisation"}],
       "shares": [{"queue", "share", "team", "strategy",
                   "jobs": {"submitted", "finished", "stuck", "misconfigured",
-                           "failed", "terminated", "never_started"},
+                           "failed", "terminated", "never_started",
+                           "refused"},      # governed runs only: sent while DISABLED
                   "wait_seconds": null | {"started", "mean", "p50", "p95", "max",
                                           "never_started"},
                   "instance_hours": {"own", "borrowed", "lent"},
-                  "preemptions": {"count", "discarded_instance_hours"}}]
+                  "preemptions": {"count", "discarded_instance_hours"}}],
+      "governed": {"actions", "by_policy": {policy: n}, "refused"}  # when policies applied
     }
 
 Every job counts: submitted = finished + failed + terminated (by the queue's runnable timeout) +
@@ -115,6 +117,8 @@ def simulation_json(
 def print_simulation(console: Console, result: SimulationResult, *, trace: str) -> None:
     """The human report: a headline and two tables per queue."""
     console.print(headline(result, trace))
+    if result.governed is not None:
+        console.print(governed_line(result))
     for queue in result.queues:
         shares = [s for s in result.shares if s.queue == queue.queue]
         console.print()
@@ -123,6 +127,20 @@ def print_simulation(console: Console, result: SimulationResult, *, trace: str) 
         _stuck_notes(console, shares)
         console.print()
         console.print(hours_table(shares))
+
+
+def governed_line(result: SimulationResult) -> Text:
+    """``Policies applied: 12 actions (aging 9, schedule:weekend 3); 4 jobs refused``."""
+    data = governed_json(result)
+    by_policy = data["by_policy"]
+    assert isinstance(by_policy, dict)
+    parts = ", ".join(f"{policy} {n}" for policy, n in by_policy.items())
+    line = f"Policies applied: {_plural(len(result.governed or ()), 'action')}"
+    if parts:
+        line += f" ({parts})"
+    if data["refused"]:
+        line += f"; {_plural(int(str(data['refused'])), 'job')} refused (share disabled)"
+    return Text(line)
 
 
 def simulation_markdown(result: SimulationResult, *, trace: str) -> str:
@@ -251,6 +269,14 @@ def wait_json(seconds: float | None) -> float | None:
 
 def _stuck_notes(console: Console, shares: list[ShareResult]) -> None:
     for s in shares:
+        if s.refused:
+            console.print(
+                Text(
+                    f"  {s.share}: {_plural(s.refused, 'job')} refused (sent while a policy"
+                    " had the share disabled, as AWS refuses them; in no other count)",
+                    style="yellow",
+                )
+            )
         if s.wait is not None and s.wait.never_started and s.wait.mean is not None:
             console.print(
                 Text(
@@ -301,6 +327,19 @@ def run_json(
             for q in result.queues
         ],
         "shares": [_share(s) for s in result.shares],
+    } | ({} if result.governed is None else {"governed": governed_json(result)})
+
+
+def governed_json(result: SimulationResult) -> dict[str, object]:
+    """What the policies did in a governed run: actions per policy, and each action."""
+    taken = result.governed or ()
+    by_policy: dict[str, int] = {}
+    for item in taken:
+        by_policy[item.action.policy] = by_policy.get(item.action.policy, 0) + 1
+    return {
+        "actions": len(taken),
+        "by_policy": dict(sorted(by_policy.items())),
+        "refused": sum(s.refused or 0 for s in result.shares),
     }
 
 
@@ -328,7 +367,8 @@ def _share(s: ShareResult) -> dict[str, object]:
             "failed": s.failed,
             "terminated": s.terminated,
             "never_started": s.never_started,
-        },
+        }
+        | ({} if s.refused is None else {"refused": s.refused}),
         "wait_seconds": wait,
         "instance_hours": {
             "own": round(s.own_hours, 3),

@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import boto3
 import pytest
 
 from quotactl.aws.session import Target, client, make_session
@@ -114,3 +115,22 @@ def test_aws_with_no_region_anywhere_is_a_usage_error_naming_the_three_ways(
     # one of them is enough
     monkeypatch.setenv("AWS_DEFAULT_REGION", "eu-west-1")
     assert client(Target("aws", tmp_path / "s.db")).meta.region_name == "eu-west-1"
+
+
+def test_a_bad_region_hint_names_the_variable_botocore_reads(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("AWS_REGION", raising=False)
+    monkeypatch.setenv("AWS_DEFAULT_REGION", "not a region")
+    (tmp_path / "config").write_text("[default]\n")
+    monkeypatch.setenv("AWS_CONFIG_FILE", str(tmp_path / "config"))
+    with pytest.raises(UsageError) as raised:
+        client(Target("aws", tmp_path / "s.db"))
+    assert "'not a region' is not an AWS region name" in raised.value.message
+    hint = str(raised.value.hint)
+    assert "AWS_DEFAULT_REGION" in hint
+    assert "AWS_REGION" not in hint.replace("AWS_DEFAULT_REGION", "")  # botocore reads no such
+    # ... as botocore itself shows: AWS_REGION alone gives no region
+    monkeypatch.delenv("AWS_DEFAULT_REGION")
+    monkeypatch.setenv("AWS_REGION", "eu-west-1")
+    assert boto3.Session().region_name is None

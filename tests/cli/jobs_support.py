@@ -103,22 +103,38 @@ class Jobs:
         return str(self.json("job", "describe", job_id)["job"]["status"])
 
 
-def batch_client(state: Path) -> Any:
-    """A boto3 Batch client on the same emulated account (in-process)."""
+def batch_client(state: Path, faults: str | None = None) -> Any:
+    """A boto3 Batch client on the same emulated account (in-process), with ``faults``."""
     from quotactl.aws.session import Target, client, make_session
 
-    target = Target(backend="local", state_path=state, timing=TEST_TIMING)
+    target = Target(backend="local", state_path=state, timing=TEST_TIMING, faults=faults)
     return client(target, session=make_session(target))
 
 
+STATUSES = ["SUBMITTED", "RUNNABLE", "SCHEDULED", "STARTING", "RUNNING", "SUCCEEDED", "FAILED"]
+
+
 def all_jobs(client: Any, queue: str = "q") -> list[dict[str, Any]]:
-    """Every job of the queue, once each (a job may move on between two status listings)."""
-    statuses = ["SUBMITTED", "RUNNABLE", "SCHEDULED", "STARTING", "RUNNING", "SUCCEEDED", "FAILED"]
+    """Every job of the queue, once each (a job may move on between two status listings).
+
+    ListServiceJobs may lag SubmitServiceJob (the strict emulator leaves a new job out of the
+    next listings, as AWS may), so the queue is listed as a user would check it: again until
+    two listings in a row show the same jobs."""
+    seen = _listed(client, queue)
+    for _ in range(10):
+        again = _listed(client, queue)
+        if again.keys() == seen.keys():
+            break
+        seen = again
+    return sorted(seen.values(), key=lambda j: j["jobId"])
+
+
+def _listed(client: Any, queue: str) -> dict[str, dict[str, Any]]:
     found: dict[str, dict[str, Any]] = {}
-    for status in statuses:
+    for status in STATUSES:
         for job in client.list_service_jobs(jobQueue=queue, jobStatus=status)["jobSummaryList"]:
             found[job["jobId"]] = job
-    return sorted(found.values(), key=lambda j: j["jobId"])
+    return found
 
 
 __all__ = ["CONFIG", "TYPE", "Jobs", "all_jobs", "batch_client", "boto3"]

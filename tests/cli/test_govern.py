@@ -225,19 +225,23 @@ def test_aging_raises_a_starved_job_until_it_starts(tmp_path: Path, cli: Cli) ->
     account = Account(cli, tmp_path, AGING, THURSDAY)
     submit_service_job(account.state, "running", 4, "nlp", max_runtime=12_600, priority=50)
     submit_service_job(account.state, "starved", 4, "nlp", priority=0)
-    for _ in range(2):  # cycles at 11:00 and 12:00
+    # "starved" was created 1 ms after 10:00 (back-to-back submissions keep their order), and
+    # AWS's Date header, the governor's clock, has whole seconds: cycles a second past the
+    # hour see whole hours of waiting under either reading of the time
+    account.advance(1)
+    for _ in range(2):  # cycles at 11:00:01 and 12:00:01
         account.advance(3600)
         assert account.govern().exit_code == 0
     account.advance(1800)  # a higher-priority job arrives at 12:30
     submit_service_job(account.state, "favoured", 4, "nlp", priority=30)
     account.advance(1800)
-    assert account.govern().exit_code == 0  # 13:00
+    assert account.govern().exit_code == 0  # 13:00:01
     raised = [r for r in account.records() if r["policy"] == "aging"]
     assert [(r["at"], r["address"][:4], r["before"], r["after"]) for r in raised] == [
-        ("2030-01-03T12:00:00Z", "job.", {"priority": 0}, {"priority": 20}),
-        ("2030-01-03T13:00:00Z", "job.", {"priority": 20}, {"priority": 40}),
+        ("2030-01-03T12:00:01Z", "job.", {"priority": 0}, {"priority": 20}),
+        ("2030-01-03T13:00:01Z", "job.", {"priority": 20}, {"priority": 40}),
     ]
-    account.advance(1800)  # the running job ends at 13:30
+    account.advance(1799)  # the running job ends at 13:30
     jobs = {j["jobName"]: j["status"] for j in all_jobs(batch_client(account.state), "training")}
     assert jobs["starved"] == "RUNNING"
     assert jobs["favoured"] == "RUNNABLE"

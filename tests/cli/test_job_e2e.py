@@ -32,7 +32,7 @@ def test_jobs_lists_every_status_newest_first_and_filters(jobs: Jobs) -> None:
     jobs.ok("job", "cancel", done)
     jobs.advance("1s")
     (waiting,) = jobs.submit("b", 3, "--name", "never")  # misconfigured: stays RUNNABLE
-    jobs.advance("1s")
+    jobs.advance("5s")  # AWS's Date header, the time of a read, has whole seconds
     (running,) = jobs.submit("a", 1, "--name", "runs")
     jobs.advance()
     listed = jobs.json("jobs")
@@ -66,7 +66,7 @@ def test_jobs_lists_every_status_newest_first_and_filters(jobs: Jobs) -> None:
     assert _ids(jobs.json("jobs", "--status", "FAILED")) == [done]
     assert _ids(jobs.json("jobs", "--status", "failed", "--status", "RUNNABLE")) == [waiting, done]
     assert _ids(jobs.json("jobs", "--share", "a")) == [running]
-    assert _ids(jobs.json("jobs", "--queue", "q", "--since", "60.5s")) == [running]
+    assert _ids(jobs.json("jobs", "--queue", "q", "--since", "63s")) == [running]
     text = jobs.ok("jobs").stdout
     header = text.splitlines()[0].split()
     assert header[:5] == ["NAME", "JOB", "ID", "QUEUE/SHARE", "STATUS"]
@@ -106,6 +106,15 @@ def test_job_describe_by_name_id_and_arn(jobs: Jobs) -> None:
     text = jobs.ok("job", "describe", "described").stdout
     assert "InProgress / Training" in text
     assert "k=v" in text
+
+
+def test_job_describe_finds_a_job_by_name_right_after_its_submit(
+    jobs: Jobs, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # ListServiceJobs lags SubmitServiceJob by more reads than one look for the name makes
+    monkeypatch.setenv("QUOTACTL_EMULATOR_FAULTS", "list_lag=4")
+    (job_id,) = jobs.submit("a", 1, "--name", "fresh")
+    assert jobs.json("job", "describe", "fresh")["job"]["job_id"] == job_id
 
 
 def test_job_describe_unknown_and_ambiguous_names(jobs: Jobs) -> None:

@@ -122,8 +122,10 @@ def test_local_reset_deletes_nothing_that_is_no_state_file(
 
 
 def test_local_reset_deletes_a_state_file_made_before_the_mark_which_opening_stamps(
-    tmp_path: Path, cli: Cli
+    tmp_path: Path, cli: Cli, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    # a variant named (the suite's --emulator-variant too) makes reset leave a new empty account
+    monkeypatch.delenv("QUOTACTL_EMULATOR_VARIANT", raising=False)
     old = _state(tmp_path / "old.db")
     with sqlite3.connect(old) as db:
         db.execute("PRAGMA application_id = 0")

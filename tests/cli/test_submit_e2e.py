@@ -10,7 +10,9 @@ from unittest.mock import ANY
 
 import pytest
 
+from quotactl.emulator import Emulator
 from tests.cli.jobs_support import TYPE, Jobs, all_jobs, batch_client
+from tests.conftest import TEST_TIMING
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -72,6 +74,16 @@ def test_submit_count_names_jobs_and_gives_each_its_own_client_token(jobs: Jobs)
     client = batch_client(jobs.tmp / "state.db")
     names = sorted(j["jobName"] for j in all_jobs(client))
     assert names == ["sweep-1", "sweep-2", "sweep-3"]
+
+
+def test_submit_keeps_to_aws_five_a_second_with_no_retry_to_hide_a_throttle(
+    cli: Callable[..., CliResult], tmp_path: Path
+) -> None:
+    Emulator(tmp_path / "state.db", timing=TEST_TIMING, variant="strict").close()  # 5 TPS on
+    account = Jobs(cli, tmp_path, "--max-attempts", "1")
+    account.apply()
+    ids = account.submit("b", 1, "--count", "8", "--name", "paced")
+    assert len(set(ids)) == 8
 
 
 def test_text_output_names_each_submitted_job(jobs: Jobs) -> None:

@@ -15,9 +15,11 @@ from typing import TYPE_CHECKING
 import pytest
 
 from quotactl.core.jobs.spec import SUBMIT_TOKEN_TAG
+from quotactl.emulator import Emulator
 from quotactl.emulator.faults import parse_faults
 from quotactl.errors import UsageError
 from tests.cli.jobs_support import Jobs, all_jobs, batch_client
+from tests.conftest import TEST_TIMING
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -33,10 +35,13 @@ def jobs(cli: Callable[..., CliResult], tmp_path: Path) -> Jobs:
     return account
 
 
-@pytest.mark.parametrize("reading", ["reject_repeated_token=1,", ""])
+@pytest.mark.parametrize("reading", ["reject_repeated_token=1,", "", "strict"])
 def test_every_second_answer_lost_gives_exactly_the_jobs_asked_for(
     jobs: Jobs, monkeypatch: pytest.MonkeyPatch, reading: str
 ) -> None:
+    if reading == "strict":  # the repeat rejected, the listing that finds the job lagging
+        Emulator(jobs.tmp / "state.db", timing=TEST_TIMING, variant="strict").close()
+        reading = ""
     monkeypatch.setenv("QUOTACTL_EMULATOR_FAULTS", f"{reading}lose_every=2")
     result = jobs.run(
         "submit", jobs.spec(), "--share", "a", "--count", "6", "--name", "n", "-o", "json"
@@ -58,12 +63,12 @@ def test_every_second_answer_lost_gives_exactly_the_jobs_asked_for(
 def test_a_job_that_cannot_be_found_is_unconfirmed_and_never_resubmitted(
     jobs: Jobs, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # every answer lost: the job is queued but no answer and no lookup can say so ...
-    monkeypatch.setenv("QUOTACTL_EMULATOR_FAULTS", "reject_repeated_token=1,lose_every=1")
-    monkeypatch.setattr("quotactl.aws.jobs.FIND_WAITS", (0.0,))
-    # ... when the job is listed under another name than the one asked for (reads that do
-    # not show it yet look the same to the client)
-    monkeypatch.setattr("quotactl.aws.jobs.JobsApi._by_token", lambda self, request, token: None)
+    # every answer lost: the job is queued but no answer can say so, and listings that lag
+    # the submit by more reads than submit looks for it leave no lookup that can
+    monkeypatch.setenv(
+        "QUOTACTL_EMULATOR_FAULTS", "reject_repeated_token=1,lose_every=1,list_lag=20"
+    )
+    monkeypatch.setattr("quotactl.aws.jobs.FIND_WAITS", (0.0, 0.0, 0.0))
     result = jobs.run("submit", jobs.spec(), "--share", "a", "--count", "3", "--name", "n")
     assert result.exit_code == 1
     assert "error[submit-unconfirmed]" in result.stderr
@@ -73,11 +78,20 @@ def test_a_job_that_cannot_be_found_is_unconfirmed_and_never_resubmitted(
     assert "--name n --count 2 --start-index 2" in result.stderr
     assert "--start-index 1" not in result.stderr
     monkeypatch.delenv("QUOTACTL_EMULATOR_FAULTS")
-    assert [j["jobName"] for j in all_jobs(batch_client(jobs.tmp / "state.db"))] == ["n-1"]
+    current = batch_client(jobs.tmp / "state.db", faults="list_lag=0")  # listings caught up
+    assert [j["jobName"] for j in all_jobs(current)] == ["n-1"]
 
 
 @pytest.mark.parametrize(
-    "text", ["lose_answer=2", "lose_every=-1", "lose_every=1.5", "reject_repeated_token=x"]
+    "text",
+    [
+        "lose_answer=2",
+        "lose_every=-1",
+        "lose_every=1.5",
+        "reject_repeated_token=x",
+        "list_lag=-1",
+        "list_lag=0.5",
+    ],
 )
 def test_bad_lost_answer_faults_are_usage_errors(text: str) -> None:
     with pytest.raises(UsageError):

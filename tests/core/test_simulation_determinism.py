@@ -53,6 +53,9 @@ def simulated(queues: list[QueueModel], jobs: int, seed: int) -> object:
     result = summarise(simulate(queues, generate_trace(queues, jobs, seed), "fixed", TEST_TIMING))
     document = dataclasses.asdict(result)
     assert document.pop("timeline") is None  # only a recording run (--report) has one
+    assert document.pop("governed") is None  # only a run that applies policies has these
+    for share in document["shares"]:
+        assert share.pop("refused") is None
     return json.loads(json.dumps(document))
 
 

@@ -119,3 +119,22 @@ def test_refuse_answers_one_operation_with_a_client_error_every_time(tmp_path: P
         assert emulator.handle("POST", "/v1/describejobqueues", "", {}, b"{}").status == 200
     with pytest.raises(UsageError, match="names an operation"):
         parse_faults("refuse=1")
+
+
+@pytest.mark.parametrize(("variant", "lag"), [("default", 3), ("strict", 0), ("strict", 1)])
+def test_list_lag_leaves_a_creation_out_of_that_many_listings(
+    tmp_path: Path, variant: str, lag: int
+) -> None:
+    state = tmp_path / "s.db"
+    emulator = Emulator(state, faults=f"list_lag={lag}", timing=TEST_TIMING, variant=variant)
+    target = Target("local", state)
+    batch = client(target, session=make_session(target, emulator=emulator))
+    policy = batch.create_scheduling_policy(
+        name="p", quotaSharePolicy={"idleResourceAssignmentStrategy": "FIFO"}
+    )["arn"]
+    seen = [
+        bool(batch.describe_scheduling_policies(arns=[policy])["schedulingPolicies"])
+        for _ in range(lag + 2)
+    ]
+    assert seen == [False] * lag + [True, True]
+    emulator.close()

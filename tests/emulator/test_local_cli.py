@@ -44,6 +44,30 @@ def test_reset_deletes_the_state(cli: Callable[..., object], tmp_path: Path) -> 
     assert "nothing to delete" in again.stdout  # type: ignore[attr-defined]
 
 
+def test_reset_at_starts_a_fresh_account_at_that_instant(
+    cli: Callable[..., CliResult], tmp_path: Path
+) -> None:
+    """`local reset --at`: a new account whose clock reads the instant asked for, whatever
+    day the test runs."""
+    state = tmp_path / "s.db"
+    Emulator(state, timing=TEST_TIMING).close()
+    result = cli("--state", str(state), "local", "reset", "--at", "2027-03-01T06:30+01:00")
+    assert result.exit_code == 0, result.stderr
+    assert "Its clock starts at 2027-03-01T05:30:00Z" in result.stdout
+    with Emulator(state, timing=TEST_TIMING) as emulator:
+        assert emulator.now() == 1803879000.0  # 2027-03-01T05:30:00Z
+    moved = cli("--state", str(state), "local", "advance", "1h")
+    assert "Clock at 2027-03-01T06:30:00Z" in moved.stdout
+
+
+def test_reset_at_refuses_a_time_that_is_none(
+    cli: Callable[..., CliResult], tmp_path: Path
+) -> None:
+    result = cli("--state", str(tmp_path / "s.db"), "local", "reset", "--at", "someday")
+    assert result.exit_code == 64
+    assert "not an ISO 8601 time" in result.stderr
+
+
 def test_demo_config_lends_idle_capacity_after_local_advance(
     cli: Callable[..., CliResult], inproc: Account, repo_root: Path
 ) -> None:

@@ -168,8 +168,10 @@ class Capacity:
             borrowed = self.borrowed[t]
             if borrowed:
                 rate_since = meters.rate_since
-                rate_sum += borrowed * (now - rate_since[t]) / self.idle[t]
-                meters.rate_sum[t] = rate_sum
+                idle = self.idle[t]
+                if idle:  # none: a lender's lowered limit left borrowers over (nobody lends)
+                    rate_sum += borrowed * (now - rate_since[t]) / idle
+                    meters.rate_sum[t] = rate_sum
                 rate_since[t] = now
             elif b_v:
                 meters.rate_since[t] = now  # borrowing starts: the rate counts from now

@@ -161,7 +161,11 @@ class QueueEngine(Passes):
 
     def set_priority(self, job_id: str, priority: int) -> None:
         """UpdateServiceJob: a queued job moves in its share's order; any job may now preempt."""
-        job = self._job(job_id)
+        self.reprioritise(self._job(job_id), priority)
+
+    def reprioritise(self, job: Job, priority: int) -> None:
+        """``set_priority`` of a job the caller holds (an engine that keeps no index by ID:
+        the simulator's, where a governed replay raises a waiting job's priority)."""
         active = job._seq in self._active[job._s]
         if active and self.capacity.in_share[job._s]:
             self._uncount(job._s, job.priority)

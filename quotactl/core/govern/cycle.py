@@ -349,7 +349,7 @@ def _share_action(
         return None, drift
     after = dict(want)
     if not allow_disruption:
-        after["capacity"] = _undisruptive(want["capacity"], live.in_use)
+        after["capacity"] = _undisruptive(want["capacity"], have["capacity"], live.in_use)
     before = {name: have[name] for name in POLICY_FIELDS if name in changed}
     if in_force:
         policy = "budget" if budget else f"schedule:{window.name}" if window else "schedule"
@@ -389,9 +389,16 @@ def _share_action(
     return (action if action.changes or action.blocked else None), drift
 
 
-def _undisruptive(capacity: Mapping[str, int], in_use: Mapping[str, int]) -> dict[str, int]:
-    """Each type's target, raised to the instances running jobs hold (max(target, in use))."""
-    return {name: max(count, in_use.get(name, 0)) for name, count in capacity.items()}
+def _undisruptive(
+    capacity: Mapping[str, int], live: Mapping[str, int], in_use: Mapping[str, int]
+) -> dict[str, int]:
+    """Each type's target, a lowering held at the instances running jobs hold (max(target,
+    in use), never above the live limit: a raise is never more than its target, and jobs
+    borrowing beyond a share's limit do not lift it)."""
+    return {
+        name: max(count, min(live.get(name, count), in_use.get(name, 0)))
+        for name, count in capacity.items()
+    }
 
 
 def _reason_in_force(window: str | None, budget: list[Any]) -> str:

@@ -24,9 +24,10 @@ from typing import TYPE_CHECKING
 from quotactl.core.simulate.timeline import wait_histogram
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Mapping, Sequence
 
     from quotactl.core.engine import QueueModel, ShareModel
+    from quotactl.core.simulate.governed import Taken
     from quotactl.core.simulate.timeline import Timeline
 
 HOUR = 3600.0
@@ -62,6 +63,10 @@ class RunTotals:
     queues: tuple[QueueModel, ...]
     shares: tuple[tuple[RawShare, ...], ...]
     timeline: Timeline | None = None  # with ``simulate(..., record=True)``
+    refused: Mapping[str, int] | None = None
+    """A governed run: trace jobs refused per ``queue/share`` (sent while it was DISABLED)."""
+    taken: tuple[Taken, ...] | None = None
+    """A governed run: every action its governor took."""
 
 
 @dataclass(frozen=True)
@@ -103,6 +108,9 @@ class ShareResult:
     preempted_hours: float
     terminated: int = 0  # ended by the queue's runnable timeout
     never_started: int = 0  # of the stuck jobs, those that never started
+    refused: int | None = None
+    """A governed run: trace jobs sent while the share was DISABLED, which AWS refuses (not
+    submitted, so in no other count); None: the run applied no policy."""
 
     @property
     def failed(self) -> int:
@@ -141,6 +149,8 @@ class SimulationResult:
     queues: tuple[QueueResult, ...]
     shares: tuple[ShareResult, ...]
     timeline: Timeline | None = None  # the series a report draws, when the run recorded them
+    governed: tuple[Taken, ...] | None = None
+    """The actions the configuration's policies took (None: the run applied none)."""
 
     @property
     def utilisation(self) -> float | None:
@@ -167,7 +177,12 @@ def summarise(run: RunTotals) -> SimulationResult:
         queues.append(QueueResult(queue.name, claimed, used / HOUR, claimed_hours))
         for raw in raw_shares:
             ordered = sorted(raw.waits)
-            shares.append(_share_result(queue.name, raw, ordered))
+            result = _share_result(queue.name, raw, ordered)
+            if run.refused is not None:
+                result = replace(
+                    result, refused=run.refused.get(f"{queue.name}/{raw.share.name}", 0)
+                )
+            shares.append(result)
             if run.timeline is not None:
                 histograms.append(wait_histogram(ordered, raw.never_started + raw.terminated))
     timeline = run.timeline
@@ -175,7 +190,13 @@ def summarise(run: RunTotals) -> SimulationResult:
         waits = zip(timeline.shares, histograms, strict=True)
         timeline = replace(timeline, shares=tuple(replace(s, waits=w) for s, w in waits))
     return SimulationResult(
-        run.jobs, run.window, run.end, tuple(queues), tuple(shares), timeline=timeline
+        run.jobs,
+        run.window,
+        run.end,
+        tuple(queues),
+        tuple(shares),
+        timeline=timeline,
+        governed=run.taken,
     )
 
 

@@ -27,12 +27,13 @@ def queue_models(desired: DesiredState) -> list[QueueModel]:
     return models
 
 
-def routes(queues: Sequence[QueueModel]) -> dict[str, str]:
-    """Trace ``share`` values that take jobs in this config, to their ``queue/share`` name."""
+def routes(queues: Sequence[QueueModel], *, every_share: bool = False) -> dict[str, str]:
+    """Trace ``share`` values that take jobs in this config, to their ``queue/share`` name
+    (``every_share``: disabled shares too)."""
     found: dict[str, str] = {}
     for queue in queues:
         for share in queue.shares:
-            if share.enabled:
+            if share.enabled or every_share:
                 qualified = f"{queue.name}/{share.name}"
                 found[qualified] = qualified
                 if len(queues) == 1:

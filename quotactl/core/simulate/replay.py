@@ -24,6 +24,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, TypeVar
 
 from quotactl.core.engine import Job
+from quotactl.core.simulate.governed import Governor
 from quotactl.core.simulate.metered import MeteredEngine, RecordingEngine
 from quotactl.core.simulate.metrics import RunTotals
 from quotactl.core.simulate.queues import routes
@@ -35,6 +36,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Sequence
 
     from quotactl.core.engine import QueueModel
+    from quotactl.core.simulate.governed import Governance
     from quotactl.core.simulate.timeline import Recorder
     from quotactl.core.simulate.trace import TraceRow
 
@@ -63,11 +65,13 @@ def replay(
     source: str,
     make: Callable[[Sequence[QueueModel]], E],
     horizon: float = _NEVER,
+    governance: Governance | None = None,
 ) -> tuple[RunTotals, list[E]]:
     """Replay ``rows`` to the end of the trace and of every job, or to ``horizon`` seconds
     after the last submission if that comes first, in engines built by ``make`` (one for every
     queue, or one per queue where queues share an environment); returns the totals and the
-    engines, for what a caller's engine kept besides."""
+    engines, for what a caller's engine kept besides. With ``governance``, the
+    configuration's policies are applied at the governor's cadence (``governed.py``)."""
     if shares_environments(queues):
         engines = [make([q]) for q in queues]
         settle: Callable[[float], None] | None = _Environments(queues, engines).settle
@@ -75,8 +79,16 @@ def replay(
         engines = [make(queues)]
         settle = None
     recorders = [e.recorder for e in engines if isinstance(e, RecordingEngine)]
-    routing = _Routing(queues, engines, source)
-    last_arrival = _advance(engines, settle, routing, rows, recorders, horizon)
+    governor = None
+    if governance is None:
+        routing = _Routing(queues, engines, source)
+        last_arrival = _advance(engines, settle, routing, rows, recorders, horizon)
+    else:
+        governor = Governor(governance, queues, engines, settle or _passes(engines))
+        routing = _Routing(queues, engines, source, governed=True)
+        last_arrival = _advance_governed(
+            engines, settle, routing, rows, recorders, governor, horizon
+        )
     end = max([last_arrival, *(e.last_finish for e in engines)])
     if any(e.next_event_time() is not None for e in engines):  # the horizon cut it short
         end = last_arrival + horizon
@@ -88,8 +100,94 @@ def replay(
         queues=tuple(queues),
         shares=tuple(shares for e in engines for shares in e.close(end)),
         timeline=_timeline(recorders, end) if recorders else None,
+        refused=None if governor is None else dict(governor.refused),
+        taken=None if governor is None else tuple(governor.taken),
     )
     return totals, engines
+
+
+def _passes(engines: Sequence[MeteredEngine]) -> Callable[[float], None]:
+    """A pass of one engine for every queue."""
+
+    def settle(at: float) -> None:
+        engines[0].schedule(at)
+
+    return settle
+
+
+def _advance_governed(
+    engines: Sequence[MeteredEngine],
+    settle: Callable[[float], None] | None,
+    routing: _Routing,
+    rows: Iterable[TraceRow],
+    recorders: Sequence[Recorder],
+    governor: Governor,
+    horizon: float,
+) -> float:
+    """``_advance`` with a governor cycle at every cadence tick: at an instant, the timers
+    due fire and the arrivals are submitted (a job for a DISABLED share is refused), a pass
+    runs, then, at a tick, each action of the cycle with a pass after it. A rebuild replaces
+    an engine's state, so nothing of it is held across instants here. It ends where
+    ``_advance`` does: nothing left to happen, or past ``horizon`` after the last arrival."""
+    every = governor.governance.every
+    resolved: dict[tuple[str, str], Target] = {}
+    arrivals = iter(rows)
+    pending = next(arrivals, None)
+    last_arrival = 0.0
+    deadline = _NEVER  # known once the last row is in
+    edge = recorders[0].edge if recorders else _NEVER
+    tick = 0.0
+    while True:
+        at = _NEVER if pending is None else pending[0]
+        for e in engines:
+            if e._timers and e._timers[0][0] <= at:
+                at = e._timers[0][0]
+        at = min(at, tick)
+        if at > deadline or at == _NEVER:
+            break
+        if at >= edge:
+            for recorder in recorders:
+                edge = recorder.roll(at)
+        for e in engines:
+            if e._timers and e._timers[0][0] <= at:
+                e.fire(at)
+        if pending is not None and pending[0] <= at:
+            for e in engines:
+                e.now = at
+            while pending is not None and pending[0] <= at:
+                _, ref, itype, count, duration, priority, name, line = pending
+                try:
+                    share, qtype, _, _ = resolved[ref, itype]
+                except KeyError:
+                    target = resolved[ref, itype] = routing.target(ref, itype, line)
+                    share, qtype = target[0], target[1]
+                if governor.takes(share):
+                    engine = routing.engine_of[share.split("/", 1)[0]]
+                    job = Job(name, share, qtype, count, priority, at, duration, _RUNNABLE, at)
+                    engine.submit(job)
+                    engine.submitted[job._s] += 1
+                pending = next(arrivals, None)
+                if pending is not None and pending[0] <= at:  # the same instant: 1 ms later
+                    pending = (at + SUBMIT_STEP, *pending[1:])
+            last_arrival = at
+            if pending is None:
+                deadline = at + horizon
+                for e in engines:
+                    e.checkpoint(at)
+        if settle is not None:
+            settle(at)
+        else:
+            engines[0].schedule(at)
+        if at == tick:
+            governor.tick(at)
+            tick += every
+            if (
+                pending is None
+                and not any(e._timers for e in engines)
+                and not any(e.jobs() for e in engines)
+            ):
+                tick = _NEVER
+    return last_arrival
 
 
 def _advance(
@@ -171,10 +269,17 @@ class _Routing:
     or a share's own name when the configuration has one queue."""
 
     def __init__(
-        self, queues: Sequence[QueueModel], engines: Sequence[MeteredEngine], source: str
+        self,
+        queues: Sequence[QueueModel],
+        engines: Sequence[MeteredEngine],
+        source: str,
+        *,
+        governed: bool = False,
     ) -> None:
         self.queues = queues
-        self.route = routes(queues)
+        # governed: a share disabled now may be enabled later (the governor refuses a job
+        # sent to it while it is disabled)
+        self.route = routes(queues, every_share=governed)
         self.source = source
         # one engine for all queues may start a job on arrival (``offer``); engines that share
         # an environment wait for the pass, which first hands each its part of the capacity

@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from quotactl.core.engine import QueueModel, Timing
+    from quotactl.core.simulate.governed import Governance
     from quotactl.core.simulate.metrics import SimulationResult
     from quotactl.core.simulate.trace import TraceRow
 
@@ -42,6 +43,8 @@ class Side:
     queues: tuple[QueueModel, ...]
     override: str | None = None
     """``RESERVE`` when this side is the configuration with every share forced to RESERVE."""
+    governance: Governance | None = None
+    """The policies this side applies on the way (None: none)."""
 
 
 @dataclass(frozen=True)
@@ -60,11 +63,21 @@ def run_one(
     record: bool = False,
     timing: Timing = TIMING,
     horizon: float = HORIZON,
+    governance: Governance | None = None,
 ) -> SimulationResult:
-    """Replay the trace at ``path`` against one configuration (``record``: with a timeline)
-    to ``horizon`` seconds after its last submission at most."""
+    """Replay the trace at ``path`` against one configuration (``record``: with a timeline;
+    ``governance``: its policies applied) to ``horizon`` seconds after its last submission at
+    most."""
     rows = reader.trace_rows(path)
-    totals = simulate(tuple(queues), rows, str(path), timing, record=record, horizon=horizon)
+    totals = simulate(
+        tuple(queues),
+        rows,
+        str(path),
+        timing,
+        record=record,
+        horizon=horizon,
+        governance=governance,
+    )
     return summarise(totals)
 
 
@@ -112,7 +125,15 @@ def _replay(
     skipped: Counter[str] = Counter()
     if skip:
         rows = _without(rows, skip, skipped)
-    totals = simulate(side.queues, rows, str(path), timing, record=record, horizon=horizon)
+    totals = simulate(
+        side.queues,
+        rows,
+        str(path),
+        timing,
+        record=record,
+        horizon=horizon,
+        governance=side.governance,
+    )
     result = summarise(totals)
     return Replay(side, result, dict(skipped))
 

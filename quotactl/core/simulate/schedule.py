@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from quotactl.core.collector import collector_paused
 from quotactl.core.engine import TIMING
+from quotactl.core.simulate.governed import Log, closed, opened
 from quotactl.core.simulate.metered import MeteredEngine
 from quotactl.core.simulate.replay import replay
 
@@ -20,6 +21,8 @@ if TYPE_CHECKING:
     from collections.abc import Iterable, Sequence
 
     from quotactl.core.engine import Job, PreemptedAttempt, QueueModel, Timing
+    from quotactl.core.simulate.governed import Governance
+    from quotactl.core.simulate.metrics import RunTotals
     from quotactl.core.simulate.trace import TraceRow
 
 Attempts = dict[str, list[tuple[float | None, float | None]]]
@@ -51,6 +54,28 @@ class _Recorder(MeteredEngine):
         self.attempts[job.job_id][-1][1] = self.now
 
 
+class _GovernedRecorder(_Recorder):
+    """A ``_Recorder`` that also logs what each attempt held (what a budget counts)."""
+
+    __slots__ = ("log",)
+
+    def __init__(self, queues: Sequence[QueueModel], timing: Timing) -> None:
+        super().__init__(queues, timing)
+        self.log = Log()
+
+    def _started(self, job: Job, borrowed: int) -> None:
+        super()._started(job, borrowed)
+        opened(self.log, job, self.now)
+
+    def _preempted(self, job: Job, attempt: PreemptedAttempt) -> None:
+        super()._preempted(job, attempt)
+        closed(self.log, job, attempt.stopped_at)
+
+    def _finished(self, job: Job) -> None:
+        super()._finished(job)
+        closed(self.log, job, self.now)
+
+
 def attempts(
     queues: Sequence[QueueModel],
     rows: Iterable[TraceRow],
@@ -59,10 +84,25 @@ def attempts(
 ) -> Attempts:
     """Replay ``rows`` as ``simulate`` does (with ``timing``, else the default) and return
     every job's attempts (see module doc)."""
+    return governed_attempts(queues, rows, source, timing)[0]
+
+
+def governed_attempts(
+    queues: Sequence[QueueModel],
+    rows: Iterable[TraceRow],
+    source: str,
+    timing: Timing = TIMING,
+    governance: Governance | None = None,
+) -> tuple[Attempts, RunTotals]:
+    """``attempts``, with ``governance`` applied on the way, and the run's totals (with the
+    governor's actions and the jobs it refused)."""
+    make = _GovernedRecorder if governance is not None else _Recorder
     with collector_paused():
-        _, engines = replay(queues, rows, source, lambda qs: _Recorder(qs, timing))
+        totals, engines = replay(
+            queues, rows, source, lambda qs: make(qs, timing), governance=governance
+        )
     return {
         name: [(a, b) for a, b in runs]
         for engine in engines
         for name, runs in engine.attempts.items()
-    }
+    }, totals

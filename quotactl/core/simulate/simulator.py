@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from quotactl.core.collector import collector_paused
 from quotactl.core.engine import TIMING, Timing
+from quotactl.core.simulate.governed import hooked
 from quotactl.core.simulate.metered import MeteredEngine, RecordingEngine
 from quotactl.core.simulate.replay import replay
 
@@ -18,6 +19,7 @@ if TYPE_CHECKING:
     from collections.abc import Iterable, Sequence
 
     from quotactl.core.engine import QueueModel
+    from quotactl.core.simulate.governed import Governance
     from quotactl.core.simulate.metrics import RunTotals
     from quotactl.core.simulate.trace import TraceRow
 
@@ -35,19 +37,24 @@ def simulate(
     *,
     record: bool = False,
     horizon: float = HORIZON,
+    governance: Governance | None = None,
 ) -> RunTotals:
     """Replay ``rows`` against ``queues`` to the end of the trace and of every job, or to
     ``horizon`` seconds after the last submission (a job not finished then is stuck), with
     ``timing`` (default: the emulator's default phase times, which stand for AWS).
 
     With ``record``, the totals carry a ``Timeline`` of the run (for a report's charts).
+    With ``governance``, the configuration's schedules, budgets and aging are applied at the
+    governor's cadence (``governed.py``).
 
     The cyclic garbage collector is paused meanwhile: the replay allocates millions of
     short-lived objects that reference counting frees, and rescanning them cost about a tenth
     of the run. (A queued job and its queue entry refer to each other until it starts; what is
     left queued at the end is collected once the collector runs again.)
     """
-    engine = RecordingEngine if record else MeteredEngine
+    engine: type[MeteredEngine] = RecordingEngine if record else MeteredEngine
+    if governance is not None:
+        engine = hooked(engine)
     with collector_paused():
-        totals, _ = replay(queues, rows, source, lambda qs: engine(qs, timing), horizon)
+        totals, _ = replay(queues, rows, source, lambda qs: engine(qs, timing), horizon, governance)
     return totals

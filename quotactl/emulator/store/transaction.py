@@ -60,14 +60,15 @@ class Tx(JobRows):
     def set_variant(self, variant: str, list_lag: int) -> None:
         self.db.execute("UPDATE account SET variant = ?, list_lag = ?", (variant, list_lag))
 
-    def lagging(self) -> dict[str, int]:
-        """ARN -> how many more listing reads leave it out (strict only)."""
-        found: dict[str, int] = json.loads(
+    def lagging(self) -> dict[str, Any]:
+        """ARN -> [how many more listing reads leave it out, the emulated time it lags
+        until] (strict, or the list_lag fault)."""
+        found: dict[str, Any] = json.loads(
             self.db.execute("SELECT lagging FROM account").fetchone()[0]
         )
         return found
 
-    def set_lagging(self, lagging: dict[str, int]) -> None:
+    def set_lagging(self, lagging: dict[str, Any]) -> None:
         self.db.execute("UPDATE account SET lagging = ?", (json.dumps(lagging),))
 
     def generation(self) -> int:

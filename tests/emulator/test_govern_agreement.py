@@ -1,0 +1,266 @@
+"""The emulator driven by `local advance --govern` and `simulate` take the same policy actions
+at the same times, and start every job at the same time (generated scenarios).
+
+A scenario: a pool of 8 p5s shared by research and nlp, a schedule window on research on the
+Monday of the start (a capacity, a sharing or a disable) and a small trace. The emulator is a
+fresh account from `local reset --at` Monday 00:00 UTC with the config applied, the jobs
+submitted through boto3 at their times, the clock moved by `api.advance(..., govern=...)`
+(a governor cycle at every 5-minute tick); `simulate` replays the trace from the same
+instant with the same cadence. A job sent while the window disables its share is refused by
+the emulator (ClientException) and counted as refused by `simulate`.
+
+Until `quotactl govern`'s cycle is on main, the cycle here is a minimal one through
+`decide` (shares only: what these scenarios govern); `api.advance` runs it at each tick.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any
+
+from botocore.exceptions import ClientError
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+import quotactl
+from quotactl import api
+from quotactl.aws.session import Target, client, make_session
+from quotactl.core.engine import TIMING
+from quotactl.core.govern import ActionKind, GovernedShare, decide
+from quotactl.core.resources.attributes import attributes, spec_from_attributes
+from quotactl.core.resources.desired import ShareSpec
+from quotactl.core.resources.observed import Kind
+from quotactl.core.simulate.governed import Governance
+from quotactl.core.simulate.queues import queue_models
+from quotactl.core.simulate.schedule import governed_attempts
+from quotactl.emulator import Emulator
+from tests.emulator.emulator_support import payload
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from quotactl.aws.account import Account
+    from quotactl.core.resources.desired import DesiredState
+    from quotactl.core.simulate.trace import TraceRow
+
+MONDAY = datetime(2026, 12, 7, tzinfo=UTC)
+P5 = "ml.p5.48xlarge"
+EVERY = 300.0
+Seen = list[tuple[float, str, str, dict[str, Any]]]
+
+
+def minimal_cycle(seen: Seen, start: float) -> Any:
+    """A governor cycle through ``decide`` on the account (shares only: what these scenarios
+    govern), recording each action as (trace seconds, policy, address, after)."""
+
+    def run(account: Account, desired: DesiredState, now: datetime) -> int:
+        queues = [q.name for q in desired.queues]
+        observed = account.backend.observe(desired.stack, queues)
+        found = {r.address: r for r in observed.resources if isinstance(r.spec, ShareSpec)}
+        in_use: dict[str, dict[str, int]] = {}
+        for job in account.backend.live_jobs(queues):
+            if job.holds_instances and job.share:
+                held = in_use.setdefault(f"share.{job.queue}/{job.share}", {})
+                for name, count in job.instances.items():
+                    held[name] = held.get(name, 0) + count
+        shares = [
+            GovernedShare(r.spec, in_use.get(a, {}))  # type: ignore[arg-type]
+            for a, r in found.items()
+        ]
+        decision = decide(desired, now, shares)
+        for action in decision.actions:
+            assert action.kind == ActionKind.UPDATE_SHARE
+            resource = found[action.address]
+            before = resource.spec
+            assert isinstance(before, ShareSpec)
+            after = spec_from_attributes(
+                Kind.SHARE, before.name, {**attributes(before), **dict(action.after)}
+            )
+            tags = {**before.tags, **action.tags}
+            for name in action.untag:
+                tags.pop(name, None)
+            after = replace(after, tags=tags)
+            fields = set(action.after) - {"enabled"}
+            if tags != dict(before.tags):
+                fields.add("tags")
+            account.backend.update(before, after, resource.arn, frozenset(fields))
+            if "enabled" in action.after:
+                enabled = bool(action.after["enabled"])
+                account.backend.set_enabled(resource.ref, resource.arn, enabled)
+            at = now.timestamp() - start
+            seen.append((at, action.policy, action.address, dict(action.after)))
+        return len(decision.actions)
+
+    return run
+
+
+CONFIG = """
+platform: {{name: agree, region: us-east-1}}
+environments:
+  - name: pool
+    capacity: {{ml.p5.48xlarge: 8}}
+queues:
+  - name: training
+    environment: pool
+teams:
+  - name: research
+    shares:
+      - queue: training
+        capacity: {{ml.p5.48xlarge: {research}}}
+        sharing: {sharing}
+        schedule:
+          - name: w
+            when: {{days: [mon], hours: "{begin:02d}:00-{end:02d}:00"}}
+{override}
+  - name: nlp
+    shares:
+      - queue: training
+        capacity: {{ml.p5.48xlarge: {nlp}}}
+        sharing: lend
+"""
+OVERRIDES = {
+    "bigger": "            capacity: {ml.p5.48xlarge: 6}",
+    "smaller": "            capacity: {ml.p5.48xlarge: 1}",
+    "closed": "            enabled: false",
+    "borrows": "            sharing: lend_and_borrow",
+}
+
+scenario_st = st.fixed_dictionaries(
+    {
+        "research": st.integers(1, 4),
+        "sharing": st.sampled_from(["lend", "reserve", "lend_and_borrow"]),
+        "begin": st.integers(1, 3),
+        "length": st.integers(1, 2),
+        "override": st.sampled_from(sorted(OVERRIDES)),
+        "jobs": st.lists(
+            st.tuples(
+                st.integers(0, 300),  # minute of submission
+                st.sampled_from(["research", "nlp"]),
+                st.integers(1, 3),
+                st.integers(10, 120),  # minutes of running
+            ),
+            min_size=1,
+            max_size=8,
+            unique_by=lambda job: job[0],  # (equal times: see test_simulate_agreement.py)
+        ),
+    }
+)
+
+
+def _config(tmp: Path, drawn: dict[str, Any]) -> DesiredState:
+    path = tmp / "agree.yaml"
+    path.write_text(
+        CONFIG.format(
+            research=drawn["research"],
+            nlp=8 - drawn["research"],
+            sharing=drawn["sharing"],
+            begin=drawn["begin"],
+            end=drawn["begin"] + drawn["length"],
+            override=OVERRIDES[drawn["override"]],
+        )
+    )
+    return api.load([path]).desired
+
+
+def _rows(drawn: dict[str, Any]) -> list[TraceRow]:
+    jobs = sorted(drawn["jobs"], key=lambda j: j[0])
+    return [
+        (minute * 60.0, share, P5, count, run * 60.0, 0, f"j{i}", i + 2)
+        for i, (minute, share, count, run) in enumerate(jobs)
+    ]
+
+
+def _emulated(
+    state: Path, desired: DesiredState, rows: list[TraceRow], end: float
+) -> tuple[Seen, dict[str, float | None], int]:
+    api.reset(state, at=MONDAY)
+    with quotactl.connect("local", state=state, timing=TIMING) as account:
+        result = api.apply(account, desired, show=lambda plan: None, approve=lambda plan: None)
+        assert result is not None
+        assert result.ok
+    start = MONDAY.timestamp()
+    seen: Seen = []
+    cycle = minimal_cycle(seen, start)
+    emulator = Emulator(state, timing=TIMING)
+    target = Target("local", state, timing=TIMING)
+    batch = client(target, session=make_session(target, emulator=emulator))
+    ids: dict[str, str] = {}
+    refused = 0
+    now = 0.0
+    paths = [state.parent / "agree.yaml"]
+    try:
+        for submit_time, share, itype, count, duration, _, name, _ in rows:
+            if submit_time > now:
+                api.advance(state, submit_time - now, timing=TIMING, govern=paths, cycle=cycle)
+                now = submit_time
+            try:
+                out = batch.submit_service_job(
+                    jobName=name,
+                    jobQueue="training",
+                    serviceJobType="SAGEMAKER_TRAINING",
+                    serviceRequestPayload=payload(itype, count, max_runtime=86400),
+                    quotaShareName=share,
+                    tags={"quotactl:duration": str(int(duration))},
+                )
+            except ClientError:
+                refused += 1
+                continue
+            ids[name] = out["jobId"]
+        api.advance(state, end - now, timing=TIMING, govern=paths, cycle=cycle)
+        starts: dict[str, float | None] = {}
+        for name, job_id in ids.items():
+            attempts = batch.describe_service_job(jobId=job_id).get("attempts", [])
+            started = attempts[0].get("startedAt") if attempts else None
+            starts[name] = None if started is None else round(int(started) / 1000 - start, 3)
+        return seen, starts, refused
+    finally:
+        batch.close()
+        emulator.close()
+
+
+@settings(
+    max_examples=8,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
+@given(drawn=scenario_st)
+def test_emulator_and_simulate_take_the_same_actions_and_starts(
+    tmp_path_factory: Any, drawn: dict[str, Any]
+) -> None:
+    tmp = tmp_path_factory.mktemp("agree")
+    desired = _config(tmp, drawn)
+    rows = _rows(drawn)
+    runs, totals = governed_attempts(
+        tuple(queue_models(desired)),
+        iter(rows),
+        "trace",
+        TIMING,
+        Governance(desired, MONDAY, EVERY),
+    )
+    simulated = [
+        (t.at, t.action.policy, t.action.address, dict(t.action.after)) for t in totals.taken or ()
+    ]
+    window_end = (drawn["begin"] + drawn["length"]) * 3600.0
+    horizon = max(window_end, rows[-1][0]) + sum(row[4] for row in rows) + 1200.0
+    seen, starts, refused = _emulated(tmp / "s.db", desired, rows, horizon)
+    emulated = [(at, p, a, dict(after)) for at, p, a, after in seen]
+    # the simulator stops ticking at the first tick with nothing left to happen (every job
+    # done); up to then the two agree
+    ended = max([b or 0.0 for runs_ in runs.values() for _, b in runs_] + [rows[-1][0]])
+    stop = -(-ended // EVERY) * EVERY
+    if any(runs.get(row[6]) is None for row in rows):  # one waits on: it ticks on
+        stop = horizon - EVERY  # the emulator's last tick
+    assert [e for e in emulated if e[0] <= stop] == [e for e in simulated if e[0] <= stop]
+    assert refused == sum((totals.refused or {}).values())
+    simulated_starts = {
+        name: (None if not attempts or attempts[0][0] is None else round(attempts[0][0], 3))
+        for name, attempts in runs.items()
+    }
+    assert set(simulated_starts) <= set(starts)
+    for name, started in starts.items():
+        expected = simulated_starts.get(name)  # absent: it never started
+        if expected is not None and expected >= horizon:  # after the emulator's run ended
+            expected = None
+        # the emulator's clock moves 1 ms with each submission
+        assert (started is None) == (expected is None), name
+        assert started is None or abs(started - expected) < 0.05, name  # type: ignore[operator]
