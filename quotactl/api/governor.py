@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     from quotactl.core.apply.flow import LockRequest
     from quotactl.core.govern.cycle import Action, GovernedJob, GovernedShare
     from quotactl.core.govern.run import GovernCycle, GovernRun, Outcome
-    from quotactl.core.resources.desired import DesiredState
+    from quotactl.core.resources.desired import Aging, DesiredState
     from quotactl.core.resources.observed import LiveJob, ObservedResource
 
 
@@ -107,7 +107,8 @@ def _cycle(
 
     found, shares, live_jobs = read_shares(account, desired)
     at = now or _account_now(account, desired, live_jobs)
-    jobs = read_waiting(account, desired, live_jobs, at, since)
+    last = _last_cycles(desired, found, since)
+    jobs = read_waiting(account, desired, live_jobs, at, last)
     usage = account_usage(account, desired, at, history)
     decision = decide(desired, at, shares.values(), jobs, usage, allow_disruption=allow_disruption)
     arns = {address: resource.arn for address, resource in found.items()}
@@ -125,6 +126,7 @@ def _cycle(
                 written(done[-1].record(at))
         outcomes = tuple(done)
         errors = _budget_tags(account, decision.budget_tags, arns)
+        errors += _record_cycle(account, desired, found, at, outcomes)
     return GovernCycle(
         at=at,
         stack=desired.stack,
@@ -140,10 +142,10 @@ def _cycle(
 def read_shares(
     account: Account, desired: DesiredState
 ) -> tuple[dict[str, ObservedResource], dict[str, GovernedShare], tuple[LiveJob, ...]]:
-    """The stack's live shares as read, the same with the instances their running jobs hold,
-    and the unfinished jobs of their queues."""
+    """The stack's live shares and job queues as read (by address), the shares with the
+    instances their running jobs hold, and the unfinished jobs of their queues."""
     from quotactl.core.govern import GovernedShare
-    from quotactl.core.resources.desired import ShareSpec
+    from quotactl.core.resources.desired import QueueSpec, ShareSpec
     from quotactl.core.states import GOING
 
     queues = [q.name for q in desired.queues]
@@ -151,8 +153,10 @@ def read_shares(
     found = {
         r.address: r
         for r in observed.resources
-        if isinstance(r.spec, ShareSpec) and r.status not in GOING
+        if isinstance(r.spec, ShareSpec | QueueSpec) and r.status not in GOING
     }
+    queue_found = {a: r for a, r in found.items() if isinstance(r.spec, QueueSpec)}
+    found = {a: r for a, r in found.items() if isinstance(r.spec, ShareSpec)}
     live_jobs = account.backend.live_jobs(sorted({r.spec.queue for r in found.values()}))  # type: ignore[union-attr]
     in_use: dict[str, dict[str, int]] = {}
     for job in live_jobs:
@@ -164,7 +168,56 @@ def read_shares(
         address: GovernedShare(spec=r.spec, in_use=in_use.get(address, {}))  # type: ignore[arg-type]
         for address, r in found.items()
     }
-    return found, shares, live_jobs
+    return {**found, **queue_found}, shares, live_jobs
+
+
+def _last_cycles(
+    desired: DesiredState, found: Mapping[str, ObservedResource], since: datetime | None
+) -> dict[str, datetime | None]:
+    """Per queue with aging, when the last cycle that raised every job due ran: the later of
+    ``since`` (this process's previous cycle) and the queue's ``quotactl:governor`` tag
+    (any earlier run's); None when neither is known (every job waiting past ``after`` is
+    described)."""
+    from quotactl.core.govern import GOVERNOR_TAG, read_governor_tag
+
+    last: dict[str, datetime | None] = {}
+    for queue in desired.queues:
+        if queue.aging is None:
+            continue
+        resource = found.get(f"queue.{queue.name}")
+        tagged = read_governor_tag(resource.spec.tags.get(GOVERNOR_TAG)) if resource else None
+        known = [t for t in (since, tagged) if t is not None]
+        last[queue.name] = max(known) if known else None
+    return last
+
+
+def _record_cycle(
+    account: Account,
+    desired: DesiredState,
+    found: Mapping[str, ObservedResource],
+    at: datetime,
+    outcomes: Sequence[Outcome],
+) -> tuple[str, ...]:
+    """Tag each queue with aging with this cycle's time (``quotactl:governor``), unless a
+    raise on it failed: then the next cycle describes again every job due since the last
+    time recorded, the failed one included."""
+    from quotactl.core.govern import GOVERNOR_TAG, governor_tag
+    from quotactl.core.govern.run import Result
+
+    if any(o.result == Result.FAILED and o.action.policy == "aging" for o in outcomes):
+        return ()
+    errors = []
+    for queue in desired.queues:
+        resource = found.get(f"queue.{queue.name}")
+        if queue.aging is None or resource is None:
+            continue
+        try:
+            account.batch.call(
+                "TagResource", resourceArn=resource.arn, tags={GOVERNOR_TAG: governor_tag(at)}
+            )
+        except QuotactlError as exc:
+            errors.append(f"queue.{queue.name}: cycle time not recorded: {exc.message}")
+    return tuple(errors)
 
 
 def read_waiting(
@@ -172,12 +225,12 @@ def read_waiting(
     desired: DesiredState,
     live_jobs: Iterable[LiveJob],
     now: datetime,
-    since: datetime | None,
+    since: Mapping[str, datetime | None],
 ) -> list[GovernedJob]:
     """The jobs aging looks at, on queues with ``aging``: the running ones (their priority
-    bounds a raise in a preempting share) and the waiting ones that crossed a step boundary
-    since ``since`` (all that waited past ``after`` when None), described for their priority
-    and ``quotactl:base-priority`` tag."""
+    bounds a raise in a preempting share) and the waiting ones whose boost grew since the
+    last cycle (``since``, per queue; all that waited past ``after`` when it is None),
+    described for their priority and ``quotactl:base-priority`` tag."""
     from quotactl.aws import responses
     from quotactl.core.govern import BASE_PRIORITY_TAG, GovernedJob
     from quotactl.core.states import JobStatus
@@ -193,7 +246,8 @@ def read_waiting(
             continue
         if job.status is JobStatus.RUNNABLE:
             waited = now.timestamp() - _runnable_since(job)
-            if waited >= rule.after and _crossed(rule, _runnable_since(job), now, since):
+            last = since.get(job.queue)
+            if waited >= rule.after and _crossed(rule, _runnable_since(job), now, last):
                 chosen.append(job)
         elif job.holds_instances and job.priority is not None:
             jobs.append(_governed(job, None, None))
@@ -231,16 +285,15 @@ def _runnable_since(job: LiveJob) -> float:
     return max(created, job.stopped_at or 0.0)
 
 
-def _crossed(rule: Any, start: float, now: datetime, since: datetime | None) -> bool:
-    """Whether a job waiting from ``start`` crossed a step boundary after ``since``."""
+def _crossed(rule: Aging, start: float, now: datetime, since: datetime | None) -> bool:
+    """Whether the boost of a job waiting from ``start`` grew after ``since`` (it crossed a
+    step boundary below ``max``); always when its wait began after ``since``. A job that
+    crossed several is raised to its current target in one update."""
+    from quotactl.core.govern import boost
+
     if since is None or since.timestamp() <= start:
         return True
-
-    def steps(at: float) -> int:
-        waited = at - start
-        return -1 if waited < rule.after else int((waited - rule.after) // rule.every)
-
-    return steps(now.timestamp()) > steps(since.timestamp())
+    return boost(rule, now.timestamp() - start) > boost(rule, since.timestamp() - start)
 
 
 def _account_now(account: Account, desired: DesiredState, jobs: Iterable[LiveJob]) -> datetime:
@@ -360,7 +413,10 @@ def govern(
                 lock_timeout=lock_timeout,
                 since=since,
             )
-            since = cycle.at if cycle.skipped is None else since
+            # A cycle that applies records its time on the account (``quotactl:governor``),
+            # where the next one reads it; a dry run records nothing, so remember it here.
+            if dry_run and cycle.skipped is None:
+                since = cycle.at
             yield cycle
             if every is None:
                 return

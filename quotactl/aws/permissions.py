@@ -41,7 +41,7 @@ class Operation:
     on what it creates), in the same service."""
     narrowed: tuple[tuple[str, tuple[str, ...]], ...] = ()
     """(command, resources): a command that needs the call on fewer resources than
-    ``resources`` (govern tags shares, jobs and its lock, never queues or environments)."""
+    ``resources`` (govern tags shares, jobs, queues and its lock, never environments)."""
 
     def resources_for(self, wanted: frozenset[str]) -> tuple[str, ...]:
         """The resources the ``wanted`` commands need this call on, in the table's order."""
@@ -87,8 +87,8 @@ _RECORD = ("history", "usage", "metrics serve")
 _GOVERN = ("govern",)
 """The governor reads what status and usage read, takes the stack lock, updates shares and
 job priorities, and tags both (``quotactl:governed``, ``quotactl:budget``,
-``quotactl:base-priority``)."""
-_GOVERN_TAGS = (("govern", (POLICY, SHARE, JOB)),)
+``quotactl:base-priority``) and the queues with aging (``quotactl:governor``, its last cycle)."""
+_GOVERN_TAGS = (("govern", (POLICY, QUEUE, SHARE, JOB)),)
 
 OPERATIONS: dict[str, Operation] = {
     op.name: op

@@ -21,6 +21,9 @@ that succeeded (deterministic: ``lose_every=2`` every second one). ``reject_repe
 answers a SubmitServiceJob that repeats a clientToken with ClientException, AWS's model text's
 reading, instead of the first job (the default reading, AWS's idempotency docs').
 
+``refuse=UpdateQuotaShare`` answers every request of that operation with ClientException (AWS
+refusing it: not retried); repeat the key for more operations.
+
 ``list_lag=N`` makes listings lag writes, as AWS's eventually consistent reads may: a created
 resource or submitted job is left out of the next N listing reads (DescribeJobQueues,
 ListServiceJobs and the other listings of the strict variant's table), counted in the state
@@ -36,7 +39,12 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from quotactl.emulator.errors import ServerException, ServiceError, TooManyRequestsException
+from quotactl.emulator.errors import (
+    ClientException,
+    ServerException,
+    ServiceError,
+    TooManyRequestsException,
+)
 from quotactl.errors import UsageError
 
 if TYPE_CHECKING:
@@ -52,6 +60,7 @@ KEYS = (
     "lose_answer",
     "lose_every",
     "reject_repeated_token",
+    "refuse",
     "list_lag",
 )
 EVERY_TYPE = ""
@@ -70,6 +79,8 @@ class FaultSpec:
     lose_answer: float = 0.0
     lose_every: int = 0
     reject_repeated_token: bool = False
+    refuse: tuple[str, ...] = ()
+    """Operations answered with ClientException every time."""
     list_lag: int | None = None
     """Listing reads a creation is left out of; None: the variant's."""
 
@@ -80,7 +91,9 @@ class FaultSpec:
 
     @property
     def active(self) -> bool:
-        return bool(self.latency_ms or self.throttle or self.error or self.submit_tps)
+        return bool(
+            self.latency_ms or self.throttle or self.error or self.submit_tps or self.refuse
+        )
 
 
 def parse_faults(text: str | None) -> FaultSpec:
@@ -89,6 +102,7 @@ def parse_faults(text: str | None) -> FaultSpec:
         return FaultSpec()
     values: dict[str, float] = {}
     capacity: dict[str, float] = {}
+    refuse: list[str] = []
     for part in text.split(","):
         key, sep, raw = part.strip().partition("=")
         if not sep or key not in KEYS:
@@ -97,6 +111,11 @@ def parse_faults(text: str | None) -> FaultSpec:
                 hint=f"use key=value pairs with keys {', '.join(KEYS)}, "
                 "e.g. latency_ms=20,throttle=0.2,error=0.05,seed=7",
             )
+        if key == "refuse":
+            if not raw.strip().isalpha():
+                raise UsageError(f"fault refuse names an operation, got {raw!r}")
+            refuse.append(raw.strip())
+            continue
         if key == "capacity":
             instance_type, probability = _capacity(raw)
             capacity[instance_type] = probability
@@ -126,6 +145,7 @@ def parse_faults(text: str | None) -> FaultSpec:
         capacity=tuple(capacity.items()),
         lose_every=counts.get("lose_every", 0),
         reject_repeated_token=bool(counts.get("reject_repeated_token", 0)),
+        refuse=tuple(refuse),
         list_lag=counts.get("list_lag"),
     )
 
@@ -177,7 +197,9 @@ class Faults:
         with self._lock:
             draw = self._random.random()
             fault: ServiceError | None = None
-            if draw < self.spec.throttle:
+            if operation in self.spec.refuse:
+                fault = ClientException(f"{operation} refused (injected fault)")
+            elif draw < self.spec.throttle:
                 fault = TooManyRequestsException("Too Many Requests (injected fault)")
             elif draw < self.spec.throttle + self.spec.error:
                 fault = ServerException("Internal server error (injected fault)")

@@ -151,6 +151,7 @@ def test_govern_updates_and_tags_shares_and_jobs_and_holds_the_lock_only() -> No
     assert granted["batch:UpdateServiceJob"] == {"arn:aws:batch:*:*:service-job/*"}
     assert granted["batch:TagResource"] == {
         "arn:aws:batch:*:*:scheduling-policy/*",
+        "arn:aws:batch:*:*:job-queue/*",  # quotactl:governor, the last cycle's time
         "arn:aws:batch:*:*:job-queue/*/quota-share/*",
         "arn:aws:batch:*:*:service-job/*",
     }

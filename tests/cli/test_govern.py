@@ -6,6 +6,7 @@ cycle doing nothing, a merge-time apply leaving a budget in force, exit codes.""
 from __future__ import annotations
 
 import json
+import re
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
@@ -367,3 +368,121 @@ def test_history_ledgers_count_towards_a_budget(tmp_path: Path, cli: Cli) -> Non
     assert counted.exit_code == 2, counted.stdout + counted.stderr
     assert f"nlp over its soft budget on {P5} (2.5 of 2 h)" in counted.stdout
     assert account.share("nlp")["resourceSharingConfiguration"]["strategy"] == "LEND"
+
+
+def described(result: CliResult) -> int:
+    """How many waiting jobs a cycle described: ``--debug``'s DescribeServiceJob count, less
+    the one of the running job (read for the instances it holds)."""
+    line = next(line for line in result.stderr.splitlines() if "API calls" in line)
+    found = re.search(r"DescribeServiceJob (\d+)", line)
+    return (int(found.group(1)) if found else 0) - 1
+
+
+def governor_tag(state: Path) -> str:
+    queue = batch_client(state).describe_job_queues(jobQueues=["training"])["jobQueues"][0]
+    return str((queue.get("tags") or {}).get("quotactl:governor"))
+
+
+def test_once_describes_only_the_jobs_whose_boost_grew_since_the_last_cycle(
+    tmp_path: Path, cli: Cli, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each ``--once`` is a fresh process: the previous cycle's time is read from the queue's
+    ``quotactl:governor`` tag, so a cycle between step boundaries describes no waiting job."""
+    account = Account(cli, tmp_path, AGING, THURSDAY)
+    submit_service_job(account.state, "running", 4, "nlp", max_runtime=36_000, priority=50)
+    for index in range(5):
+        submit_service_job(account.state, f"w{index}", 1, "nlp", priority=0)
+    account.advance(3600)  # 11:00, the first cycle ever: every job waiting past `after`
+    first = account.run("--debug", "govern", str(account.config), "--log", str(account.log))
+    assert first.exit_code == 0, first.stderr
+    assert described(first) == 5
+    assert governor_tag(account.state).startswith("last=2030-01-03T11:00:00.")
+
+    account.advance(1800)  # 11:30: no boundary crossed since 11:00
+    between = account.run("--debug", "govern", str(account.config))
+    assert between.exit_code == 0, between.stderr
+    assert described(between) == 0
+    assert "No actions" in between.stdout
+
+    monkeypatch.setenv("QUOTACTL_EMULATOR_FAULTS", "refuse=UpdateServiceJob")
+    account.advance(1800)  # 12:00: every job's boost grows, but AWS refuses the raises
+    refused = account.govern()
+    assert refused.exit_code == 1
+    assert governor_tag(account.state).startswith("last=2030-01-03T11:30:00.")  # not moved on
+    monkeypatch.delenv("QUOTACTL_EMULATOR_FAULTS")
+
+    account.advance(7200)  # 14:00: three boundaries since the last recorded cycle
+    raised = account.run("--debug", "govern", str(account.config), "--log", str(account.log))
+    assert raised.exit_code == 0, raised.stderr
+    assert described(raised) == 5
+    applied = [r for r in account.records() if r["result"] == "applied"]
+    assert [(r["before"], r["after"]) for r in applied] == [
+        ({"priority": 0}, {"priority": 60})  # one update to the current target
+    ] * 5
+    assert governor_tag(account.state).startswith("last=2030-01-03T14:00:00.")
+
+    account.advance(3600)  # 15:00: a boundary crossed, but the boost is at its max
+    capped = account.run("--debug", "govern", str(account.config))
+    assert capped.exit_code == 0, capped.stderr
+    assert described(capped) == 0, capped.stderr
+    plan = account.run("plan", str(account.config), "--detailed-exitcode")
+    assert plan.exit_code == 0, plan.stdout + plan.stderr  # the tag is the governor's
+
+
+REFUSED = f"""
+platform: {{name: refused, region: us-east-1}}
+environments:
+  - name: pool
+    capacity: {{{P5}: 8}}
+queues:
+  - name: training
+    environment: pool
+    aging: {{after: 1h, every: 1h, step: 20, max: 60}}
+teams:
+  - name: nlp
+    shares:
+      - queue: training
+        capacity: {{{P5}: 4}}
+        sharing: reserve
+  - name: research
+    shares:
+      - queue: training
+        capacity: {{{P5}: 4}}
+        sharing: lend
+        schedule:
+          - name: weekend
+            when: {{days: [sat, sun]}}
+            capacity: {{{P5}: 2}}
+"""
+
+
+def test_a_change_aws_refuses_exits_1_the_others_apply_and_a_rerun_converges(
+    tmp_path: Path, cli: Cli, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    account = Account(cli, tmp_path, REFUSED, FRIDAY_LATE)
+    submit_service_job(account.state, "running", 4, "nlp", max_runtime=36_000, priority=50)
+    submit_service_job(account.state, "waiting", 4, "nlp", priority=0)
+    account.advance(7200)  # Saturday 01:00: the window begins, the waiting job ages
+    monkeypatch.setenv("QUOTACTL_EMULATOR_FAULTS", "refuse=UpdateQuotaShare")
+    failed = account.govern("--detailed-exitcode")
+    assert failed.exit_code == 1, failed.stdout + failed.stderr
+    assert "govern-failed" in failed.stderr
+    assert "UpdateQuotaShare refused" in failed.stdout + failed.stderr
+    records = {r["address"].partition(".")[0]: r for r in account.records()}
+    assert records["share"]["result"] == "failed"
+    assert "UpdateQuotaShare refused" in records["share"]["error"]
+    assert records["job"]["result"] == "applied"  # the raise went through
+    assert capacity(account.share("research")) == 4
+    client = batch_client(account.state)
+    waiting = next(j for j in all_jobs(client, "training") if j["jobName"] == "waiting")
+    assert client.describe_service_job(jobId=waiting["jobId"])["schedulingPriority"] == 20
+
+    monkeypatch.delenv("QUOTACTL_EMULATOR_FAULTS")
+    rerun = account.govern("--detailed-exitcode")
+    assert rerun.exit_code == 2, rerun.stdout + rerun.stderr
+    assert capacity(account.share("research")) == 2
+    assert account.records()[-1]["result"] == "applied"
+    assert account.records()[-1]["address"] == "share.training/research"
+    settled = account.govern("--detailed-exitcode")
+    assert settled.exit_code == 0, settled.stdout + settled.stderr
+    assert "No actions" in settled.stdout

@@ -112,6 +112,15 @@ def test_submit_tps_throttles_the_sixth_submit_in_a_second(tmp_path: Path) -> No
     assert later == 400
 
 
+def test_refuse_answers_one_operation_with_a_client_error_every_time(tmp_path: Path) -> None:
+    spec = "refuse=ListSchedulingPolicies"
+    assert outcomes(tmp_path / "a.db", spec, 3) == [400, 400, 400]
+    with Emulator(tmp_path / "b.db", faults=spec, timing=TEST_TIMING) as emulator:
+        assert emulator.handle("POST", "/v1/describejobqueues", "", {}, b"{}").status == 200
+    with pytest.raises(UsageError, match="names an operation"):
+        parse_faults("refuse=1")
+
+
 @pytest.mark.parametrize(("variant", "lag"), [("default", 3), ("strict", 0), ("strict", 1)])
 def test_list_lag_leaves_a_creation_out_of_that_many_listings(
     tmp_path: Path, variant: str, lag: int

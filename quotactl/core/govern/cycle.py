@@ -57,6 +57,10 @@ so the tag changes at most a hundred times a period). ``status``, ``job why`` an
 read budgets from it without the configuration."""
 BASE_PRIORITY_TAG = "quotactl:base-priority"
 """On a job aging raised: its priority when the governor first saw it."""
+GOVERNOR_TAG = "quotactl:governor"
+"""On each job queue with ``aging``: ``last=<ISO instant, ms>``, the account's time of the last
+cycle that raised every waiting job due then. A later cycle, ``--once`` in a fresh process
+included, describes only the waiting jobs whose boost grew since that instant."""
 
 POLICY_FIELDS = ("capacity", "sharing", "borrow_limit", "in_share_preemption", "enabled")
 """The share fields a policy controls (configuration names, as in ``attributes``)."""
@@ -163,6 +167,23 @@ class Decision:
 def governed_tag(policy: str, until: datetime | None) -> str:
     """The ``quotactl:governed`` value: ``budget until=2027-01-01T00:00:00Z``."""
     return f"{policy} until={_iso(until)}" if until else policy
+
+
+def governor_tag(at: datetime) -> str:
+    """The ``quotactl:governor`` value: ``last=2030-01-05T00:00:00.004Z`` (milliseconds, as
+    the job listing's times, rounded down: a job is never taken to have been seen later than
+    it was)."""
+    return "last=" + at.astimezone(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def read_governor_tag(value: str | None) -> datetime | None:
+    """The instant of a ``quotactl:governor`` value (None when absent or unreadable)."""
+    if not value or not value.startswith("last="):
+        return None
+    try:
+        return datetime.fromisoformat(value[5:].replace("Z", "+00:00")).astimezone(UTC)
+    except ValueError:
+        return None
 
 
 def read_governed_tag(value: str) -> tuple[str, datetime | None]:

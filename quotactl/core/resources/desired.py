@@ -18,9 +18,15 @@ STACK_TAG = "quotactl:stack"
 # On shares: the team that declared it, so `export` gives shares back to their teams.
 TEAM_TAG = "quotactl:team"
 MANAGED_TAGS = (STACK_TAG, TEAM_TAG)
-GOVERNOR_TAGS = ("quotactl:governed", "quotactl:budget", "quotactl:base-priority")
+GOVERNOR_TAGS = (
+    "quotactl:governed",
+    "quotactl:budget",
+    "quotactl:base-priority",
+    "quotactl:governor",
+)
 """The tags ``govern`` keeps on what it changes (``core.govern.cycle``): plan, apply and export
-neither show nor remove them, and configuration validation reserves their slots."""
+neither show nor remove them, and configuration validation reserves their slots on shares (the
+first two; ``quotactl:governor`` is on job queues, ``quotactl:base-priority`` on jobs)."""
 UNLIMITED = -1
 
 
