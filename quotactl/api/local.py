@@ -13,16 +13,11 @@ from quotactl.core.engine import TIMING
 from quotactl.errors import PortInUseError, QuotactlError, UsageError
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterator, Sequence
+    from collections.abc import Iterator, Sequence
 
-    from quotactl.aws.account import Account
     from quotactl.core.engine import Timing
     from quotactl.core.local import ClockAdvanced, StateReset
-    from quotactl.core.resources.desired import DesiredState
     from quotactl.emulator.server import EmulatorServer
-
-    Cycle = Callable[[Account, DesiredState, datetime], int]
-    """A governor cycle on an account at an instant, returning how many actions it took."""
 
 
 def advance(
@@ -36,13 +31,12 @@ def advance(
     govern_every: float = 300.0,
     allow_disruption: bool = False,
     log: Path | None = None,
-    cycle: Cycle | None = None,
 ) -> ClockAdvanced:
     """Move the emulator's clock forward ``seconds``, running the scheduler on the way (jobs
     start, finish and time out in order at their own times), with ``faults`` (such as
     ``capacity=0.3``) where they apply to what happens on the way. With ``govern`` (a
-    configuration's paths), a governor cycle runs in process at every cadence tick of
-    emulated time (``govern_every`` seconds; ``cycle``: another cycle than ``govern``'s)."""
+    configuration's paths), ``quotactl govern``'s cycle runs in process at every cadence tick
+    of emulated time (``govern_every`` seconds), appending its actions to ``log``."""
     from quotactl.core.local import ClockAdvanced
     from quotactl.emulator import Emulator
 
@@ -54,7 +48,6 @@ def advance(
             every=govern_every,
             allow_disruption=allow_disruption,
             log=log,
-            cycle=cycle,
             faults=faults,
             timing=timing,
             variant=variant,
@@ -81,7 +74,6 @@ def _governed(
     every: float,
     allow_disruption: bool,
     log: Path | None,
-    cycle: Cycle | None,
     faults: str | None,
     timing: Timing,
     variant: str | None,
@@ -92,13 +84,13 @@ def _governed(
 
     from quotactl.api.config import load
     from quotactl.api.connection import connect
+    from quotactl.api.governor import govern_cycle
     from quotactl.core.local import ClockAdvanced
     from quotactl.emulator import Emulator
 
     if every <= 0:
         raise UsageError("--govern-every must be longer than 0s", hint="the default is 5m")
     desired = load(list(govern)).desired
-    run = cycle or _govern_cycle(allow_disruption, log)
     changes = cycles = actions = 0
     with (
         Emulator(state, faults=faults, timing=timing, variant=variant) as emulator,
@@ -107,23 +99,18 @@ def _governed(
         start = emulator.now()
         for tick in ticks(start, start + seconds, every):
             changes += emulator.advance(tick - emulator.now()).changes
-            actions += run(account, desired, datetime.fromtimestamp(tick, UTC))
+            done = govern_cycle(
+                account,
+                desired,
+                now=datetime.fromtimestamp(tick, UTC),
+                allow_disruption=allow_disruption,
+                log=log,
+            )
+            actions += len(done.outcomes)
             cycles += 1
         changes += emulator.advance(start + seconds - emulator.now()).changes
         now = emulator.now()
     return ClockAdvanced(start, now, changes, seconds, cycles=cycles, actions=actions)
-
-
-def _govern_cycle(allow_disruption: bool, log: Path | None) -> Cycle:
-    """``quotactl govern``'s cycle (``api.governor.govern_cycle``) as ``advance`` runs it."""
-
-    def run(account: Account, desired: DesiredState, now: datetime) -> int:
-        from quotactl.api.governor import govern_cycle  # type: ignore[import-not-found,unused-ignore]
-
-        done = govern_cycle(account, desired, now=now, allow_disruption=allow_disruption, log=log)
-        return len(done.outcomes)
-
-    return run
 
 
 def reset(

@@ -486,3 +486,52 @@ def test_a_change_aws_refuses_exits_1_the_others_apply_and_a_rerun_converges(
     settled = account.govern("--detailed-exitcode")
     assert settled.exit_code == 0, settled.stdout + settled.stderr
     assert "No actions" in settled.stdout
+
+
+BERLIN = f"""
+platform: {{name: dst, region: us-east-1}}
+environments:
+  - name: pool
+    capacity: {{{P5}: 8}}
+queues:
+  - name: training
+    environment: pool
+teams:
+  - name: research
+    shares:
+      - queue: training
+        capacity: {{{P5}: 4}}
+        sharing: lend
+        schedule:
+          - name: morning
+            when: {{days: [sat, mon], hours: "09:00-10:00", timezone: Europe/Berlin}}
+            capacity: {{{P5}: 6}}
+"""
+
+
+def test_a_window_in_berlin_follows_the_daylight_saving_change(tmp_path: Path, cli: Cli) -> None:
+    # Sunday 28 March 2027 Berlin moves from UTC+1 to UTC+2: the 09:00 window starts at
+    # 08:00 UTC on the Saturday before and at 07:00 UTC on the Monday after
+    state, config, log = tmp_path / "state.db", tmp_path / "config.yaml", tmp_path / "gov.jsonl"
+    config.write_text(BERLIN)
+
+    def ok(*args: str) -> CliResult:
+        result = cli("-q", "--state", str(state), *args)
+        assert result.exit_code == 0, f"{args}: {result.stderr}"
+        return result
+
+    ok("local", "reset", "--at", "2027-03-27T00:00:00Z")
+    ok("apply", str(config), "--auto-approve")
+    ok("local", "advance", "3d", "--govern", str(config), "--govern-every", "1h", "--log", str(log))
+    records = [json.loads(line) for line in log.read_text().splitlines()]
+    assert [(r["at"], r["policy"], r["after"], r["result"]) for r in records] == [
+        ("2027-03-27T08:00:00Z", "schedule:morning", {"capacity": {P5: 6}}, "applied"),
+        ("2027-03-27T09:00:00Z", "schedule:morning", {"capacity": {P5: 4}}, "applied"),
+        ("2027-03-29T07:00:00Z", "schedule:morning", {"capacity": {P5: 6}}, "applied"),
+        ("2027-03-29T08:00:00Z", "schedule:morning", {"capacity": {P5: 4}}, "applied"),
+    ]
+    client = batch_client(state)
+    share = client.list_quota_shares(jobQueue="training")["quotaShares"][0]
+    described = client.describe_quota_share(quotaShareArn=share["quotaShareArn"])
+    assert capacity(described) == 4
+    assert "quotactl:governed" not in described["tags"]

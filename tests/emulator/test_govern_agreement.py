@@ -2,20 +2,24 @@
 at the same times, and start every job at the same time (generated scenarios).
 
 A scenario: a pool of 8 p5s shared by research and nlp, a schedule window on research on the
-Monday of the start (a capacity, a sharing or a disable) and a small trace. The emulator is a
-fresh account from `local reset --at` Monday 00:00 UTC with the config applied, the jobs
-submitted through boto3 at their times, the clock moved by `api.advance(..., govern=...)`
-(a governor cycle at every 5-minute tick); `simulate` replays the trace from the same
-instant with the same cadence. A job sent while the window disables its share is refused by
-the emulator (ClientException) and counted as refused by `simulate`.
+Monday of the start (a capacity, a sharing or a disable), perhaps aging on the queue, and a
+small trace of jobs at several priorities (more than fits, so some starve and age). The
+emulator is a fresh account from `local reset --at` Monday 00:00 UTC with the config applied,
+the jobs submitted through boto3 at their times, the clock moved by `api.advance(...,
+govern=..., log=...)`: `quotactl govern`'s own cycle (`api.governor.govern_cycle`) at every
+5-minute tick, its actions read back from its log. `simulate` replays the trace from the
+same instant with the same cadence. A job sent while the window disables its share is
+refused by the emulator (ClientException) and counted as refused by `simulate`.
 
-Until `quotactl govern`'s cycle is on main, the cycle here is a minimal one through
-`decide` (shares only: what these scenarios govern); `api.advance` runs it at each tick.
+The jobs arrive 30 s past a minute: the emulator's clock moves 1 ms with each submission, so
+a job sent on a cadence tick would cross each aging step 1 ms after that tick on the
+emulator and at it in the replay (one cycle apart); off the grid, both see a crossing at the
+same next tick.
 """
 
 from __future__ import annotations
 
-from dataclasses import replace
+import json
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
@@ -26,10 +30,6 @@ import quotactl
 from quotactl import api
 from quotactl.aws.session import Target, client, make_session
 from quotactl.core.engine import TIMING
-from quotactl.core.govern import ActionKind, GovernedShare, decide
-from quotactl.core.resources.attributes import attributes, spec_from_attributes
-from quotactl.core.resources.desired import ShareSpec
-from quotactl.core.resources.observed import Kind
 from quotactl.core.simulate.governed import Governance
 from quotactl.core.simulate.queues import queue_models
 from quotactl.core.simulate.schedule import governed_attempts
@@ -39,7 +39,6 @@ from tests.emulator.emulator_support import payload
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from quotactl.aws.account import Account
     from quotactl.core.resources.desired import DesiredState
     from quotactl.core.simulate.trace import TraceRow
 
@@ -47,51 +46,6 @@ MONDAY = datetime(2026, 12, 7, tzinfo=UTC)
 P5 = "ml.p5.48xlarge"
 EVERY = 300.0
 Seen = list[tuple[float, str, str, dict[str, Any]]]
-
-
-def minimal_cycle(seen: Seen, start: float) -> Any:
-    """A governor cycle through ``decide`` on the account (shares only: what these scenarios
-    govern), recording each action as (trace seconds, policy, address, after)."""
-
-    def run(account: Account, desired: DesiredState, now: datetime) -> int:
-        queues = [q.name for q in desired.queues]
-        observed = account.backend.observe(desired.stack, queues)
-        found = {r.address: r for r in observed.resources if isinstance(r.spec, ShareSpec)}
-        in_use: dict[str, dict[str, int]] = {}
-        for job in account.backend.live_jobs(queues):
-            if job.holds_instances and job.share:
-                held = in_use.setdefault(f"share.{job.queue}/{job.share}", {})
-                for name, count in job.instances.items():
-                    held[name] = held.get(name, 0) + count
-        shares = [
-            GovernedShare(r.spec, in_use.get(a, {}))  # type: ignore[arg-type]
-            for a, r in found.items()
-        ]
-        decision = decide(desired, now, shares)
-        for action in decision.actions:
-            assert action.kind == ActionKind.UPDATE_SHARE
-            resource = found[action.address]
-            before = resource.spec
-            assert isinstance(before, ShareSpec)
-            after = spec_from_attributes(
-                Kind.SHARE, before.name, {**attributes(before), **dict(action.after)}
-            )
-            tags = {**before.tags, **action.tags}
-            for name in action.untag:
-                tags.pop(name, None)
-            after = replace(after, tags=tags)
-            fields = set(action.after) - {"enabled"}
-            if tags != dict(before.tags):
-                fields.add("tags")
-            account.backend.update(before, after, resource.arn, frozenset(fields))
-            if "enabled" in action.after:
-                enabled = bool(action.after["enabled"])
-                account.backend.set_enabled(resource.ref, resource.arn, enabled)
-            at = now.timestamp() - start
-            seen.append((at, action.policy, action.address, dict(action.after)))
-        return len(decision.actions)
-
-    return run
 
 
 CONFIG = """
@@ -102,6 +56,7 @@ environments:
 queues:
   - name: training
     environment: pool
+{aging}
 teams:
   - name: research
     shares:
@@ -118,6 +73,12 @@ teams:
         capacity: {{ml.p5.48xlarge: {nlp}}}
         sharing: lend
 """
+AGING = {
+    "none": "",
+    "slow": "    aging: {after: 30m, every: 15m, step: 5, max: 20}",
+    "fast": "    aging: {after: 10m, every: 5m, step: 2, max: 30}",
+    "preempt": "    aging: {after: 20m, every: 10m, step: 10, max: 40, preempt: true}",
+}
 OVERRIDES = {
     "bigger": "            capacity: {ml.p5.48xlarge: 6}",
     "smaller": "            capacity: {ml.p5.48xlarge: 1}",
@@ -132,15 +93,17 @@ scenario_st = st.fixed_dictionaries(
         "begin": st.integers(1, 3),
         "length": st.integers(1, 2),
         "override": st.sampled_from(sorted(OVERRIDES)),
+        "aging": st.sampled_from(sorted(AGING)),
         "jobs": st.lists(
             st.tuples(
                 st.integers(0, 300),  # minute of submission
                 st.sampled_from(["research", "nlp"]),
                 st.integers(1, 3),
                 st.integers(10, 120),  # minutes of running
+                st.integers(0, 20),  # priority
             ),
             min_size=1,
-            max_size=8,
+            max_size=10,
             unique_by=lambda job: job[0],  # (equal times: see test_simulate_agreement.py)
         ),
     }
@@ -157,16 +120,34 @@ def _config(tmp: Path, drawn: dict[str, Any]) -> DesiredState:
             begin=drawn["begin"],
             end=drawn["begin"] + drawn["length"],
             override=OVERRIDES[drawn["override"]],
+            aging=AGING[drawn["aging"]],
         )
     )
     return api.load([path]).desired
 
 
+def _plain(after: Any) -> dict[str, Any]:
+    """An action's ``after`` as the governor's log writes it (JSON)."""
+    return json.loads(json.dumps(dict(after), default=str))  # type: ignore[no-any-return]
+
+
 def _rows(drawn: dict[str, Any]) -> list[TraceRow]:
+    """The trace; a job never asks more than its share's own capacity (one that did would wait
+    for next Monday's window, past the emulator's run)."""
     jobs = sorted(drawn["jobs"], key=lambda j: j[0])
+    own = {"research": drawn["research"], "nlp": 8 - drawn["research"]}
     return [
-        (minute * 60.0, share, P5, count, run * 60.0, 0, f"j{i}", i + 2)
-        for i, (minute, share, count, run) in enumerate(jobs)
+        (
+            minute * 60.0 + 30.0,
+            share,
+            P5,
+            min(count, own[share]),
+            run * 60.0,
+            priority,
+            f"j{i}",
+            i + 2,
+        )
+        for i, (minute, share, count, run, priority) in enumerate(jobs)
     ]
 
 
@@ -179,8 +160,7 @@ def _emulated(
         assert result is not None
         assert result.ok
     start = MONDAY.timestamp()
-    seen: Seen = []
-    cycle = minimal_cycle(seen, start)
+    log = state.parent / "govern.jsonl"
     emulator = Emulator(state, timing=TIMING)
     target = Target("local", state, timing=TIMING)
     batch = client(target, session=make_session(target, emulator=emulator))
@@ -189,9 +169,9 @@ def _emulated(
     now = 0.0
     paths = [state.parent / "agree.yaml"]
     try:
-        for submit_time, share, itype, count, duration, _, name, _ in rows:
+        for submit_time, share, itype, count, duration, priority, name, _ in rows:
             if submit_time > now:
-                api.advance(state, submit_time - now, timing=TIMING, govern=paths, cycle=cycle)
+                api.advance(state, submit_time - now, timing=TIMING, govern=paths, log=log)
                 now = submit_time
             try:
                 out = batch.submit_service_job(
@@ -200,13 +180,22 @@ def _emulated(
                     serviceJobType="SAGEMAKER_TRAINING",
                     serviceRequestPayload=payload(itype, count, max_runtime=86400),
                     quotaShareName=share,
+                    schedulingPriority=priority,
                     tags={"quotactl:duration": str(int(duration))},
                 )
             except ClientError:
                 refused += 1
                 continue
             ids[name] = out["jobId"]
-        api.advance(state, end - now, timing=TIMING, govern=paths, cycle=cycle)
+        api.advance(state, end - now, timing=TIMING, govern=paths, log=log)
+        names = {f"job.{job_id}": f"job.{name}" for name, job_id in ids.items()}
+        seen: Seen = []
+        for line in log.read_text().splitlines() if log.exists() else []:
+            record = json.loads(line)
+            assert record["result"] in ("applied", "blocked"), record
+            at = datetime.fromisoformat(record["at"].replace("Z", "+00:00")).timestamp()
+            address = names.get(record["address"], record["address"])
+            seen.append((at - start, record["policy"], address, record["after"]))
         starts: dict[str, float | None] = {}
         for name, job_id in ids.items():
             attempts = batch.describe_service_job(jobId=job_id).get("attempts", [])
@@ -238,7 +227,8 @@ def test_emulator_and_simulate_take_the_same_actions_and_starts(
         Governance(desired, MONDAY, EVERY),
     )
     simulated = [
-        (t.at, t.action.policy, t.action.address, dict(t.action.after)) for t in totals.taken or ()
+        (t.at, t.action.policy, t.action.address, _plain(t.action.after))
+        for t in totals.taken or ()
     ]
     window_end = (drawn["begin"] + drawn["length"]) * 3600.0
     horizon = max(window_end, rows[-1][0]) + sum(row[4] for row in rows) + 1200.0
@@ -248,8 +238,8 @@ def test_emulator_and_simulate_take_the_same_actions_and_starts(
     # done); up to then the two agree
     ended = max([b or 0.0 for runs_ in runs.values() for _, b in runs_] + [rows[-1][0]])
     stop = -(-ended // EVERY) * EVERY
-    if any(runs.get(row[6]) is None for row in rows):  # one waits on: it ticks on
-        stop = horizon - EVERY  # the emulator's last tick
+    if any(not runs.get(row[6]) or runs[row[6]][0][0] is None for row in rows) or ended > horizon:
+        stop = horizon - EVERY  # one waits past the emulator's run: up to its last tick
     assert [e for e in emulated if e[0] <= stop] == [e for e in simulated if e[0] <= stop]
     assert refused == sum((totals.refused or {}).values())
     simulated_starts = {
