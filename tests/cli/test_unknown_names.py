@@ -47,6 +47,7 @@ EXTRA: dict[str, list[str]] = {
     "submit": ["{spec}"],
     "trace export": ["--out", "{tmp}/trace.csv"],
     "job priority": ["5"],
+    "iam-policy": ["{tmp}/config.yaml"],
     "tune": ["{tmp}/config.yaml", "--trace", "{tmp}/trace.csv"],  # the queue is found first
 }
 CASES = sorted(_takes())
@@ -84,7 +85,7 @@ def test_an_unknown_name_is_not_found(
     if (command, what) == ("submit", "queue"):
         extra += ["--share", "a"]  # the spec names no share
     args = [*command.split(), *name, *extra]
-    if output == "json" and command not in ("job logs", "trace export", "export"):
+    if output == "json" and command not in ("job logs", "trace export", "export", "iam-policy"):
         args += ["-o", "json"]
     result = jobs.run(*args)
     assert result.exit_code == 1, result
