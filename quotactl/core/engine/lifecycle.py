@@ -434,11 +434,13 @@ class Lifecycle(EngineState):
             return since + job.run_seconds
         return None
 
-    def _resume_timer(self, job: Job) -> None:
-        """Re-arm the timer of an active job handed over in a snapshot. (Where a start goes
-        straight to RUNNING, its run ends one lead after it: the phases' time, as ``_start``.)"""
+    def _resume_timer(self, job: Job, dispatched: bool = False) -> None:
+        """Re-arm the timer of an active job handed over in a snapshot. (``dispatched``: its
+        start went straight to RUNNING, so its run ends one lead after it: the phases' time,
+        as ``_start``.)"""
         at = self.event_time(job)
-        if self._lead and job.window is None and job.status is _RUNNING and at is not None:
+        straight = dispatched and self._lead and job.window is None and job.status is _RUNNING
+        if straight and at is not None:
             at = job.status_since + self._lead + job.run_seconds  # type: ignore[operator]
         if at is not None:
             self._timer(at, job, _PHASE[job.status])

@@ -100,8 +100,12 @@ class QueueEngine(Passes):
             self._arm_time_limit(job)
         self._enqueue(job)
 
-    def load(self, jobs: Iterable[Job]) -> None:
+    def load(self, jobs: Iterable[Job], *, dispatched: bool = False) -> None:
         """Take over a snapshot of live jobs: queued ones wait, active ones hold capacity.
+        ``dispatched``: the jobs come from an engine whose starts go straight to RUNNING
+        (the simulator's own, rebuilt mid-replay), so a RUNNING job's ``status_since`` is its
+        dispatch and its run ends one lead later; from a live account (an estimate, the
+        emulator) it is the start the account reported, after the phases.
 
         Final jobs are skipped; the order of ``jobs`` decides nothing (``order.py``). Windows
         are rebuilt from the jobs' fields (``Job``): a victim in its preemption window holds
@@ -133,7 +137,7 @@ class QueueEngine(Passes):
             if window is not None:  # terminated, stopping
                 self._timer(self._window_end_time(job), job, _STOP)
             else:
-                self._resume_timer(job)
+                self._resume_timer(job, dispatched)
         for job in reserved:  # what they take of their victims is theirs, in the ledger
             self._reserve(job, loaded=True)
         for job in victims:

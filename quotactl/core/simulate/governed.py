@@ -384,7 +384,7 @@ def rebuild(engine: MeteredEngine, queues: Sequence[QueueModel], at: float) -> N
     fresh.now = at
     jobs = engine.jobs()
     unstarted = {id(job) for job in jobs if job._seq in engine.unstarted}
-    fresh.load(jobs)
+    fresh.load(jobs, dispatched=True)
     for name in _STATE:
         setattr(engine, name, getattr(fresh, name))
     meters, before = engine.capacity.meters, old.meters
