@@ -392,11 +392,14 @@ def test_once_describes_only_the_jobs_whose_boost_grew_since_the_last_cycle(
     submit_service_job(account.state, "running", 4, "nlp", max_runtime=36_000, priority=50)
     for index in range(5):
         submit_service_job(account.state, f"w{index}", 1, "nlp", priority=0)
-    account.advance(3600)  # 11:00, the first cycle ever: every job waiting past `after`
+    # the jobs were created 1 to 5 ms after 10:00 and AWS's Date header has whole seconds:
+    # cycles a second past the hour see whole hours of waiting under either reading
+    account.advance(1)
+    account.advance(3600)  # 11:00:01, the first cycle ever: every job waiting past `after`
     first = account.run("--debug", "govern", str(account.config), "--log", str(account.log))
     assert first.exit_code == 0, first.stderr
     assert described(first) == 5
-    assert governor_tag(account.state).startswith("last=2030-01-03T11:00:00.")
+    assert governor_tag(account.state).startswith("last=2030-01-03T11:00:01.")
 
     account.advance(1800)  # 11:30: no boundary crossed since 11:00
     between = account.run("--debug", "govern", str(account.config))
@@ -408,7 +411,7 @@ def test_once_describes_only_the_jobs_whose_boost_grew_since_the_last_cycle(
     account.advance(1800)  # 12:00: every job's boost grows, but AWS refuses the raises
     refused = account.govern()
     assert refused.exit_code == 1
-    assert governor_tag(account.state).startswith("last=2030-01-03T11:30:00.")  # not moved on
+    assert governor_tag(account.state).startswith("last=2030-01-03T11:30:01.")  # not moved on
     monkeypatch.delenv("QUOTACTL_EMULATOR_FAULTS")
 
     account.advance(7200)  # 14:00: three boundaries since the last recorded cycle
@@ -419,7 +422,7 @@ def test_once_describes_only_the_jobs_whose_boost_grew_since_the_last_cycle(
     assert [(r["before"], r["after"]) for r in applied] == [
         ({"priority": 0}, {"priority": 60})  # one update to the current target
     ] * 5
-    assert governor_tag(account.state).startswith("last=2030-01-03T14:00:00.")
+    assert governor_tag(account.state).startswith("last=2030-01-03T14:00:01.")
 
     account.advance(3600)  # 15:00: a boundary crossed, but the boost is at its max
     capped = account.run("--debug", "govern", str(account.config))
@@ -462,7 +465,9 @@ def test_a_change_aws_refuses_exits_1_the_others_apply_and_a_rerun_converges(
     account = Account(cli, tmp_path, REFUSED, FRIDAY_LATE)
     submit_service_job(account.state, "running", 4, "nlp", max_runtime=36_000, priority=50)
     submit_service_job(account.state, "waiting", 4, "nlp", priority=0)
-    account.advance(7200)  # Saturday 01:00: the window begins, the waiting job ages
+    # Saturday 01:00:01: the window began, the waiting job (created 1 ms after 23:00) waited
+    # two whole hours even on AWS's Date header, which has whole seconds
+    account.advance(7201)
     monkeypatch.setenv("QUOTACTL_EMULATOR_FAULTS", "refuse=UpdateQuotaShare")
     failed = account.govern("--detailed-exitcode")
     assert failed.exit_code == 1, failed.stdout + failed.stderr
