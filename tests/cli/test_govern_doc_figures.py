@@ -7,9 +7,10 @@ tests/cli/test_govern_doc_figures.py`` writes the command's real output into the
 
 from __future__ import annotations
 
-import os
 import shutil
 from typing import TYPE_CHECKING
+
+from tests.cli.doc_blocks import shown_or_updated
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -59,8 +60,5 @@ def test_the_window_example_prints_what_the_page_shows(
     printed = cli("-q", "--no-color", *SIMULATE.split()[1:])
     assert printed.exit_code == 0, printed.stderr
     output = "\n".join(line.rstrip() for line in printed.stdout.splitlines()).strip("\n") + "\n"
-    if os.environ.get("QUOTACTL_UPDATE_DOC_BLOCKS") == "1" and output != shown:
-        page_path.write_text(page.replace(COMMANDS + shown, COMMANDS + output, 1))
-        return
-    assert output == shown
+    shown_or_updated(page_path, page, COMMANDS, shown, output)
     assert "research            gains" in output

@@ -7,9 +7,10 @@ tests/cli/test_readme_whatif.py`` writes the command's real output into the READ
 
 from __future__ import annotations
 
-import os
 import shutil
 from typing import TYPE_CHECKING
+
+from tests.cli.doc_blocks import shown_or_updated
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -48,10 +49,7 @@ def test_the_readme_what_if_prints_what_the_readme_shows(
     printed = cli("-q", "--no-color", *SIMULATE.split()[1:])
     assert printed.exit_code == 0, printed.stderr
     output = "\n".join(line.rstrip() for line in printed.stdout.splitlines()).strip("\n") + "\n"
-    if os.environ.get("QUOTACTL_UPDATE_DOC_BLOCKS") == "1" and output != shown:
-        readme_path.write_text(readme.replace(COMMANDS + shown, COMMANDS + output, 1))
-        return
-    assert output == shown
+    shown_or_updated(readme_path, readme, COMMANDS, shown, output)
 
 
 REVIEW_START = "> ### quotactl what-if: `configs` against `base/configs`\n"
@@ -102,7 +100,4 @@ def test_the_readme_review_comment_shows_what_the_command_prints(
     lines = printed.stdout.split("\n")
     end = next(i for i, line in enumerate(lines) if line.startswith("Queue `training`: "))
     output = "".join(f"> {line}\n" if line else ">\n" for line in lines[: end + 1])
-    if os.environ.get("QUOTACTL_UPDATE_DOC_BLOCKS") == "1" and output != shown:
-        readme_path.write_text(readme.replace(shown, output, 1))
-        return
-    assert output == shown
+    shown_or_updated(readme_path, readme, "", shown, output)
