@@ -68,7 +68,6 @@ def test_the_best_candidate_replays_as_simulate_replays_the_config_out_wrote(
     assert written.shares != current.shares
 
 
-@pytest.mark.slow
 def test_no_govern_searches_as_aws_alone_runs_the_queue(
     cli: Callable[..., CliResult], governed: tuple[Path, Path], tmp_path: Path
 ) -> None:
