@@ -31,6 +31,8 @@ from quotactl.core.resources.desired import ShareSpec, Strategy, When, Window
 from quotactl.core.status.compute import attribute
 
 if TYPE_CHECKING:
+    from fractions import Fraction
+
     from quotactl.core.history.jobs import JobRecord
 
 T0 = datetime(2026, 11, 30, 23, 20, tzinfo=UTC)
@@ -215,11 +217,38 @@ def in_force(shares: tuple[ShareSpec, ...], t: int) -> Settings:
     return found
 
 
-def recorded_in_force(shares: tuple[ShareSpec, ...], records: Recorded, t: int) -> Settings:
+_WINDOWS: dict[tuple[int, int], tuple[str | None, ...]] = {}
+
+
+def windows_at(shares: tuple[ShareSpec, ...], t: int) -> tuple[str | None, ...]:
+    """The window in force on each of ``shares`` during second ``t`` (kept as ``in_force``)."""
+    key = (id(shares), t)
+    found = _WINDOWS.get(key)
+    if found is None:
+        found = _WINDOWS[key] = tuple(
+            w.name if (w := window_in_force(s, at(t))) is not None else None for s in shares
+        )
+    return found
+
+
+def recorded_in_force(
+    shares: tuple[ShareSpec, ...],
+    records: Recorded,
+    t: int,
+    memo: dict[object, Settings] | None = None,
+) -> Settings:
     """As ``in_force``, a share with records at or before ``t`` taking the fold of them (in
-    time order, ties in the order given) onto its settings at its first record."""
+    time order, ties in the order given) onto its settings at its first record. ``memo``
+    keeps the answer for each combination of windows in force and records applied (the
+    fold changes only there)."""
     if not records:
         return in_force(shares, t)
+    if memo is not None:
+        key = (windows_at(shares, t), tuple(when <= t for _, when, _ in records))
+        found = memo.get(key)
+        if found is None:
+            found = memo[key] = recorded_in_force(shares, records, t)
+        return found
     by_name = {s.name: s for s in shares}
     limits: dict[tuple[str, str], int] = {}
     lends: dict[str, bool] = {}
@@ -276,8 +305,10 @@ def reference(
         for a, b in j.waits:
             for t in range(int(a - BASE), int(min(b - BASE, END))):
                 waiting[j.share][t].append(j)
+    memo: dict[object, Settings] = {}
+    attributed: dict[object, dict[str, Fraction]] = {}
     for t in range(END):
-        limits, lends = recorded_in_force(shares_spec, records or [], t)
+        limits, lends = recorded_in_force(shares_spec, records or [], t, memo)
         slices = [0, 1 if t < MIDNIGHT else 2] if periods else [0]
         in_window = t >= START
         for k in types:
@@ -296,7 +327,10 @@ def reference(
                     row["own"] += own
                     row["borrowed"] += u - own
                     row["idle" if lends.get(s, False) else "reserved_unused"] += lim - own
-            lent, _ = attribute(k, figures)
+            seen = (k, tuple(figures.items()))
+            lent = attributed.get(seen)  # the figures change only at a start, end or record
+            if lent is None:
+                lent = attributed[seen] = attribute(k, figures)[0]
             for s, value in lent.items():
                 if in_window and value:
                     for i in slices:
