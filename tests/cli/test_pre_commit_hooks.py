@@ -1,6 +1,7 @@
-"""The hooks of ``.pre-commit-hooks.yaml``, run by pre-commit itself (``pre-commit try-repo``)
-against a scratch repository, as a team that adds them to its ``.pre-commit-config.yaml`` would:
-pre-commit installs quotactl from this checkout into the hook's own environment."""
+"""The hooks of ``.pre-commit-hooks.yaml``, run by pre-commit itself against a scratch
+repository whose ``.pre-commit-config.yaml`` names this checkout, as a team that adds them
+would: pre-commit installs quotactl from this checkout into the hooks' own environment once,
+and the second run reuses it."""
 
 from __future__ import annotations
 
@@ -48,8 +49,17 @@ def hooks_repo(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
     return clone, head.stdout.strip()
 
 
-def _repository(root: Path, files: dict[str, str]) -> Path:
+def _repository(root: Path, files: dict[str, str], hooks: tuple[Path, str]) -> Path:
+    """A platform repository with ``files`` that uses both hooks from ``hooks``."""
     repo = root / "platform-repo"
+    source, rev = hooks
+    files = {
+        ".pre-commit-config.yaml": (
+            f"repos:\n  - repo: {source}\n    rev: {rev}\n"
+            "    hooks:\n      - id: quotactl-fmt\n      - id: quotactl-validate\n"
+        ),
+        **files,
+    }
     for name, text in files.items():
         (repo / name).parent.mkdir(parents=True, exist_ok=True)
         (repo / name).write_text(text)
@@ -59,15 +69,13 @@ def _repository(root: Path, files: dict[str, str]) -> Path:
     return repo
 
 
-def _try(repo: Path, hooks: tuple[Path, str]) -> subprocess.CompletedProcess[str]:
-    """Every hook of the repository on every file (each run installs the hooks afresh)."""
+def _run(repo: Path, home: Path) -> subprocess.CompletedProcess[str]:
+    """Every hook on every file; ``home`` is pre-commit's cache of hook environments."""
     assert PRE_COMMIT is not None, "CI must install pre-commit (the test extra)"
-    environ = {**os.environ, "NO_COLOR": "1"}
+    environ = {**os.environ, "NO_COLOR": "1", "PRE_COMMIT_HOME": str(home)}
     environ.pop("PYTHONPATH", None)  # the hook runs the quotactl pre-commit installed
-    source, rev = hooks
-    command = [PRE_COMMIT, "try-repo", str(source), "--ref", rev, "--all-files"]
     return subprocess.run(
-        [*command, "--color", "never"],
+        [PRE_COMMIT, "run", "--all-files", "--color", "never"],
         cwd=repo,
         env=environ,
         capture_output=True,
@@ -80,8 +88,9 @@ def test_the_hooks_format_configs_and_stop_a_commit_of_an_invalid_one(
     tmp_path: Path, hooks_repo: tuple[Path, str]
 ) -> None:
     invalid = UNFORMATTED + "queues:\n  - name: training\n    environment: 'nowhere'\n"
-    repo = _repository(tmp_path, {"configs/platform.yaml": invalid})
-    first = _try(repo, hooks_repo)
+    repo = _repository(tmp_path, {"configs/platform.yaml": invalid}, hooks_repo)
+    home = tmp_path / "pre-commit-home"
+    first = _run(repo, home)
     assert first.returncode == 1, first.stdout + first.stderr
     fmt, validate = first.stdout.split("quotactl validate", 1)
     assert "quotactl fmt" in fmt
@@ -93,6 +102,6 @@ def test_the_hooks_format_configs_and_stop_a_commit_of_an_invalid_one(
     formatted = VALID + "queues:\n  - name: training\n    environment: nowhere\n"
     assert (repo / "configs/platform.yaml").read_text() == formatted
     (repo / "configs/platform.yaml").write_text(VALID)
-    second = _try(repo, hooks_repo)
+    second = _run(repo, home)
     assert second.returncode == 0, second.stdout + second.stderr
     assert second.stdout.count("Passed") == 2
