@@ -17,6 +17,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from quotactl.core.govern.record import is_record_tag
 from quotactl.core.resources.desired import (
     MANAGED_TAGS,
     TEAM_TAG,
@@ -128,11 +129,15 @@ def _common_tags(resources: Sequence[ObservedResource]) -> dict[str, str]:
     items = set(resources[0].spec.tags.items())
     for r in resources[1:]:
         items &= set(r.spec.tags.items())
-    return {k: v for k, v in sorted(items) if k not in MANAGED_TAGS}
+    return {k: v for k, v in sorted(items) if k not in MANAGED_TAGS and not is_record_tag(k)}
 
 
 def _extra(tags: Mapping[str, str], common: Mapping[str, str]) -> dict[str, str]:
-    return {k: v for k, v in sorted(tags.items()) if k not in MANAGED_TAGS and k not in common}
+    return {
+        k: v
+        for k, v in sorted(tags.items())
+        if k not in MANAGED_TAGS and k not in common and not is_record_tag(k)
+    }
 
 
 def _environment(spec: EnvironmentSpec) -> dict[str, Any]:
