@@ -130,8 +130,8 @@ def test_every_policy_the_config_declares_reads_back_from_its_record(
 ) -> None:
     desired = to_desired(_config(windows, team_budget, age))
     share = desired.shares[0]
-    for spec in share.schedule:
-        assert decode_window(spec.name, encode_window(spec)) == spec
+    for order, spec in enumerate(share.schedule, 1):
+        assert decode_window(spec.name, encode_window(spec, order)) == (order, spec)
     base = Base(
         share.capacity, share.strategy, share.borrow_limit, share.in_share_preemption, share.enabled
     )

@@ -179,6 +179,7 @@ def policy_changes(
             continue
         share = shares.get(address)
         wanted = {w.name: w for w in share.schedule} if share else {}
+        orders = {w.name: n for n, w in enumerate(share.schedule, 1)} if share else {}
         recorded = {
             k.removeprefix(WINDOW_TAG_PREFIX): v
             for k, v in tags.items()
@@ -192,7 +193,7 @@ def policy_changes(
                 address,
                 f"window {name}",
                 value,
-                encode_window(window) if window else None,
+                encode_window(window, orders[name]) if window else None,
                 readable,
             )
             if change is None:

@@ -157,9 +157,10 @@ def _when_pairs(when: When) -> list[tuple[str, str]]:
     return pairs
 
 
-def encode_window(window: Window) -> str:
-    """A window's ``when`` and overrides, one line (before sealing)."""
-    pairs = _when_pairs(window.when)
+def encode_window(window: Window, order: int) -> str:
+    """A window's place in its share's schedule (1: first; the first that matches wins), its
+    ``when`` and overrides, one line (before sealing)."""
+    pairs = [("order", str(order)), *_when_pairs(window.when)]
     if window.capacity:
         pairs.append(("capacity", _pairs(window.capacity)))
     if window.strategy is not None:
@@ -173,11 +174,13 @@ def encode_window(window: Window) -> str:
     return _join(pairs)
 
 
-def decode_window(name: str, value: str) -> Window:
-    """The window a record holds; ValueError when it holds none (a digest, or damaged)."""
+def decode_window(name: str, value: str) -> tuple[int, Window]:
+    """The place and window a record holds; ValueError when it holds none (a digest, or
+    damaged)."""
     from datetime import date
 
     fields = _split(value)
+    order = int(fields["order"])
     days = tuple(DAYS.index(d) for d in fields["days"].split("+")) if "days" in fields else ()
     hours = None
     if "hours" in fields:
@@ -192,7 +195,7 @@ def decode_window(name: str, value: str) -> Window:
         else ()
     )
     when = When(days=days, hours=hours, dates=dates, timezone=fields["timezone"])
-    return Window(
+    return order, Window(
         name=name,
         when=when,
         capacity=_read_counts(fields["capacity"]) if "capacity" in fields else None,
@@ -291,7 +294,8 @@ def decode_aging(value: str) -> Aging:
 def share_records(share: ShareSpec, budget: Budget | None) -> dict[str, str]:
     """The record tags of ``share`` (its configured settings, windows and team budget)."""
     tags = {
-        WINDOW_TAG_PREFIX + window.name: sealed(encode_window(window)) for window in share.schedule
+        WINDOW_TAG_PREFIX + window.name: sealed(encode_window(window, order))
+        for order, window in enumerate(share.schedule, 1)
     }
     if share.schedule or budget is not None:
         tags[BASE_TAG] = sealed(encode_base(base_of(share)))
