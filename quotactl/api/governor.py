@@ -245,9 +245,14 @@ def read_waiting(
         if rule is None or job.created_at is None:
             continue
         if job.status is JobStatus.RUNNABLE:
+            # the listing bounds the wait from above (its creation, or its last stop where
+            # listed): a job that ran before (preempted, retried) is described whatever its
+            # bound says, since its wait began at its last attempt's end
             waited = now.timestamp() - _runnable_since(job)
             last = since.get(job.queue)
-            if waited >= rule.after and _crossed(rule, _runnable_since(job), now, last):
+            if waited >= rule.after and (
+                job.ever_started or _crossed(rule, _runnable_since(job), now, last)
+            ):
                 chosen.append(job)
         elif job.holds_instances and job.priority is not None:
             jobs.append(_governed(job, None, None))
@@ -260,7 +265,8 @@ def read_waiting(
             continue
         tag = (detail.get("tags") or {}).get(BASE_PRIORITY_TAG)
         base = int(tag) if tag is not None and tag.lstrip("-").isdigit() else None
-        jobs.append(_governed(described, datetime.fromtimestamp(_runnable_since(job), UTC), base))
+        began = _runnable_since(job, detail)
+        jobs.append(_governed(described, datetime.fromtimestamp(began, UTC), base))
     return [j for j in jobs if isinstance(j, GovernedJob)]
 
 
@@ -279,10 +285,16 @@ def _governed(job: LiveJob, runnable_since: datetime | None, base: int | None) -
     )
 
 
-def _runnable_since(job: LiveJob) -> float:
-    """When the job's current wait began: its creation, or the end of its last attempt."""
-    created = job.created_at or 0.0
-    return max(created, job.stopped_at or 0.0)
+def _runnable_since(job: LiveJob, detail: Mapping[str, Any] | None = None) -> float:
+    """When the job's current wait began: its creation, or the end of its last attempt (from
+    the listing's ``stoppedAt`` where it gives one; a listed RUNNABLE job that was preempted
+    may show none, its DescribeServiceJob ``detail`` has every attempt's)."""
+    from quotactl.aws.ledger import tried
+
+    stops = [job.created_at or 0.0, job.stopped_at or 0.0]
+    if detail is not None:
+        stops += [a.stopped_at for a in tried(detail) if a.stopped_at is not None]
+    return max(stops)
 
 
 def _crossed(rule: Aging, start: float, now: datetime, since: datetime | None) -> bool:

@@ -61,6 +61,22 @@ class Governing:
         start = next_monday(datetime.now(UTC)) if self.start is None else instant(self.start)
         return Governance(desired, start, self.every, self.allow_disruption)
 
+    def fixed(self) -> Governing:
+        """This governing with its start an instant (None: the next Monday 00:00 UTC, now)
+        and its cadence checked, so that every replay of a search (``tune``'s candidates, on
+        any executor) starts at the same instant."""
+        from datetime import UTC, datetime
+
+        from quotactl.api.stack import instant
+        from quotactl.core.simulate.governed import next_monday
+
+        if self.enabled and self.every <= 0:
+            raise UsageError(
+                "--govern-every must be longer than 0s", hint="the default is 5m, as govern's"
+            )
+        start = next_monday(datetime.now(UTC)) if self.start is None else instant(self.start)
+        return replace(self, start=start)
+
 
 NOT_GOVERNED = Governing(enabled=False)
 

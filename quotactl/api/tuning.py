@@ -2,15 +2,21 @@
 
 The search is ``quotactl.core.tune``; this module reads the trace once, picks the executor
 (this process, a process pool or a Dask cluster) and hands each candidate's ``simulate``
-result back in proposal order. ``tuned_comparison`` sets a trial beside the current
-configuration exactly as ``simulate --compare`` does; ``tuned_recording`` replays both once
-more with the timeline recorder, for ``tune --report``'s charts.
+result back in proposal order. Every candidate (and the current configuration) is replayed
+with the configuration's schedule windows, budgets and aging in force, as ``simulate`` replays
+it (``Governing``: the same start, cadence and disruption for all; ``--no-govern``: without
+them): the search varies shares' settings, never the policies. ``tuned_comparison`` sets a
+trial beside the current configuration exactly as ``simulate --compare`` does;
+``tuned_recording`` replays both once more with the timeline recorder, for ``tune --report``'s
+charts.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from quotactl.api.offline import Governing
 from quotactl.core.engine import TIMING
 from quotactl.errors import NotFoundError, TraceUnsorted, UsageError
 
@@ -23,7 +29,29 @@ if TYPE_CHECKING:
     from quotactl.core.rules import Rule, RuleResult
     from quotactl.core.simulate import Comparison, TraceRow
     from quotactl.core.tune import Edit, Knob, Settings, Trial, TuneResult
-    from quotactl.core.tune.run import TuneRequest, TuneRun, WrittenConfig
+    from quotactl.core.tune.run import TuneRun, WrittenConfig
+
+
+@dataclass(frozen=True)
+class TuneRequest:
+    """One search asked for: its settings, the queue (None: the only one), what may vary,
+    the teams left as they are, where candidates are simulated (workers or a cluster), the
+    directory the best is written to, whether the best is replayed with timelines and how
+    every replay applies the configuration's policies."""
+
+    settings: Settings
+    queue: str | None = None
+    vary: tuple[Knob, ...] | None = None
+    fixed: tuple[str, ...] = ()
+    workers: int | None = None
+    executor: str | None = None
+    out: Path | None = None
+    record: bool = False
+    overrides: tuple[str, ...] = ()
+    """Soft rules accepted as failing (``--override NAME``): they refuse no candidate."""
+    governing: Governing = field(default_factory=Governing)
+    """The schedule windows, budgets and aging kept in force in every replay (as simulate's
+    ``--start``, ``--no-govern``, ``--govern-every``, ``--govern-allow-disruption``)."""
 
 
 def tune_request(
@@ -40,12 +68,14 @@ def tune_request(
     out: Path | None = None,
     report: Path | None = None,
     overrides: Sequence[str] = (),
+    governing: Governing | None = None,
 ) -> TuneRequest:
     """``tune``'s options read and checked before the search: a ``usage`` error names a bad
-    --objective or --vary, or both --workers and --executor given; an --out that is no
-    directory or cannot be written, or a --report that cannot be written is refused now."""
+    --objective or --vary, both --workers and --executor given, a bad --start or
+    --govern-every; an --out that is no directory or cannot be written, or a --report that
+    cannot be written is refused now. ``governing``'s start is fixed now (default: the next
+    Monday 00:00 UTC), so every replay of the search starts at the same instant."""
     from quotactl.core.tune import Knob, Objective, Settings
-    from quotactl.core.tune.run import TuneRequest
 
     if workers is not None and executor is not None:
         raise UsageError("give --workers N or --executor dask://HOST:PORT, not both")
@@ -81,6 +111,7 @@ def tune_request(
         out,
         record=report is not None,
         overrides=tuple(overrides),
+        governing=(governing or Governing()).fixed(),
     )
 
 
@@ -123,6 +154,7 @@ def tune_and_write(
         on_trial=on_trial,
         on_unsorted=sorted_notice(notice),
         timing=timing,
+        governing=request.governing,
     )
     label = ", ".join(str(p) for p in paths) if paths else "configs"
     proposals = tuple(
@@ -142,7 +174,9 @@ def tune_and_write(
     if (
         request.record and best is not None
     ):  # the search recorded nothing: the best and the current again
-        recording = tuned_recording(result, best, trace, label=label, timing=timing)
+        recording = tuned_recording(
+            result, best, trace, label=label, timing=timing, governing=request.governing
+        )
     return TuneRun(result, str(trace), proposals, out, written, recording)
 
 
@@ -161,11 +195,15 @@ def tune(
     on_trial: Callable[[Trial, Trial], None] | None = None,
     on_unsorted: Callable[[str], None] | None = None,
     timing: Timing = TIMING,
+    governing: Governing | None = None,
 ) -> TuneResult:
     """Search ``queue`` of ``desired`` (default: its only queue) for the best configuration on
     ``trace``; ``fixed`` teams stay as they are, and every soft and hard rule of ``rules``
     about that queue (or about everything) is a constraint, but for the soft ones named in
-    ``overrides``. Ctrl-C ends the search with what it found."""
+    ``overrides``. Every candidate is replayed with the configuration's schedule windows,
+    budgets and aging in force as ``governing`` says (default: as ``simulate``, from the next
+    Monday 00:00 UTC), a window's settings over the candidate's. Ctrl-C ends the search with
+    what it found."""
     from quotactl.api.executors import executor as executor_for
     from quotactl.core.tune import Knob, RuleConstraints, Space, search
 
@@ -178,8 +216,11 @@ def tune(
                 hint=f"teams are {', '.join(sorted(teams))}" if teams else None,
             )
     space = Space.of(desired, name, tuple(Knob) if vary is None else vary, fixed)
+    governed = (governing or Governing()).fixed()
     rows = read_rows(trace, on_unsorted)
-    with executor_for(rows, str(trace), timing, workers=workers, address=executor) as evaluate:
+    with executor_for(
+        rows, str(trace), timing, workers=workers, address=executor, govern=governed.of
+    ) as evaluate:
         constraints = RuleConstraints(rules, overrides, desired=desired, queue=name)
         return search(desired, space, settings, evaluate, constraints, on_trial)
 
@@ -249,16 +290,29 @@ def tuned_comparison(result: TuneResult, trial: Trial, *, label: str) -> Compari
 
 
 def tuned_recording(
-    result: TuneResult, trial: Trial, trace: Path, *, label: str, timing: Timing = TIMING
+    result: TuneResult,
+    trial: Trial,
+    trace: Path,
+    *,
+    label: str,
+    timing: Timing = TIMING,
+    governing: Governing | None = None,
 ) -> Comparison:
     """``tuned_comparison`` replayed once more, each side with a timeline (the charts of
     ``tune --report``): the search records nothing, so that no candidate pays for it. The
-    replay is ``simulate``'s, so its figures are the search's."""
+    replay is ``simulate``'s, with the policies applied as ``governing`` says (give the
+    search's), so its figures are the search's."""
     from quotactl.core.simulate import Side, compare, queue_models, run_both
     from quotactl.core.simulate.ordering import sorted_trace
 
-    before = Side(label, tuple(queue_models(result.current.desired)))
-    after = Side(f"candidate {trial.index}", tuple(queue_models(trial.desired)))
+    governed = (governing or Governing()).fixed()
+    current = result.current.desired
+    before = Side(label, tuple(queue_models(current)), governance=governed.of(current))
+    after = Side(
+        f"candidate {trial.index}",
+        tuple(queue_models(trial.desired)),
+        governance=governed.of(trial.desired),
+    )
     try:
         replays = run_both(before, after, trace, record=True, timing=timing)
     except TraceUnsorted:

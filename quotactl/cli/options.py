@@ -9,12 +9,15 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from quotactl.api.options import DurationError, Output, ReportOutput, StatusOutput, parse_duration
 from quotactl.errors import UsageError
+
+if TYPE_CHECKING:
+    from quotactl.api import Governing
 
 __all__ = [
     "Duration",
@@ -104,3 +107,52 @@ SinceOption = Annotated[
     float | None,
     Duration("--since", help="Only jobs submitted in this last stretch (90s, 30m, 2h, 7d)."),
 ]
+
+# How a replay on the virtual clock applies the config's schedules, budgets and aging
+# (simulate, and tune for every candidate): read into one value by ``governing``.
+StartOption = Annotated[
+    str | None,
+    typer.Option(
+        "--start",
+        metavar="TIME",
+        help="The instant of the trace's second 0 (ISO 8601, e.g. 2026-12-07T00:00Z), "
+        "for schedule windows and budget periods. Default: the next Monday 00:00 UTC.",
+        show_default=False,
+    ),
+]
+NoGovernOption = Annotated[
+    bool,
+    typer.Option(
+        "--no-govern",
+        help="Replay without the config's schedules, budgets and aging (as AWS alone).",
+    ),
+]
+GovernEveryOption = Annotated[
+    float | None,
+    Duration(
+        "--govern-every",
+        help="The governor's cadence on the virtual clock (90s, 5m, 1h). Default: 5m.",
+    ),
+]
+GovernAllowDisruptionOption = Annotated[
+    bool,
+    typer.Option(
+        "--govern-allow-disruption",
+        help="Apply a lowering that disrupts running jobs at once, as govern "
+        "--allow-disruption does (default: only as far as it disrupts nothing).",
+    ),
+]
+
+
+def governing(
+    start: str | None, no_govern: bool, every: float | None, allow_disruption: bool
+) -> Governing:
+    """The options above as one value: how each replay applies the config's policies."""
+    from quotactl import api
+
+    return api.Governing(
+        start=start,
+        every=300.0 if every is None else every,
+        enabled=not no_govern,
+        allow_disruption=allow_disruption,
+    )

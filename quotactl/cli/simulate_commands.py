@@ -14,10 +14,15 @@ import typer
 
 from quotactl.cli.options import (
     Duration,
+    GovernAllowDisruptionOption,
+    GovernEveryOption,
+    NoGovernOption,
     OverrideOption,
     PathsArgument,
     ReportOutput,
     RulesOption,
+    StartOption,
+    governing,
 )
 from quotactl.errors import UsageError
 
@@ -80,38 +85,10 @@ def simulate(
             "then count as stuck, and those that never started wait forever [default: 30d].",
         ),
     ] = None,
-    start: Annotated[
-        str | None,
-        typer.Option(
-            "--start",
-            metavar="TIME",
-            help="The instant of the trace's second 0 (ISO 8601, e.g. 2026-12-07T00:00Z), "
-            "for schedule windows and budget periods. Default: the next Monday 00:00 UTC.",
-            show_default=False,
-        ),
-    ] = None,
-    no_govern: Annotated[
-        bool,
-        typer.Option(
-            "--no-govern",
-            help="Replay without the config's schedules, budgets and aging (as AWS alone).",
-        ),
-    ] = False,
-    govern_every: Annotated[
-        float | None,
-        Duration(
-            "--govern-every",
-            help="The governor's cadence on the virtual clock (90s, 5m, 1h). Default: 5m.",
-        ),
-    ] = None,
-    govern_allow_disruption: Annotated[
-        bool,
-        typer.Option(
-            "--govern-allow-disruption",
-            help="Apply a lowering that disrupts running jobs at once, as govern "
-            "--allow-disruption does (default: only as far as it disrupts nothing).",
-        ),
-    ] = False,
+    start: StartOption = None,
+    no_govern: NoGovernOption = False,
+    govern_every: GovernEveryOption = None,
+    govern_allow_disruption: GovernAllowDisruptionOption = False,
 ) -> None:
     """Replay a job trace against the config offline: waits, borrowing, lending, preemption.
 
@@ -152,12 +129,7 @@ def simulate(
         notice=runtime.notice,
         timing=runtime.settings.timing,
         horizon=horizon,
-        governing=api.Governing(
-            start=start,
-            every=300.0 if govern_every is None else govern_every,
-            enabled=not no_govern,
-            allow_disruption=govern_allow_disruption,
-        ),
+        governing=governing(start, no_govern, govern_every, govern_allow_disruption),
     )
     runtime.show(run)
     if report is not None:

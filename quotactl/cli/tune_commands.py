@@ -12,7 +12,17 @@ from typing import Annotated
 
 import typer
 
-from quotactl.cli.options import OverrideOption, PathsArgument, ReportOutput, RulesOption
+from quotactl.cli.options import (
+    GovernAllowDisruptionOption,
+    GovernEveryOption,
+    NoGovernOption,
+    OverrideOption,
+    PathsArgument,
+    ReportOutput,
+    RulesOption,
+    StartOption,
+    governing,
+)
 
 
 def tune(
@@ -123,6 +133,10 @@ def tune(
             show_default=False,
         ),
     ] = None,
+    start: StartOption = None,
+    no_govern: NoGovernOption = False,
+    govern_every: GovernEveryOption = None,
+    govern_allow_disruption: GovernAllowDisruptionOption = False,
 ) -> None:
     """Search changes to a queue's shares for the best objective, replaying a trace for each.
 
@@ -135,6 +149,11 @@ def tune(
     found so far. With --report FILE.html the search (every candidate's objective, the
     front) and the best change over time, before and after, are drawn in one page that opens
     offline.
+
+    The config's schedule windows, budgets and aging stay in force in every replay (the
+    current config's and each candidate's), applied as `simulate` applies them, a cycle
+    every --govern-every of the virtual clock from --start (--no-govern: without them); they
+    are never varied, and --out writes them as they were.
     """
     from quotactl import api
     from quotactl.cli.runtime import runtime_of
@@ -155,17 +174,17 @@ def tune(
         out=out,
         report=report,
         overrides=override or (),
+        governing=governing(start, no_govern, govern_every, govern_allow_disruption),
     )
     loaded = load(runtime, paths)
-    progress = TuneProgress(runtime.console(stderr=True), budget, objective, live=not runtime.quiet)
-    with progress:
+    with TuneProgress(runtime.console(stderr=True), budget, objective, live=not runtime.quiet) as p:
         run = api.tune_and_write(
             loaded.desired,
             trace,
             request,
             paths=paths,
             rules=api.rules_for(loaded, rules),
-            on_trial=progress,
+            on_trial=p,
             notice=runtime.notice,
             timing=runtime.settings.timing,
         )

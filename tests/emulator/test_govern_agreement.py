@@ -2,14 +2,16 @@
 at the same times, and start every job at the same time (generated scenarios).
 
 A scenario: a pool of 8 p5s shared by research and nlp, a schedule window on research on the
-Monday of the start (a capacity, a sharing or a disable), perhaps aging on the queue, and a
-small trace of jobs at several priorities (more than fits, so some starve and age). The
-emulator is a fresh account from `local reset --at` Monday 00:00 UTC with the config applied,
-the jobs submitted through boto3 at their times, the clock moved by `api.advance(...,
-govern=..., log=...)`: `quotactl govern`'s own cycle (`api.governor.govern_cycle`) at every
-5-minute tick, its actions read back from its log. `simulate` replays the trace from the
-same instant with the same cadence. A job sent while the window disables its share is
-refused by the emulator (ClientException) and counted as refused by `simulate`.
+Monday of the start (a capacity, a sharing or a disable), perhaps aging on the queue, perhaps a
+daily budget on research (soft, hard, or hard on what it borrows) small enough to cross within
+the run, and a small trace of jobs at several priorities (more than fits, so some starve, age,
+and are preempted when a lender reclaims). The emulator is a fresh account from `local reset
+--at` Monday 00:00 UTC with the config applied, the jobs submitted through boto3 at their
+times, the clock moved by `api.advance(..., govern=..., log=...)`: `quotactl govern`'s own
+cycle (`api.governor.govern_cycle`) at every 5-minute tick, its actions read back from its log.
+`simulate` replays the trace from the same instant with the same cadence. A job sent while the
+window disables its share is refused by the emulator (ClientException) and counted as refused
+by `simulate`.
 
 The jobs arrive 30 s past a minute: the emulator's clock moves 1 ms with each submission, so
 a job sent on a cadence tick would cross each aging step 1 ms after that tick on the
@@ -59,6 +61,7 @@ queues:
 {aging}
 teams:
   - name: research
+{budget}
     shares:
       - queue: training
         capacity: {{ml.p5.48xlarge: {research}}}
@@ -79,6 +82,15 @@ AGING = {
     "fast": "    aging: {after: 10m, every: 5m, step: 2, max: 30}",
     "preempt": "    aging: {after: 20m, every: 10m, step: 10, max: 40, preempt: true}",
 }
+BUDGETS = {
+    "none": "",
+    "soft": "    budget: {{every: day, instance_hours: {{ml.p5.48xlarge: {hours}}}, over: soft}}",
+    "hard": "    budget: {{every: day, instance_hours: {{ml.p5.48xlarge: {hours}}}, over: hard}}",
+    "borrowed": (
+        "    budget: {{every: day, instance_hours: {{ml.p5.48xlarge: {hours}}},"
+        " counts: borrowed, over: hard}}"
+    ),
+}
 OVERRIDES = {
     "bigger": "            capacity: {ml.p5.48xlarge: 6}",
     "smaller": "            capacity: {ml.p5.48xlarge: 1}",
@@ -94,6 +106,8 @@ scenario_st = st.fixed_dictionaries(
         "length": st.integers(1, 2),
         "override": st.sampled_from(sorted(OVERRIDES)),
         "aging": st.sampled_from(sorted(AGING)),
+        "budget": st.sampled_from(sorted(BUDGETS)),
+        "hours": st.integers(1, 6),  # the budget's p5-hours a day
         "jobs": st.lists(
             st.tuples(
                 st.integers(0, 300),  # minute of submission
@@ -121,6 +135,7 @@ def _config(tmp: Path, drawn: dict[str, Any]) -> DesiredState:
             end=drawn["begin"] + drawn["length"],
             override=OVERRIDES[drawn["override"]],
             aging=AGING[drawn["aging"]],
+            budget=BUDGETS[drawn["budget"]].format(hours=drawn["hours"]),
         )
     )
     return api.load([path]).desired

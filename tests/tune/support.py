@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import json
 import random
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from pathlib import Path
+
+    from tests.conftest import CliResult
 
 PLATFORM = """\
 # One pool shared by two teams.
@@ -40,11 +44,48 @@ teams:
 """
 
 
-def write_config(folder: Path, teams: str = TEAMS) -> Path:
+GOVERNED_PLATFORM = PLATFORM.replace(
+    "    environment: gpu-pool\n",
+    "    environment: gpu-pool\n"
+    "    aging: {after: 1h, every: 30m, step: 1, max: 20}  # long waiters rise\n",
+)
+
+GOVERNED_TEAMS = """\
+teams:
+  # Research runs a few small jobs a day.
+  - name: research
+    shares:
+      - queue: training
+        capacity: {ml.p5.48xlarge: 8}
+        sharing: reserve   # kept for research alone
+        schedule:
+          - name: nights   # research is asleep: lend
+            when: {hours: "20:00-08:00"}
+            sharing: lend
+  # NLP is always short of capacity.
+  - name: nlp
+    budget: {every: day, instance_hours: {ml.p5.48xlarge: 150}, over: soft}
+    shares:
+      - queue: training
+        capacity: {ml.p5.48xlarge: 8}
+        sharing: lend_and_borrow
+        schedule:
+          - name: weekend
+            when: {days: [sat, sun]}
+            capacity: {ml.p5.48xlarge: 6}
+"""
+"""The same two teams under the three policies: a window that makes research lend at night,
+one that lowers NLP's capacity at weekends, a soft daily budget on NLP, aging on the queue."""
+
+START = "2026-12-07T00:00Z"
+"""A Monday: the trace's second 0 for a governed replay in tests."""
+
+
+def write_config(folder: Path, teams: str = TEAMS, *, platform: str = PLATFORM) -> Path:
     """The two-team configuration in ``folder/configs`` (platform.yaml, teams/all.yaml)."""
     root = folder / "configs"
     (root / "teams").mkdir(parents=True)
-    (root / "platform.yaml").write_text(PLATFORM)
+    (root / "platform.yaml").write_text(platform)
     (root / "teams" / "all.yaml").write_text(teams)
     return root
 
@@ -69,3 +110,39 @@ def write_trace(path: Path, *, days: float = 10, seed: int = 3) -> Path:
     lines += [f"{at},{share},ml.p5.48xlarge,{n},{d}" for at, share, n, d in rows]
     path.write_text("\n".join(lines) + "\n")
     return path
+
+
+def best_and_simulated(
+    cli: Callable[..., CliResult],
+    configs: Path,
+    trace: Path,
+    out: Path,
+    *where: str,
+    govern: bool = True,
+) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
+    """``tune --start START`` of ``configs`` (on the executor ``where`` names; ``--no-govern``
+    unless ``govern``) writing its best to ``out``, and ``simulate`` of ``out`` and of
+    ``configs`` with the same --start and --no-govern: the best candidate's run as tune
+    reports it, the written configuration's run as simulate reports it, and tune's best entry.
+    Tune's current configuration must replay as simulate replays ``configs``."""
+    shared = ["--start", START] + ([] if govern else ["--no-govern"])
+    tuned = cli(
+        "tune", str(configs), "--trace", str(trace), "--budget", "8", "--out", str(out),
+        "-o", "json", *where, *shared,
+    )  # fmt: skip
+    assert tuned.exit_code == 0, tuned.stderr
+    document = json.loads(tuned.stdout)
+    best = next(f for f in document["front"] if f["candidate"] == document["best"])
+    runs = []
+    for path in (out, configs):
+        simulated = cli("simulate", str(path), "--trace", str(trace), "-o", "json", *shared)
+        assert simulated.exit_code == 0, simulated.stderr
+        runs.append(_unnamed(json.loads(simulated.stdout)["run"]))
+    comparison = best["comparison"]
+    assert _unnamed(comparison["baseline"]) == runs[1]  # the current config as simulate has it
+    return _unnamed(comparison["run"]), runs[0], best
+
+
+def _unnamed(run: dict[str, Any]) -> dict[str, Any]:
+    """A run's figures without the name of its configuration."""
+    return {k: v for k, v in run.items() if k != "config"}

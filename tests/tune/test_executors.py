@@ -1,5 +1,7 @@
 """Where candidates are replayed changes nothing: this process, a local pool of two workers
-and a real ``distributed.LocalCluster`` of two workers give the same trials for a seed."""
+and a real ``distributed.LocalCluster`` of two workers give the same trials for a seed, and
+on the cluster too a candidate is replayed with the configuration's policies in force, as
+``simulate`` replays it."""
 
 from __future__ import annotations
 
@@ -13,12 +15,20 @@ from quotactl.api.tuning import tune
 from quotactl.config.load import load_config
 from quotactl.core.tune import Settings
 from quotactl.errors import DaskMissingError, ExecutorError, UsageError
-from tests.tune.support import write_config, write_trace
+from tests.tune.support import (
+    GOVERNED_PLATFORM,
+    GOVERNED_TEAMS,
+    best_and_simulated,
+    write_config,
+    write_trace,
+)
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from pathlib import Path
 
     from quotactl.core.tune import TuneResult
+    from tests.conftest import CliResult
 
 if "CI" in os.environ:
     import distributed  # CI installs the extra: the cluster tests must run there
@@ -49,6 +59,28 @@ def test_local_pool_and_dask_cluster_give_the_same_search(tmp_path: Path) -> Non
         cluster_result = tune(desired, trace, settings, executor=address)
     assert _trials(here) == _trials(pool) == _trials(cluster_result)
     assert len(here.trials) == 20
+
+
+@pytest.mark.slow
+def test_on_a_dask_cluster_the_best_candidate_replays_as_simulate_replays_the_written_config(
+    cli: Callable[..., CliResult], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    configs = write_config(tmp_path, GOVERNED_TEAMS, platform=GOVERNED_PLATFORM)
+    trace = write_trace(tmp_path / "trace.csv", days=6)
+    with distributed.LocalCluster(  # type: ignore[no-untyped-call]
+        n_workers=2,
+        threads_per_worker=1,
+        processes=True,
+        protocol="tcp",
+        dashboard_address=None,
+    ) as cluster:
+        address = cluster.scheduler_address.replace("tcp://", "dask://")
+        tuned, simulated, _ = best_and_simulated(
+            cli, configs, trace, tmp_path / "tuned", "--executor", address
+        )
+    assert tuned == simulated
+    assert tuned["governed"]["actions"] > 0
 
 
 def test_a_bad_address_and_a_missing_extra_are_named(

@@ -19,7 +19,7 @@ from quotactl.core.tune import Settings, Space, replay, search
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from quotactl.core.engine import QueueModel
+    from quotactl.core.resources.desired import DesiredState
     from quotactl.core.simulate import SimulationResult, TraceRow
 
 TIMING = Timing()
@@ -90,8 +90,8 @@ def test_no_proposal_strands_work_and_every_loss_of_jobs_is_named_first(
     with tempfile.TemporaryDirectory() as folder:
         desired = load_config([_config(Path(folder), limits, strategies)]).desired
 
-    def evaluate(batch: Sequence[tuple[QueueModel, ...]]) -> list[SimulationResult]:
-        return [replay(q, rows, "t.csv", TIMING) for q in batch]
+    def evaluate(batch: Sequence[DesiredState]) -> list[SimulationResult]:
+        return [replay(tuple(queue_models(d)), rows, "t.csv", TIMING) for d in batch]
 
     result = search(desired, Space.of(desired, "training"), Settings(budget=12), evaluate)
     current = result.current

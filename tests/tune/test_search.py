@@ -18,7 +18,6 @@ from tests.tune.support import write_config, write_trace
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from quotactl.core.engine import QueueModel
     from quotactl.core.resources.desired import DesiredState
     from quotactl.core.simulate import SimulationResult, TraceRow
 
@@ -37,11 +36,11 @@ class Counting:
 
     def __init__(self, rows: list[TraceRow]) -> None:
         self.rows = rows
-        self.asked: list[tuple[QueueModel, ...]] = []
+        self.asked: list[DesiredState] = []
 
-    def __call__(self, batch: Sequence[tuple[QueueModel, ...]]) -> list[SimulationResult]:
+    def __call__(self, batch: Sequence[DesiredState]) -> list[SimulationResult]:
         self.asked += batch
-        return [replay(q, self.rows, "t.csv", TIMING) for q in batch]
+        return [replay(tuple(queue_models(d)), self.rows, "t.csv", TIMING) for d in batch]
 
 
 def test_same_seed_same_search_and_no_configuration_twice(
@@ -98,7 +97,7 @@ def test_ctrl_c_keeps_the_best_so_far(setup: tuple[DesiredState, list[TraceRow]]
     desired, rows = setup
     counting = Counting(rows)
 
-    def interrupted(batch: Sequence[tuple[QueueModel, ...]]) -> list[SimulationResult]:
+    def interrupted(batch: Sequence[DesiredState]) -> list[SimulationResult]:
         if len(counting.asked) >= 17:
             raise KeyboardInterrupt
         return counting(batch)

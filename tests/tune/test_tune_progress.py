@@ -11,6 +11,7 @@ from rich.console import Console
 from quotactl.api.tuning import read_rows
 from quotactl.config.load import load_config
 from quotactl.core.engine import Timing
+from quotactl.core.simulate import queue_models
 from quotactl.core.tune import Settings, Space, replay, search
 from quotactl.render.tune import TuneProgress
 from tests.tune.support import write_config, write_trace
@@ -28,7 +29,7 @@ def _run(tmp_path: Path, console: Console, *, live: bool) -> None:
             desired,
             Space.of(desired, "training"),
             Settings(budget=9),
-            lambda batch: [replay(q, rows, "t", Timing()) for q in batch],
+            lambda batch: [replay(tuple(queue_models(d)), rows, "t", Timing()) for d in batch],
             on_trial=lambda trial, best: progress.told(trial, best, f"#{best.index}"),
         )
 

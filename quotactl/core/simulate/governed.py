@@ -111,7 +111,7 @@ class GovernedMetered(MeteredEngine):
 
     def _started(self, job: Job, borrowed: int) -> None:
         MeteredEngine._started(self, job, borrowed)
-        opened(self.log, job, self.now)
+        opened(self.log, job, self.now + self.startup)
 
     def _preempted(self, job: Job, attempt: PreemptedAttempt) -> None:
         MeteredEngine._preempted(self, job, attempt)
@@ -131,7 +131,7 @@ class GovernedRecording(RecordingEngine):
 
     def _started(self, job: Job, borrowed: int) -> None:
         RecordingEngine._started(self, job, borrowed)
-        opened(self.log, job, self.now)
+        opened(self.log, job, self.now + self.startup)
 
     def _preempted(self, job: Job, attempt: PreemptedAttempt) -> None:
         RecordingEngine._preempted(self, job, attempt)
@@ -143,6 +143,9 @@ class GovernedRecording(RecordingEngine):
 
 
 def opened(log: Log, job: Job, now: float) -> None:
+    """``job``'s attempt holds its instances from ``now``: its ``startedAt`` (the end of
+    SCHEDULED), where the governor counts an account's attempts from; one stopped before it
+    (preempted while SCHEDULED) counts nothing."""
     queue, _, share = job.share.partition("/")
     itype = job.instance_type.split("/", 1)[1]
     start = log.start + timedelta(seconds=now)

@@ -65,7 +65,7 @@ class _GovernedRecorder(_Recorder):
 
     def _started(self, job: Job, borrowed: int) -> None:
         super()._started(job, borrowed)
-        opened(self.log, job, self.now)
+        opened(self.log, job, self.now + self.startup)
 
     def _preempted(self, job: Job, attempt: PreemptedAttempt) -> None:
         super()._preempted(job, attempt)

@@ -19,26 +19,6 @@ if TYPE_CHECKING:
     from quotactl.core.simulate import Comparison
     from quotactl.core.tune.diff import Edit
     from quotactl.core.tune.result import Trial, TuneResult
-    from quotactl.core.tune.search import Settings
-    from quotactl.core.tune.space import Knob
-
-
-@dataclass(frozen=True)
-class TuneRequest:
-    """One search asked for: its settings, the queue (None: the only one), what may vary,
-    the teams left as they are, where candidates are simulated (workers or a cluster), the
-    directory the best is written to and whether the best is replayed with timelines."""
-
-    settings: Settings
-    queue: str | None = None
-    vary: tuple[Knob, ...] | None = None
-    fixed: tuple[str, ...] = ()
-    workers: int | None = None
-    executor: str | None = None
-    out: Path | None = None
-    record: bool = False
-    overrides: tuple[str, ...] = ()
-    """Soft rules accepted as failing (``--override NAME``): they refuse no candidate."""
 
 
 @dataclass(frozen=True)

@@ -32,7 +32,6 @@ import random
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
-from quotactl.core.simulate.queues import queue_models
 from quotactl.core.tune.objective import Objective, not_run, stranded, worsened
 from quotactl.core.tune.result import Trial, TuneResult
 from quotactl.core.tune.space import fingerprint
@@ -40,7 +39,6 @@ from quotactl.core.tune.space import fingerprint
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
 
-    from quotactl.core.engine import QueueModel
     from quotactl.core.resources.desired import DesiredState
     from quotactl.core.simulate.metrics import SimulationResult
     from quotactl.core.tune.space import Candidate, Space
@@ -80,13 +78,14 @@ def search(
     desired: DesiredState,
     space: Space,
     settings: Settings,
-    evaluate: Callable[[Sequence[tuple[QueueModel, ...]]], Sequence[SimulationResult]],
+    evaluate: Callable[[Sequence[DesiredState]], Sequence[SimulationResult]],
     constraints: Constraints | None = None,
     on_trial: Callable[[Trial, Trial], None] | None = None,
 ) -> TuneResult:
     """Search ``space`` for the best configuration of ``desired`` within ``settings.budget``
-    simulations; ``evaluate`` replays a batch of configurations, ``on_trial`` hears each trial
-    with the best so far."""
+    simulations; ``evaluate`` replays a batch of configurations (each with the policies it
+    holds, as the executor was told to apply them), ``on_trial`` hears each trial with the best
+    so far."""
     run = _Run(desired, space, settings, evaluate, constraints or Unconstrained(), on_trial)
     interrupted = False
     run.seen.add(fingerprint(space, space.current))
@@ -119,7 +118,7 @@ class _Run:
         desired: DesiredState,
         space: Space,
         settings: Settings,
-        evaluate: Callable[[Sequence[tuple[QueueModel, ...]]], Sequence[SimulationResult]],
+        evaluate: Callable[[Sequence[DesiredState]], Sequence[SimulationResult]],
         constraints: Constraints,
         on_trial: Callable[[Trial, Trial], None] | None,
     ) -> None:
@@ -222,7 +221,7 @@ class _Run:
     def tell(self, batch: Sequence[Candidate]) -> list[Trial]:
         """Simulate ``batch`` and record its trials in proposal order."""
         desireds = [self.space.apply(self.desired, c) for c in batch]
-        results = self.evaluate([tuple(queue_models(d)) for d in desireds])
+        results = self.evaluate(desireds)
         told = []
         queue, objective = self.space.queue, self.settings.objective
         for candidate, desired, result in zip(batch, desireds, results, strict=True):
