@@ -32,6 +32,7 @@ def export(
     change; ``stack`` defaults to the queues' stack tag. A queue of another stack is never
     exported under ``stack``'s name."""
     from quotactl.config.export import export as to_config, quota_queues
+    from quotactl.core.govern import GOVERNED_TAG, read_governed_tag
     from quotactl.core.resources.desired import GOVERNOR_TAGS, address_of
 
     observed = account.backend.observe("", queues or [])
@@ -53,8 +54,20 @@ def export(
         observed = account.backend.observe("", chosen)
     name = stack or _stack_of(observed, chosen)
     found_region, account_id = _region_and_account(observed, region)
+    governed = {
+        address: read_governed_tag(r.spec.tags[GOVERNED_TAG])[0]
+        for address, r in observed.present().items()
+        if GOVERNED_TAG in r.spec.tags
+    }
     observed = observed.without_tags(GOVERNOR_TAGS)
-    return to_config(observed, chosen, stack=name, region=found_region, account_id=account_id)
+    return to_config(
+        observed,
+        chosen,
+        stack=name,
+        region=found_region,
+        account_id=account_id,
+        governed=governed,
+    )
 
 
 def export_config(

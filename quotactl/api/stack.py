@@ -47,8 +47,10 @@ def plan(
     which windows and budgets are in force and when the next change is."""
     from dataclasses import replace
 
+    from quotactl.api.policy_time import account_now
     from quotactl.core.govern import desired_at, governed, policy_state
-    from quotactl.core.plan.diff import make_plan
+    from quotactl.core.govern.changes import policy_changes
+    from quotactl.core.plan.diff import plan_with_live
     from quotactl.core.plan.policy import judge
     from quotactl.core.rules import check_overrides
 
@@ -56,9 +58,15 @@ def plan(
     identity = account.reach(desired.account_id)
     now, usage = _in_time(account, desired, at)
     in_force = desired_at(desired, now, usage)
-    the_plan = judge(make_plan(in_force, account.backend, identity), in_force, rules, overrides)
-    if governed(desired):
-        the_plan = replace(the_plan, policies=policy_state(desired, now, usage))
+    made, observed = plan_with_live(in_force, account.backend, identity)
+    the_plan = judge(made, in_force, rules, overrides)
+    live = {address: r.spec.tags for address, r in observed.present().items()}
+    changes = policy_changes(desired, live, now)
+    if changes and not governed(desired) and at is None:  # the account's clock, as apply's
+        now = account_now(account, [q.name for q in desired.queues])
+    if governed(desired) or changes:
+        state = replace(policy_state(desired, now, usage), changes=changes)
+        the_plan = replace(the_plan, policies=state)
     return the_plan
 
 

@@ -98,6 +98,35 @@ def _tags(inventory: Inventory) -> list[Diagnostic]:
                 f"AWS allows {MAX_TAGS}"
             )
             found.append(team.report("tags", message=message, at="key"))
+    return found + _record_tags(inventory, platform_tags)
+
+
+def _record_tags(inventory: Inventory, platform_tags: set[str]) -> list[Diagnostic]:
+    """The policy records apply writes on a share (a tag per window, its base settings, its
+    team's budget) take tag slots too; a window's name becomes part of a tag key."""
+    from quotactl.core.govern.record import MAX_WINDOW_NAME, WINDOW_TAG_PREFIX
+
+    found: list[Diagnostic] = []
+    for share in inventory.shares:
+        schedule, budget = share.item.schedule, share.team.budget
+        for index, window in enumerate(schedule):
+            if len(window.name) > MAX_WINDOW_NAME:
+                message = (
+                    f"window name {window.name[:40]!r}... is {len(window.name)} characters: "
+                    f"its record tag {WINDOW_TAG_PREFIX}<name> allows {MAX_WINDOW_NAME} at most"
+                )
+                found.append(share.report("schedule", index, "name", message=message))
+        records = len(schedule) + (1 if schedule or budget else 0) + (1 if budget else 0)
+        others = len(platform_tags | set(share.team.tags)) + len(MANAGED_TAGS) + GOVERNOR_SLOTS
+        if records and others <= MAX_TAGS < others + records:
+            message = (
+                f"share {share.item.queue}/{share.name} would carry {others + records} tags: "
+                f"{others} (platform, team, managed and the governor's) and {records} policy "
+                f"records (one per schedule window, its base settings"
+                f"{', its budget' if budget else ''}); AWS allows {MAX_TAGS}"
+            )
+            where = "schedule" if schedule else "queue"
+            found.append(share.report(where, message=message, at="key"))
     return found
 
 

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import date
 from typing import TYPE_CHECKING
 
+from quotactl.core.govern.record import queue_records, share_records
 from quotactl.core.resources.desired import (
     DAYS,
     STACK_TAG,
@@ -37,7 +39,8 @@ _STRATEGIES = {
 
 
 def to_desired(config: Config) -> DesiredState:
-    """One spec per resource; every tag map ends with ``quotactl:stack=<platform.name>``."""
+    """One spec per resource; every tag map ends with ``quotactl:stack=<platform.name>``, then
+    the policy records (``core.govern.record``) of shares and queues with policies."""
     platform = config.platform
     base_tags = {**platform.tags, STACK_TAG: platform.name}
     environments = tuple(
@@ -66,6 +69,7 @@ def to_desired(config: Config) -> DesiredState:
         )
         for queue in config.queues
     )
+    queues = tuple(replace(q, tags={**q.tags, **queue_records(q)}) for q in queues)
     shares = tuple(
         ShareSpec(
             queue=share.queue,
@@ -82,6 +86,11 @@ def to_desired(config: Config) -> DesiredState:
         for team in config.teams
         for share in team.shares
     )
+    teams = tuple(_team(team) for team in config.teams if team.budget or _has_ceiling(team))
+    budgets = {team.name: team.budget for team in teams}
+    shares = tuple(
+        replace(s, tags={**s.tags, **share_records(s, budgets.get(s.team or ""))}) for s in shares
+    )
     return DesiredState(
         stack=platform.name,
         region=platform.region,
@@ -90,7 +99,7 @@ def to_desired(config: Config) -> DesiredState:
         policies=policies,
         queues=queues,
         shares=shares,
-        teams=tuple(_team(team) for team in config.teams if team.budget or _has_ceiling(team)),
+        teams=teams,
     )
 
 

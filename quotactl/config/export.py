@@ -17,6 +17,8 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from quotactl.config.export_policies import aging, based, budget, schedule, warn_unrecorded
+from quotactl.core.govern.record import is_record_tag
 from quotactl.core.resources.desired import (
     MANAGED_TAGS,
     TEAM_TAG,
@@ -75,8 +77,13 @@ def export(
     stack: str,
     region: str,
     account_id: str | None,
+    governed: Mapping[str, str] | None = None,
 ) -> Export:
-    """The configuration that declares ``queues`` as they are live, for stack ``stack``."""
+    """The configuration that declares ``queues`` as they are live, for stack ``stack``:
+    shares with their base settings, schedule and budget, queues with their aging, from the
+    policy records apply wrote (``core.govern.record``). ``governed``: the policy the governor
+    says is in force on a share (by address), to warn when a share has no records to give
+    its base settings back."""
     present = observed.present()
     result = Export()
     chosen = [present[address_of("queue", q)] for q in queues if address_of("queue", q) in present]
@@ -117,6 +124,7 @@ def export(
         "environments": [_environment(r.spec) for r in envs if isinstance(r.spec, EnvironmentSpec)],
         "queues": [_queue(r.spec, result) for r in chosen if isinstance(r.spec, QueueSpec)],
     }
+    warn_unrecorded(shares, governed or {}, result.warnings)
     for team, document in _teams(shares, common, result.warnings).items():
         result.files[f"teams/{team}.yaml"] = document
     return result
@@ -128,11 +136,15 @@ def _common_tags(resources: Sequence[ObservedResource]) -> dict[str, str]:
     items = set(resources[0].spec.tags.items())
     for r in resources[1:]:
         items &= set(r.spec.tags.items())
-    return {k: v for k, v in sorted(items) if k not in MANAGED_TAGS}
+    return {k: v for k, v in sorted(items) if k not in MANAGED_TAGS and not is_record_tag(k)}
 
 
 def _extra(tags: Mapping[str, str], common: Mapping[str, str]) -> dict[str, str]:
-    return {k: v for k, v in sorted(tags.items()) if k not in MANAGED_TAGS and k not in common}
+    return {
+        k: v
+        for k, v in sorted(tags.items())
+        if k not in MANAGED_TAGS and k not in common and not is_record_tag(k)
+    }
 
 
 def _environment(spec: EnvironmentSpec) -> dict[str, Any]:
@@ -160,6 +172,9 @@ def _queue(spec: QueueSpec, result: Export) -> dict[str, Any]:
             "seconds": spec.runnable_timeout.seconds,
             "reasons": sorted(spec.runnable_timeout.reasons),
         }
+    aged = aging(spec, result.warnings)
+    if aged is not None:
+        out["aging"] = aged
     return out
 
 
@@ -188,7 +203,10 @@ def _teams(
             document: dict[str, Any] = {"name": team}
             if tags:
                 document["tags"] = dict(tags)
-            document["shares"] = [_share(s, team) for s in members]
+            recorded = budget(members, warnings)
+            if recorded is not None:
+                document["budget"] = recorded
+            document["shares"] = [_share(s, team, warnings) for s in members]
             teams[team] = {"teams": [document]}
     return teams
 
@@ -211,10 +229,11 @@ def _unique(name: str, taken: set[str]) -> str:
     return candidate
 
 
-def _share(spec: ShareSpec, team: str) -> dict[str, Any]:
+def _share(spec: ShareSpec, team: str, warnings: list[str]) -> dict[str, Any]:
     out: dict[str, Any] = {"queue": spec.queue}
     if spec.name != team:
         out["name"] = spec.name
+    spec = based(spec, warnings)
     out["capacity"] = dict(sorted(spec.capacity.items()))
     out["sharing"] = spec.strategy.value.lower()
     if spec.strategy is Strategy.LEND_AND_BORROW:
@@ -223,4 +242,7 @@ def _share(spec: ShareSpec, team: str) -> dict[str, Any]:
         out["in_share_preemption"] = True
     if not spec.enabled:
         out["enabled"] = False
+    windows = schedule(spec, warnings)
+    if windows:
+        out["schedule"] = windows
     return out

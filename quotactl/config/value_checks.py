@@ -105,11 +105,17 @@ class ConfigValueChecks:
 
 def _tag_problems(tags: Mapping[str, str]) -> list[str]:
     from quotactl.config.schema import Team
+    from quotactl.core.govern.record import MAX_VALUE, is_record_tag
 
-    user = {k: v for k, v in tags.items() if k not in MANAGED_TAGS}
+    user = {k: v for k, v in tags.items() if k not in MANAGED_TAGS and not is_record_tag(k)}
     problems = _problems(Team, {"name": "t", "tags": user})
     reserved = [k for k in user if k.startswith(RESERVED_TAG_PREFIXES)]
     problems += [f"tag key {k[:140]!r} is reserved" for k in reserved]
+    problems += [
+        f"tag {k[:140]!r}: its value is longer than {MAX_VALUE} characters"
+        for k, v in tags.items()
+        if is_record_tag(k) and len(v) > MAX_VALUE
+    ]
     if len(tags) > MAX_TAGS:
         problems.append(f"{len(tags)} tags; AWS allows {MAX_TAGS}")
     return problems

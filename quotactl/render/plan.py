@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from rich.text import Text
 
+from quotactl.core.govern.changes import ALTERED, local_minute
 from quotactl.core.outputs import ReportOutput
 from quotactl.core.plan.disruption import DISRUPTING, counts, disrupted_jobs
 from quotactl.core.plan.document import to_document
@@ -30,6 +31,7 @@ if TYPE_CHECKING:
     from rich.console import Console
 
     from quotactl.core.govern import PolicyState
+    from quotactl.core.govern.changes import PolicyChange
     from quotactl.core.plan.model import Change
     from quotactl.core.resources.attributes import JSONValue
 
@@ -77,6 +79,31 @@ def policy_lines(policies: PolicyState) -> list[str]:
     lines.append(
         f"  next window change: {_minute(following)}" if following else "  no window change ahead"
     )
+    if policies.changes:
+        lines.append("  this change to the policies:")
+    for change in policies.changes:
+        lines += policy_change_lines(change)
+    return lines
+
+
+def policy_change_lines(change: PolicyChange) -> list[str]:
+    """A policy the plan adds, removes or alters: what, when it next takes effect, and its
+    fields before -> after (an altered record that cannot be read back has none)."""
+    head = f"    {change.address}: {change.policy} {change.action}"
+    if change.next_start is not None and change.policy == "budget":
+        head += f", next period from {_minute(change.next_start)}"
+    elif change.next_start is not None:
+        head += f", next in force {local_minute(change.next_start, change.timezone)}"
+        if change.next_end is not None:
+            head += f" until {local_minute(change.next_end, change.timezone)}"
+    lines = [head]
+    if change.action == ALTERED and not change.fields:
+        lines.append("        (its record on the account is a digest: the fields cannot be shown)")
+    width = max((len(f.field) for f in change.fields), default=0)
+    for delta in change.fields:
+        before = "(none)" if delta.before is None else delta.before
+        after = "(none)" if delta.after is None else delta.after
+        lines.append(f"        {delta.field + ':':<{width + 1}} {before} {ARROW} {after}")
     return lines
 
 
@@ -233,12 +260,18 @@ MARKDOWN_MAX_IMPACTS = 20
 MARKDOWN_MAX_CHARS = 60_000  # GitHub refuses comments over 65,536 characters
 
 
+def _bullet(line: str) -> str:
+    """A policies line as a markdown bullet, nested as the text view indents it."""
+    depth = {4: 1, 8: 2}.get(len(line) - len(line.lstrip()), 0)
+    return "  " * depth + "- " + line.strip()
+
+
 def plan_markdown(plan: Plan) -> str:
     """A PR comment: summary, runtime impact up front, the full plan (collapsed when long)."""
     lines = [f"### quotactl plan for stack `{plan.stack}`", ""]
     if plan.policies is not None:
         first, *rest = policy_lines(plan.policies)
-        lines += [f"**{first}**", "", *(f"- {line.strip()}" for line in rest), ""]
+        lines += [f"**{first}**", "", *(_bullet(line) for line in rest), ""]
     if plan.empty:
         lines += ["**No changes.** Live resources match the configuration.", ""]
         return "\n".join([*lines, *rules_markdown(plan.rules.results)])

@@ -49,27 +49,34 @@ def test_plan_at_a_weekend_instant_plans_the_weekend_window(scheduled: Path, cli
         "  next window change: 2027-01-10T23:00Z\n"  # Monday 00:00 in Berlin
     )
     assert "~ share.training/nlp will be updated in place" in result.stdout
-    assert "in_share_preemption: true → false" in result.stdout
+    assert "in_share_preemption: true → false" in " ".join(result.stdout.split())
 
 
-def test_plan_at_a_weekday_changes_nothing_and_names_the_next_window(
+def test_plan_at_a_weekday_names_the_next_window_and_the_window_the_change_adds(
     scheduled: Path, cli: Cli
 ) -> None:
     result = cli("plan", "configs/demo", "--at", TUESDAY, "--detailed-exitcode")
-    assert result.exit_code == 0, result.stderr
+    assert result.exit_code == 2, result.stderr
     assert result.stdout.startswith(
         "Policies at 2027-01-12T10:00Z:\n"
         "  no schedule window in force: every share has its own settings\n"
         "  next window change: 2027-01-15T23:00Z\n"  # Saturday 00:00 in Berlin
-        "\nNo changes."
+        "  this change to the policies:\n"
+        "    share.training/nlp: window weekend added, next in force "
+        "Sat 2027-01-16 00:00 Europe/Berlin (2027-01-15T23:00Z) "
+        "until Mon 2027-01-18 00:00 Europe/Berlin (2027-01-17T23:00Z)\n"
     )
     document = json.loads(cli("plan", "configs/demo", "--at", TUESDAY, "-o", "json").stdout)
-    assert document["policies"] == {
+    policies = document["policies"]
+    assert {k: policies[k] for k in ("at", "windows", "budgets", "next_change")} == {
         "at": "2027-01-12T10:00:00Z",
         "windows": [],
         "budgets": [],
         "next_change": "2027-01-15T23:00:00Z",
     }
+    assert [(c["address"], c["policy"], c["action"]) for c in policies["changes"]] == [
+        ("share.training/nlp", "window weekend", "added")
+    ]
     markdown = cli("plan", "configs/demo", "--at", SATURDAY, "-o", "markdown").stdout
     assert (
         "**Policies at 2027-01-09T10:00Z:**\n\n- share.training/nlp: window weekend in force\n"

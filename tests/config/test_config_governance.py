@@ -182,3 +182,26 @@ def test_schema_rejects_an_unknown_window_key(
     result = cli("validate", str(_write(tmp_path, bad)))
     assert result.exit_code == 1
     assert "unknown key 'capacty' in teams[0].shares[0].schedule[0]" in result.stderr
+
+
+def test_the_policy_records_count_against_a_shares_tags_and_a_window_name_fits_a_tag_key(
+    tmp_path: Path, cli: Callable[..., CliResult]
+) -> None:
+    # 42 team tags + quotactl:stack, quotactl:team + 2 governor slots = 46: fine without
+    # records; research's 3 windows, its base and its budget make 51
+    tags = ", ".join(f"t{n}: v" for n in range(42))
+    crowded = CONFIG.replace("  - name: research\n", f"  - name: research\n    tags: {{{tags}}}\n")
+    long_name = "w" * 113
+    crowded = crowded.replace("name: holidays", f"name: {long_name}")
+    result = cli("validate", str(_write(tmp_path, crowded)))
+    assert result.exit_code == 1, result.stdout
+    path = tmp_path / "config.yaml"
+    assert (
+        f"{path}:18:9: error: share training/research would carry "
+        "51 tags: 46 (platform, team, managed and the governor's) and 5 policy records (one per "
+        "schedule window, its base settings, its budget); AWS allows 50"
+    ) in result.stderr
+    assert (
+        f"{path}:26:19: error: window name '{'w' * 40}'... is 113 characters: "
+        "its record tag quotactl:window:<name> allows 112 at most"
+    ) in result.stderr

@@ -33,9 +33,9 @@ from quotactl.core.govern.state import (
     PolicyState,
     budgets_over,
     desired_at,
-    period_end,
     policy_state,
 )
+from quotactl.core.govern.usage import period_end
 from quotactl.core.govern.windows import next_change_of, window_in_force
 from quotactl.core.resources.attributes import attributes
 from quotactl.core.resources.desired import STACK_TAG

@@ -7,8 +7,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from quotactl.core.govern.readback import BudgetRow
-from quotactl.core.govern.state import period_end
-from quotactl.core.govern.usage import budget_usage
+from quotactl.core.govern.usage import budget_usage, period_end
 
 if TYPE_CHECKING:
     from collections.abc import Iterable

@@ -14,9 +14,11 @@ budget, per instance type (``used`` or ``borrowed`` as its budget says); empty m
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
+from quotactl.core.govern.changes import PolicyChange
+from quotactl.core.govern.usage import period_end
 from quotactl.core.govern.windows import apply_window, next_change, window_in_force
 from quotactl.core.resources.desired import UNLIMITED, Strategy
 
@@ -56,6 +58,9 @@ class PolicyState:
     next_change: datetime | None = None
     scheduled: int = 0
     """How many windows the configuration declares (0: no schedule at all)."""
+    changes: tuple[PolicyChange, ...] = ()
+    """The windows, budgets and aging the plan adds, removes or alters (against the records
+    on the account)."""
 
     def to_dict(self) -> dict[str, Any]:
         """The state as saved in a plan file and shown in JSON."""
@@ -74,6 +79,7 @@ class PolicyState:
                 for b in self.budgets
             ],
             "next_change": _iso(self.next_change) if self.next_change else None,
+            "changes": [change.to_dict() for change in self.changes],
         }
 
     @classmethod
@@ -97,6 +103,7 @@ class PolicyState:
             windows=windows,
             budgets=budgets,
             next_change=_instant(following) if following else None,
+            changes=tuple(PolicyChange.from_dict(c) for c in data.get("changes") or ()),
         )
 
     def until(self) -> datetime | None:
@@ -143,19 +150,6 @@ def parse_instant(text: str) -> datetime:
 
 def _iso(instant: datetime) -> str:
     return instant.astimezone(UTC).isoformat().replace("+00:00", "Z")
-
-
-def period_end(every: str, now: datetime) -> datetime:
-    """When the UTC calendar period (``day``, ``week`` from Monday, ``month``) holding
-    ``now`` ends."""
-    utc = now.astimezone(UTC)
-    midnight = utc.replace(hour=0, minute=0, second=0, microsecond=0)
-    if every == "day":
-        return midnight + timedelta(days=1)
-    if every == "week":
-        return midnight + timedelta(days=7 - midnight.weekday())
-    first = midnight.replace(day=1)
-    return (first + timedelta(days=32)).replace(day=1)
 
 
 def budgets_over(

@@ -46,6 +46,19 @@ def period_start(every: str, now: datetime) -> datetime:
     return midnight.replace(day=1)
 
 
+def period_end(every: str, now: datetime) -> datetime:
+    """When the UTC calendar period (``day``, ``week`` from Monday, ``month``) holding
+    ``now`` ends."""
+    utc = now.astimezone(UTC)
+    midnight = utc.replace(hour=0, minute=0, second=0, microsecond=0)
+    if every == "day":
+        return midnight + timedelta(days=1)
+    if every == "week":
+        return midnight + timedelta(days=7 - midnight.weekday())
+    first = midnight.replace(day=1)
+    return (first + timedelta(days=32)).replace(day=1)
+
+
 def budget_usage(
     desired: DesiredState, held: Iterable[Held], now: datetime
 ) -> dict[str, dict[str, float]]:
