@@ -82,18 +82,25 @@ def borrow_text(share: ShareStatus) -> str:
     return "unlimited" if share.borrow_limit < 0 else f"{share.borrow_limit}%"
 
 
-def shown_parts(parts: Sequence[Fraction], places: int) -> list[Fraction]:
+def shown_parts(
+    parts: Sequence[Fraction], places: int, total: Fraction | None = None
+) -> list[Fraction]:
     """``parts`` rounded to ``places`` decimals by largest remainders: what is shown adds up to
-    the shown total (the sum rounded to the same places), where rounding each part alone
-    would not (three thirds shown as 0.3 do not make 1)."""
+    the shown total (the sum rounded to the same places, or ``total`` when given: a whole
+    whose other parts are shown already), where rounding each part alone would not (three
+    thirds shown as 0.3 do not make 1)."""
     unit = Fraction(1, 10**places)
     exact = [p / unit for p in parts]
     floors = [math.floor(x) for x in exact]
-    left = round(sum(exact, Fraction(0))) - sum(floors)
+    whole = round(sum(exact, Fraction(0))) if total is None else round(total / unit)
+    left = whole - sum(floors)
     # the largest remainders first; equal remainders in the order given
     order = sorted(range(len(exact)), key=lambda i: (floors[i] - exact[i], i))
     for i in order[: max(0, left)]:
         floors[i] += 1
+    # a given total below the floors' sum: the smallest remainders give a unit back
+    for i in [i for i in reversed(order) if floors[i] > 0][: max(0, -left)]:
+        floors[i] -= 1
     return [n * unit for n in floors]
 
 
@@ -102,12 +109,6 @@ def displayed(queue: QueueStatus, places: int) -> QueueStatus:
     shares and the unattributed borrowing rounded together by largest remainders (they add up
     to the borrowed capacity), and each borrower's pairs rounded together (they add up to its
     borrowed capacity), so every shown part adds up to the shown whole."""
-    lent: dict[tuple[str, str], Fraction] = {}
-    for t in {r.instance_type for s in queue.shares for r in s.capacity}:
-        keys = [(s.name, t) for s in queue.shares for r in s.capacity if r.instance_type == t]
-        values = [r.lent for s in queue.shares for r in s.capacity if r.instance_type == t]
-        shown = shown_parts([*values, queue.unattributed(t)], places)
-        lent.update(zip(keys, shown[:-1], strict=True))
     groups: dict[tuple[str, str], list[int]] = {}
     for index, pair in enumerate(queue.borrowing):
         groups.setdefault((pair.instance_type, pair.borrower), []).append(index)
@@ -116,6 +117,23 @@ def displayed(queue: QueueStatus, places: int) -> QueueStatus:
         shown = shown_parts([instances[i] for i in indexes], places)
         for i, value in zip(indexes, shown, strict=True):
             instances[i] = value
+    lent: dict[tuple[str, str], Fraction] = {}
+    for t in {r.instance_type for s in queue.shares for r in s.capacity}:
+        keys = [(s.name, t) for s in queue.shares for r in s.capacity if r.instance_type == t]
+        values = [r.lent for s in queue.shares for r in s.capacity if r.instance_type == t]
+        # the lenders' parts make up what the unattributed pairs, as shown, leave of the
+        # borrowed whole
+        unattributed = sum(
+            (
+                instances[i]
+                for i, p in enumerate(queue.borrowing)
+                if p.instance_type == t and p.lender is None
+            ),
+            Fraction(0),
+        )
+        whole = sum(values, Fraction(0)) + queue.unattributed(t)
+        shown = shown_parts(values, places, round(whole, places) - unattributed)
+        lent.update(zip(keys, shown, strict=True))
     shares = tuple(
         replace(
             s,
