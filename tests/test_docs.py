@@ -67,7 +67,7 @@ CITATION = re.compile(
 CITED = ["SPEC §6", "§6", "§ 6", "STYLE habit 4", "STYLE.md", "SPEC.md", "see SPEC 6", "habit 2"]
 CITED += ["reference/aws-batch-quota-management.md §2.3", "../shared", "codebases-to-imitate"]
 CITED += ["[API-DeleteQS]"]
-NOT_CITED = ["JOBSPEC", "a job spec", "--faults SPEC", "STYLES[action]", "QUOTACTL_PIP_SPEC"]
+NOT_CITED = ["JOBSPEC", "a job spec", "STYLES[action]", "QUOTACTL_PIP_SPEC"]
 NOT_CITED += ["https://docs.aws.amazon.com/batch/latest/userguide/quota-management.html"]
 
 

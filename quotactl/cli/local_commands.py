@@ -75,7 +75,7 @@ def serve(
         typer.Option(
             help="Inject faults, e.g. latency_ms=20,throttle=0.2,error=0.05,seed=7.",
             envvar="QUOTACTL_EMULATOR_FAULTS",
-            metavar="SPEC",
+            metavar="KEY=VALUE,...",
             show_envvar=True,
         ),
     ] = None,
